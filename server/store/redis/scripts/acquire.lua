@@ -1,0 +1,60 @@
+-- acquire: grant, re-enter, queue or refuse one claim. Expired holders and
+-- waiters are purged first; a new claim is granted only when it fits and
+-- nobody waits ahead of it (FIFO), else it queues (or is refused: try once).
+-- KEYS: 1 holders zset  holder -> lease deadline ms (Redis clock)
+--       2 data    hash  h:<holder> "token count mode waiter",
+--                       w:<waiter> "coord mode limit owner", limit, excl, seq
+--       3 queue   zset  waiter -> arrival sequence
+--       4 leases  zset  waiter -> lease deadline ms
+--       5 fence   string fencing counter, kept `retain` ms after each grant
+-- ARGV: session, owner, request, ttl ms, mode (1 excl, 2 shared), limit,
+--       may wait (1/0), coordinator id, fence retain ms
+-- Returns {1, token, count}  GRANTED (count > 1: re-entered, same token)
+--         {2, position, ms}  QUEUED; ms until the earliest holder lease ends
+--         {3}                BUSY (may wait = 0)
+--         {4, limit}         CONFLICT: the shared limit in force differs
+--         {5}                UPGRADE refused: shared holder asked exclusive
+local rcall = redis.call
+local holders, data, queue, leases, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local session, owner, request, ttl = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local mode, limit, mayWait, coord, retain = ARGV[5], ARGV[6], ARGV[7] == '1', ARGV[8], ARGV[9]
+local hid, wid = session .. ':' .. owner, session .. ':' .. request
+
+local t = rcall('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do
+  rcall('ZREM', holders, h); rcall('HDEL', data, 'h:' .. h)
+end
+for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do
+  rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w)
+end
+local n, waiting = rcall('ZCARD', holders), rcall('ZCARD', queue)
+if n == 0 then rcall('HDEL', data, 'excl') end
+
+local rec = rcall('HGET', data, 'h:' .. hid)
+if rec then
+  local token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$')
+  if hmode == '2' and mode == '1' then return {5} end
+  count = tonumber(count) + 1
+  rcall('HSET', data, 'h:' .. hid, token .. ' ' .. count .. ' ' .. hmode .. ' ' .. gw)
+  return {1, token, count}
+end
+local inForce = rcall('HGET', data, 'limit')
+if mode == '2' and inForce and inForce ~= limit then return {4, inForce} end
+local fits = n == 0 or (mode == '2' and rcall('HEXISTS', data, 'excl') == 0
+  and (limit == '0' or n < tonumber(limit)))
+if mode == '2' and ((fits and waiting == 0) or mayWait) then rcall('HSET', data, 'limit', limit) end
+if fits and waiting == 0 then
+  local token = rcall('INCR', fence) and rcall('GET', fence)
+  rcall('PEXPIRE', fence, retain)
+  rcall('ZADD', holders, now + ttl, hid)
+  rcall('HSET', data, 'h:' .. hid, token .. ' 1 ' .. mode .. ' ' .. wid)
+  if mode == '1' then rcall('HSET', data, 'excl', '1') end
+  return {1, token, 1}
+end
+if not mayWait then return {3} end
+rcall('ZADD', queue, rcall('HINCRBY', data, 'seq', 1), wid)
+rcall('ZADD', leases, now + ttl, wid)
+rcall('HSET', data, 'w:' .. wid, coord .. ' ' .. mode .. ' ' .. limit .. ' ' .. owner)
+local first = rcall('ZRANGE', holders, 0, 0, 'WITHSCORES')
+return {2, rcall('ZRANK', queue, wid) + 1, first[2] and math.max(0, first[2] - now) or 0}

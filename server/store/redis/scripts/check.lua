@@ -1,0 +1,55 @@
+-- check: the timed re-check at a holder's lease deadline, and the backstop
+-- after a lost pub/sub connection. Purges expired holders and waiters, hands
+-- the lock to the head waiter(s), and reports on the waiters asked about.
+-- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence (layout: acquire.lua)
+-- ARGV: coordinator id, fence retain ms, lock name, grant channel prefix,
+--       then pairs: waiter id, holder id it would become
+-- Returns {ms, {waiter, token, ...} granted to this coordinator, statuses}
+--   ms: until the earliest holder lease ends (-1: no holder)
+--   status per pair: 'q' still queued, a token: granted to that waiter,
+--   '' gone (expired or never queued)
+local rcall = redis.call
+local holders, data, queue, leases, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local coord, retain, name, prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+
+local t = rcall('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do
+  rcall('ZREM', holders, h); rcall('HDEL', data, 'h:' .. h)
+end
+for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do
+  rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w)
+end
+
+local n, granted = rcall('ZCARD', holders), {}
+if n == 0 then rcall('HDEL', data, 'excl') end
+while true do
+  local head = rcall('ZRANGE', queue, 0, 0)[1]
+  if not head then break end
+  local wc, wm, wl, wo = string.match(rcall('HGET', data, 'w:' .. head), '^(%S+) (%d) (%d+) (.*)$')
+  if n > 0 and not (wm == '2' and rcall('HEXISTS', data, 'excl') == 0 and (wl == '0' or n < tonumber(wl))) then break end
+  local tok = rcall('INCR', fence) and rcall('GET', fence)
+  rcall('PEXPIRE', fence, retain)
+  local h = string.match(head, '^[^:]*:') .. wo
+  rcall('ZADD', holders, rcall('ZSCORE', leases, head), h)
+  rcall('HSET', data, 'h:' .. h, tok .. ' 1 ' .. wm .. ' ' .. head)
+  if wm == '1' then rcall('HSET', data, 'excl', '1') end
+  rcall('ZREM', queue, head); rcall('ZREM', leases, head); rcall('HDEL', data, 'w:' .. head)
+  n = n + 1
+  if wc == coord then table.insert(granted, head); table.insert(granted, tok)
+  else rcall('PUBLISH', prefix .. wc, head .. '\n' .. tok .. '\n' .. name) end
+end
+if n == 0 and rcall('ZCARD', queue) == 0 then rcall('DEL', holders, data, queue, leases) end
+
+local statuses = {}
+for i = 5, #ARGV, 2 do
+  local status = rcall('ZSCORE', queue, ARGV[i]) and 'q' or ''
+  local rec = rcall('HGET', data, 'h:' .. ARGV[i + 1])
+  if rec then
+    local tok, gw = string.match(rec, '^(%d+) %d+ %d (.*)$')
+    if gw == ARGV[i] then status = tok end
+  end
+  table.insert(statuses, status)
+end
+local first = rcall('ZRANGE', holders, 0, 0, 'WITHSCORES')
+return {first[2] and math.max(0, first[2] - now) or -1, granted, statuses}

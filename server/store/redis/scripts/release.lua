@@ -1,0 +1,59 @@
+-- release: let go of one claim, then hand the lock to the head waiter(s).
+-- With request = '' it drops one hold of (session, owner), or all of them;
+-- with a request it withdraws that waiter, or releases its grant if the grant
+-- raced the withdrawal. Grants to other coordinators are published.
+-- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence (layout: acquire.lua)
+-- ARGV: session, owner, request or '', all holds (1/0), coordinator id,
+--       fence retain ms, lock name, grant channel prefix
+-- Returns {code, holds left, {waiter, token, ...} granted to this coordinator}
+--   code 1 RELEASED, 2 NOT_HELD, 3 WITHDRAWN (waiter left the queue),
+--   4 GRANT_RELEASED (raced grant let go), 5 GONE (no such waiter or grant)
+local rcall = redis.call
+local holders, data, queue, leases, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local session, owner, request, all = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
+local coord, retain, name, prefix = ARGV[5], ARGV[6], ARGV[7], ARGV[8]
+local hid, wid = session .. ':' .. owner, session .. ':' .. request
+
+local t = rcall('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do
+  rcall('ZREM', holders, h); rcall('HDEL', data, 'h:' .. h)
+end
+for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do
+  rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w)
+end
+
+local code, left = 2, 0
+local rec = rcall('HGET', data, 'h:' .. hid)
+local token, count, hmode, gw
+if rec then token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$') end
+if request ~= '' then
+  if rcall('ZREM', queue, wid) == 1 then
+    code = 3; rcall('ZREM', leases, wid); rcall('HDEL', data, 'w:' .. wid)
+  else code = (rec and gw == wid) and 4 or 5 end
+elseif rec then
+  code, left = 1, all and 0 or tonumber(count) - 1
+  if left > 0 then rcall('HSET', data, 'h:' .. hid, token .. ' ' .. left .. ' ' .. hmode .. ' ' .. gw) end
+end
+if (code == 1 and left == 0) or code == 4 then rcall('ZREM', holders, hid); rcall('HDEL', data, 'h:' .. hid) end
+
+local n, granted = rcall('ZCARD', holders), {}
+if n == 0 then rcall('HDEL', data, 'excl') end
+while true do
+  local head = rcall('ZRANGE', queue, 0, 0)[1]
+  if not head then break end
+  local wc, wm, wl, wo = string.match(rcall('HGET', data, 'w:' .. head), '^(%S+) (%d) (%d+) (.*)$')
+  if n > 0 and not (wm == '2' and rcall('HEXISTS', data, 'excl') == 0 and (wl == '0' or n < tonumber(wl))) then break end
+  local tok = rcall('INCR', fence) and rcall('GET', fence)
+  rcall('PEXPIRE', fence, retain)
+  local h = string.match(head, '^[^:]*:') .. wo
+  rcall('ZADD', holders, rcall('ZSCORE', leases, head), h)
+  rcall('HSET', data, 'h:' .. h, tok .. ' 1 ' .. wm .. ' ' .. head)
+  if wm == '1' then rcall('HSET', data, 'excl', '1') end
+  rcall('ZREM', queue, head); rcall('ZREM', leases, head); rcall('HDEL', data, 'w:' .. head)
+  n = n + 1
+  if wc == coord then table.insert(granted, head); table.insert(granted, tok)
+  else rcall('PUBLISH', prefix .. wc, head .. '\n' .. tok .. '\n' .. name) end
+end
+if n == 0 and rcall('ZCARD', queue) == 0 then rcall('DEL', holders, data, queue, leases) end
+return {code, left, granted}
