@@ -6,8 +6,8 @@
 -- ARGV: session, owner, request or '', all holds (1/0), coordinator id,
 --       fence retain ms, lock name, grant channel prefix
 -- Returns {code, holds left, {waiter, token, ...} granted to this coordinator}
---   code 1 RELEASED, 2 NOT_HELD, 3 WITHDRAWN (waiter left the queue),
---   4 GRANT_RELEASED (raced grant let go), 5 GONE (no such waiter or grant)
+--   code 11 RELEASED, 12 NOT_HELD, 13 WITHDRAWN (waiter left the queue),
+--   14 GRANT_RELEASED (raced grant let go), 15 GONE (no such waiter or grant)
 local rcall = redis.call
 local holders, data, queue, leases, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local session, owner, request, all = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
@@ -23,19 +23,19 @@ for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do
   rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w)
 end
 
-local code, left = 2, 0
+local code, left = 12, 0
 local rec = rcall('HGET', data, 'h:' .. hid)
 local token, count, hmode, gw
 if rec then token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$') end
 if request ~= '' then
   if rcall('ZREM', queue, wid) == 1 then
-    code = 3; rcall('ZREM', leases, wid); rcall('HDEL', data, 'w:' .. wid)
-  else code = (rec and gw == wid) and 4 or 5 end
+    code = 13; rcall('ZREM', leases, wid); rcall('HDEL', data, 'w:' .. wid)
+  else code = (rec and gw == wid) and 14 or 15 end
 elseif rec then
-  code, left = 1, all and 0 or tonumber(count) - 1
+  code, left = 11, all and 0 or tonumber(count) - 1
   if left > 0 then rcall('HSET', data, 'h:' .. hid, token .. ' ' .. left .. ' ' .. hmode .. ' ' .. gw) end
 end
-if (code == 1 and left == 0) or code == 4 then rcall('ZREM', holders, hid); rcall('HDEL', data, 'h:' .. hid) end
+if (code == 11 and left == 0) or code == 14 then rcall('ZREM', holders, hid); rcall('HDEL', data, 'h:' .. hid) end
 
 local n, granted = rcall('ZCARD', holders), {}
 if n == 0 then rcall('HDEL', data, 'excl') end

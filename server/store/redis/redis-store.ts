@@ -1,0 +1,191 @@
+import { randomBytes } from "node:crypto";
+import { Redis, type RedisOptions } from "ioredis";
+import type {
+  AcquireArgs,
+  AcquireOutcome,
+  CheckOutcome,
+  Claim,
+  ReleaseOutcome,
+  RenewOutcome,
+  Store,
+  StoreListener,
+  WaiterStatus,
+} from "../store.js";
+import { StoreUnavailableError } from "../store-unavailable-error.js";
+import { grantChannel, lockKeys } from "./lock-keys.js";
+import { LockScripts } from "./lock-scripts.js";
+import { type ScriptReply, translateReply } from "./script-code.js";
+
+/** Settings of the Redis store. */
+export interface RedisStoreOptions {
+  url: string;
+  /** Key and channel prefix (default "turnstile"). */
+  prefix?: string;
+  /** How long a fencing counter outlives its lock's last grant (default 30 days). */
+  fenceRetainMs?: number;
+  /** Per-command timeout; a command over it fails as unavailable (default 2000 ms). */
+  commandTimeoutMs?: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The Store on Redis: one Lua script per operation, and one pub/sub channel per coordinator on
+ * which other coordinators publish grants for its waiters. Commands fail fast with
+ * StoreUnavailableError while Redis is unreachable; after the event connection comes back the
+ * listener is asked to resync, because grants published meanwhile were lost.
+ */
+export class RedisStore implements Store {
+  readonly coordinatorId = randomBytes(8).toString("hex");
+  private readonly prefix: string;
+  private readonly fenceRetainMs: number;
+  private readonly redis: Redis;
+  private readonly events: Redis;
+  private readonly scripts: LockScripts;
+
+  constructor(options: RedisStoreOptions) {
+    this.prefix = options.prefix ?? "turnstile";
+    this.fenceRetainMs = options.fenceRetainMs ?? 30 * DAY_MS;
+    const common: RedisOptions = {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: options.commandTimeoutMs ?? 2000,
+      retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
+    };
+    this.redis = new Redis(options.url, common);
+    this.events = new Redis(options.url, { ...common, commandTimeout: undefined });
+    this.scripts = new LockScripts(this.redis);
+    // Errors surface through rejected commands and readiness; without listeners ioredis logs them.
+    this.redis.on("error", () => {});
+    this.events.on("error", () => {});
+  }
+
+  async start(listener: StoreListener): Promise<void> {
+    this.listener = listener;
+    const channel = grantChannel(this.prefix, this.coordinatorId);
+    this.events.on("message", (_channel: string, message: string) => {
+      const [waiter, token, ...name] = message.split("\n");
+      this.emitGrant(name.join("\n"), waiter, token);
+    });
+    let ready = false;
+    this.events.on("ready", () => {
+      if (ready) listener.resync();
+      ready = true;
+    });
+    await Promise.all([this.redis.connect(), this.events.connect()]);
+    // ioredis re-subscribes by itself after reconnecting; "ready" then triggers the resync.
+    await this.events.subscribe(channel);
+  }
+
+  async acquire(args: AcquireArgs): Promise<AcquireOutcome> {
+    const reply = await this.run("acquire", lockKeys(this.prefix, args.name), [
+      args.sessionId,
+      args.owner,
+      args.requestId,
+      args.ttlMs,
+      args.mode === "exclusive" ? 1 : 2,
+      args.limit,
+      args.mayWait ? 1 : 0,
+      this.coordinatorId,
+      this.fenceRetainMs,
+    ]);
+    return translateReply(reply as ScriptReply) as AcquireOutcome;
+  }
+
+  release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome> {
+    return this.letGo({ ...claim, requestId: "" }, all);
+  }
+
+  withdraw(claim: Claim): Promise<ReleaseOutcome> {
+    return this.letGo(claim, false);
+  }
+
+  async check(name: string, waiters: Claim[]): Promise<CheckOutcome> {
+    const pairs = waiters.flatMap((w) => [`${w.sessionId}:${w.requestId}`, `${w.sessionId}:${w.owner}`]);
+    const reply = (await this.run("check", lockKeys(this.prefix, name), [
+      ...this.grantArgs(name),
+      ...pairs,
+    ])) as [number, string[], string[]];
+    this.deliverLocal(name, reply[1]);
+    const statuses = reply[2].map((s): WaiterStatus => {
+      if (s === "q") return { kind: "queued" };
+      return s === "" ? { kind: "gone" } : { kind: "granted", token: BigInt(s) };
+    });
+    return { statuses, recheckInMs: Number(reply[0]) };
+  }
+
+  async renew(
+    name: string,
+    sessionId: string,
+    ttlMs: number,
+    owners: string[],
+    requestIds: string[],
+  ): Promise<RenewOutcome> {
+    const [holders, , , leases] = lockKeys(this.prefix, name);
+    const reply = (await this.run("renew", [holders, leases], [
+      sessionId,
+      ttlMs,
+      owners.length,
+      ...owners,
+      ...requestIds,
+    ])) as number[];
+    const alive = reply.map((r) => Number(r) === 1);
+    return { holdersAlive: alive.slice(0, owners.length), waitersAlive: alive.slice(owners.length) };
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+    this.events.disconnect();
+  }
+
+  private listener?: StoreListener;
+
+  private async letGo(claim: Claim, all: boolean): Promise<ReleaseOutcome> {
+    const reply = (await this.run("release", lockKeys(this.prefix, claim.name), [
+      claim.sessionId,
+      claim.owner,
+      claim.requestId,
+      all ? 1 : 0,
+      ...this.grantArgs(claim.name),
+    ])) as [number, number, string[]];
+    this.deliverLocal(claim.name, reply[2]);
+    return translateReply(reply) as ReleaseOutcome;
+  }
+
+  private grantArgs(name: string): string[] {
+    return [this.coordinatorId, String(this.fenceRetainMs), name, `${grantChannel(this.prefix, "")}`];
+  }
+
+  /** Grants a script made to this coordinator's own waiters skip pub/sub: deliver them here. */
+  private deliverLocal(name: string, flat: string[]): void {
+    for (let i = 0; i < flat.length; i += 2) this.emitGrant(name, flat[i], flat[i + 1]);
+  }
+
+  private emitGrant(name: string, waiterId: string, token: string): void {
+    // Session ids are hex, so the first colon ends the session part of "session:request".
+    const colon = waiterId.indexOf(":");
+    this.listener?.grant({
+      name,
+      sessionId: waiterId.slice(0, colon),
+      requestId: waiterId.slice(colon + 1),
+      token: BigInt(token),
+    });
+  }
+
+  private async run(name: Parameters<LockScripts["run"]>[0], keys: string[], args: (string | number)[]) {
+    try {
+      return await this.scripts.run(name, keys, args);
+    } catch (err) {
+      if (isConnectionError(err)) throw new StoreUnavailableError(`redis: ${(err as Error).message}`, { cause: err });
+      throw err;
+    }
+  }
+}
+
+// A reply error is Redis refusing the script (a bug) unless it is one of the transient states
+// of a server that is starting, failing over or resharding; every other error is the connection.
+function isConnectionError(err: unknown): boolean {
+  if (!(err instanceof Error) || err.name !== "ReplyError") return true;
+  return /^(LOADING|READONLY|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|BUSY|NOREPLICAS)/.test(err.message);
+}

@@ -1,0 +1,50 @@
+import type { AcquireOutcome, ReleaseOutcome } from "../store.js";
+
+/** Return codes of acquire.lua (1–5) and release.lua (11–15); mirrors their headers. */
+export enum ScriptCode {
+  Granted = 1,
+  Queued = 2,
+  Busy = 3,
+  Conflict = 4,
+  Upgrade = 5,
+  Released = 11,
+  NotHeld = 12,
+  Withdrawn = 13,
+  GrantReleased = 14,
+  Gone = 15,
+}
+
+/** A raw script reply: a code followed by its values. */
+export type ScriptReply = [number, ...unknown[]];
+
+/**
+ * Translates an acquire.lua or release.lua reply into the store's outcome type. An unknown code
+ * throws: it means the script and this enum disagree, which is a bug, not a runtime condition.
+ */
+export function translateReply(reply: ScriptReply): AcquireOutcome | ReleaseOutcome {
+  const [code, a, b] = reply;
+  switch (code as ScriptCode) {
+    case ScriptCode.Granted:
+      return { kind: "granted", token: BigInt(String(a)), holdCount: Number(b) };
+    case ScriptCode.Queued:
+      return { kind: "queued", position: Number(a), recheckInMs: Number(b) };
+    case ScriptCode.Busy:
+      return { kind: "busy" };
+    case ScriptCode.Conflict:
+      return { kind: "conflict", limitInForce: Number(a) };
+    case ScriptCode.Upgrade:
+      return { kind: "upgrade" };
+    case ScriptCode.Released:
+      return { kind: "released", holdCount: Number(a) };
+    case ScriptCode.NotHeld:
+      return { kind: "not-held" };
+    case ScriptCode.Withdrawn:
+      return { kind: "withdrawn" };
+    case ScriptCode.GrantReleased:
+      return { kind: "grant-released" };
+    case ScriptCode.Gone:
+      return { kind: "gone" };
+    default:
+      throw new Error(`unknown script return code ${code}`);
+  }
+}

@@ -1,0 +1,94 @@
+/** Lock mode as the store sees it: one holder, or up to `limit` (0: unlimited). */
+export type StoreMode = "exclusive" | "shared";
+
+/** One claim on a lock by a session: who asks, for what, and for how long. */
+export interface Claim {
+  name: string;
+  sessionId: string;
+  owner: string;
+  requestId: string;
+}
+
+/** Acquire arguments: the claim, its lease and whether it may queue. */
+export interface AcquireArgs extends Claim {
+  ttlMs: number;
+  mode: StoreMode;
+  limit: number;
+  /** False: try once (answer `busy` instead of queueing). */
+  mayWait: boolean;
+}
+
+/** Answer to an acquire; `recheckInMs` is when the earliest holder lease ends. */
+export type AcquireOutcome =
+  | { kind: "granted"; token: bigint; holdCount: number }
+  | { kind: "queued"; position: number; recheckInMs: number }
+  | { kind: "busy" }
+  | { kind: "conflict"; limitInForce: number }
+  | { kind: "upgrade" };
+
+/** Answer to a release of a hold (`released`, `not-held`) or a withdrawal. */
+export type ReleaseOutcome =
+  | { kind: "released"; holdCount: number }
+  | { kind: "not-held" }
+  | { kind: "withdrawn" }
+  | { kind: "grant-released" }
+  | { kind: "gone" };
+
+/** What a re-check learned about one waiter this coordinator serves. */
+export type WaiterStatus = { kind: "queued" } | { kind: "granted"; token: bigint } | { kind: "gone" };
+
+/** Answer to a re-check: statuses in request order and when to look again (-1: no holder). */
+export interface CheckOutcome {
+  statuses: WaiterStatus[];
+  recheckInMs: number;
+}
+
+/** Answer to a renewal: which holds and which queue entries were still alive. */
+export interface RenewOutcome {
+  holdersAlive: boolean[];
+  waitersAlive: boolean[];
+}
+
+/** A waiter served by this coordinator was granted the lock (by any coordinator). */
+export interface Grant {
+  name: string;
+  sessionId: string;
+  requestId: string;
+  token: bigint;
+}
+
+/** Store events: grants for this coordinator's waiters, and pub/sub gaps to re-check after. */
+export interface StoreListener {
+  grant(grant: Grant): void;
+  /** Grants may have been missed (the event connection dropped): re-check every waiter. */
+  resync(): void;
+}
+
+/**
+ * The lock table's persistence: every method is one atomic operation. Grants made to this
+ * coordinator's waiters by any operation (here or on another coordinator) reach `listener.grant`,
+ * possibly more than once; callers must treat grants idempotently. Methods reject with a
+ * StoreUnavailableError when the backing store cannot be reached (nothing was changed or the
+ * outcome is unknown).
+ */
+export interface Store {
+  /** This coordinator's id, recorded with its waiters so grants find their way back. */
+  readonly coordinatorId: string;
+  start(listener: StoreListener): Promise<void>;
+  acquire(args: AcquireArgs): Promise<AcquireOutcome>;
+  /** Drop one hold of (session, owner), or every hold with `all`. */
+  release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome>;
+  /** Withdraw a waiter; a grant that raced the withdrawal is released again. */
+  withdraw(claim: Claim): Promise<ReleaseOutcome>;
+  /** Purge expired leases, hand the lock on, and report on the given waiters. */
+  check(name: string, waiters: Claim[]): Promise<CheckOutcome>;
+  /** Renew a session's holds (by owner) and queue entries (by request id) on one lock. */
+  renew(
+    name: string,
+    sessionId: string,
+    ttlMs: number,
+    owners: string[],
+    requestIds: string[],
+  ): Promise<RenewOutcome>;
+  close(): Promise<void>;
+}
