@@ -72,6 +72,8 @@ export enum FailureReason {
   FAILURE_REASON_INTERNAL = 9,
   /** FAILURE_REASON_BUSY - Try-once acquire (wait = 0) found the lock taken. */
   FAILURE_REASON_BUSY = 10,
+  /** FAILURE_REASON_EXPIRED - The queue entry's lease ran out before a grant: keepalives did not arrive in time. */
+  FAILURE_REASON_EXPIRED = 11,
   UNRECOGNIZED = -1,
 }
 

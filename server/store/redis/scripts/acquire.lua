@@ -29,7 +29,7 @@ for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do
   rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w)
 end
 local n, waiting = rcall('ZCARD', holders), rcall('ZCARD', queue)
-if n == 0 then rcall('HDEL', data, 'excl') end
+if n == 0 then rcall('HDEL', data, 'excl'); if waiting == 0 then rcall('DEL', data) end end
 
 local rec = rcall('HGET', data, 'h:' .. hid)
 if rec then

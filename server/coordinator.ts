@@ -1,0 +1,72 @@
+import { Server, ServerCredentials, status } from "@grpc/grpc-js";
+import type { Logger } from "pino";
+import { LockServiceService } from "../gen/ts/turnstile/v1/turnstile.js";
+import { DEFAULT_LIMITS, type Limits } from "./limits.js";
+import { lockService } from "./lock-service.js";
+import { LockTable } from "./lock-table.js";
+import { RequestValidator } from "./request-validator.js";
+import type { SessionStream } from "./session-stream.js";
+import type { Store } from "./store/store.js";
+
+/** Settings of one coordinator process. */
+export interface CoordinatorOptions {
+  store: Store;
+  log: Logger;
+  /** host:port to listen on; port 0 picks a free one. */
+  listen: string;
+  limits?: Partial<Limits>;
+  /** How long shutdown waits for streams to end before cutting them (default 5000 ms). */
+  shutdownGraceMs?: number;
+}
+
+/**
+ * A coordinator: the gRPC server, its lock table and its store. `start` resolves once it listens
+ * (with the bound port); `stop` ends every session stream with UNAVAILABLE so clients move on,
+ * then closes the server, force-closing after the grace period.
+ */
+export class Coordinator {
+  readonly table: LockTable;
+  readonly limits: Limits;
+  private readonly server: Server;
+  private readonly sessions = new Set<SessionStream>();
+  port = 0;
+
+  constructor(private readonly options: CoordinatorOptions) {
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.table = new LockTable(options.store, this.limits, options.log);
+    this.server = new Server({
+      "grpc.max_receive_message_length": this.limits.maxMessageBytes,
+      "grpc.keepalive_time_ms": 10_000,
+      "grpc.keepalive_timeout_ms": 5_000,
+      "grpc.keepalive_permit_without_calls": 1,
+      "grpc.http2.min_ping_interval_without_data_ms": 5_000,
+    });
+    const deps = { table: this.table, validator: new RequestValidator(this.limits), limits: this.limits, log: options.log, sessions: this.sessions };
+    this.server.addService(LockServiceService, lockService(deps));
+  }
+
+  async start(): Promise<number> {
+    await this.options.store.start(this.table);
+    this.port = await new Promise<number>((resolve, reject) =>
+      this.server.bindAsync(this.options.listen, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+    );
+    this.options.log.info({ listen: this.options.listen, port: this.port, coordinator: this.options.store.coordinatorId }, "listening");
+    return this.port;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of [...this.sessions]) s.abort(status.UNAVAILABLE, "coordinator shutting down: reconnect to another");
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, this.options.shutdownGraceMs ?? 5000);
+      this.server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    this.table.stop();
+    await this.options.store.close();
+  }
+}

@@ -1,0 +1,40 @@
+/** Bounds on what one client may ask for; every one is checked and named when exceeded. */
+export interface Limits {
+  /** Longest lock name, in UTF-8 bytes. */
+  maxNameBytes: number;
+  /** Longest owner, request id and client name, in UTF-8 bytes. */
+  maxIdBytes: number;
+  /** Largest holder value, in bytes. */
+  maxValueBytes: number;
+  minTtlMs: number;
+  maxTtlMs: number;
+  defaultTtlMs: number;
+  /** Longest finite wait; an absent wait means forever. */
+  maxWaitMs: number;
+  /** Largest SHARED limit. */
+  maxSharedLimit: number;
+  /** Locks held plus acquires pending, per session. */
+  maxLocksPerSession: number;
+  /** Open sessions per coordinator. */
+  maxSessions: number;
+  /** Largest message a client may send, in bytes. */
+  maxMessageBytes: number;
+  /** Messages queued towards one client that does not read before its stream is ended. */
+  maxOutboundMessages: number;
+}
+
+/** Safe defaults for every limit. */
+export const DEFAULT_LIMITS: Limits = {
+  maxNameBytes: 256,
+  maxIdBytes: 128,
+  maxValueBytes: 4096,
+  minTtlMs: 1000,
+  maxTtlMs: 3_600_000,
+  defaultTtlMs: 15_000,
+  maxWaitMs: 86_400_000,
+  maxSharedLimit: 1_000_000,
+  maxLocksPerSession: 1000,
+  maxSessions: 10_000,
+  maxMessageBytes: 64 * 1024,
+  maxOutboundMessages: 10_000,
+};

@@ -1,0 +1,221 @@
+import type { Logger } from "pino";
+import type { Limits } from "./limits.js";
+import { RecheckScheduler } from "./recheck-scheduler.js";
+import type { ValidAcquire, ValidRelease } from "./request-validator.js";
+import { ServerError } from "./server-error.js";
+import { type Hold, holdKey, type Pending, type Session } from "./session.js";
+import type { Claim, Grant, Store, StoreListener } from "./store/store.js";
+import { SessionReplies as reply } from "./session-replies.js";
+
+/**
+ * All lock logic of the coordinator: it turns session requests into store operations, routes
+ * grants (pushed by any coordinator) to the waiting session, re-checks a lock when its earliest
+ * lease ends, and answers every acquire exactly once. Methods reject with a ServerError for the
+ * request; store failures surface as StoreUnavailableError.
+ */
+export class LockTable implements StoreListener {
+  private readonly waiters = new Map<string, Pending>();
+  private readonly waitersByName = new Map<string, Set<Pending>>();
+  private readonly rechecks = new RecheckScheduler((name) => void this.recheck(name));
+  /** Timed re-checks run so far: hand-offs by push leave it unchanged. */
+  recheckCount = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly limits: Limits,
+    private readonly log: Logger,
+  ) {}
+
+  async acquire(session: Session, a: ValidAcquire): Promise<void> {
+    if (session.inFlight(a.requestId)) {
+      throw new ServerError("duplicate-request", `acquire.request_id: "${a.requestId}" is already in flight`);
+    }
+    if (session.lockCount >= this.limits.maxLocksPerSession) {
+      throw new ServerError("limit", `session: at most ${this.limits.maxLocksPerSession} locks held or pending per session`);
+    }
+    for (const other of session.pending.values()) {
+      if (other.name === a.name && other.owner === a.owner) {
+        throw new ServerError("conflict", `acquire.owner: "${a.owner}" already waits for "${a.name}" (request "${other.requestId}")`);
+      }
+    }
+    const p: Pending = { session, requestId: a.requestId, name: a.name, owner: a.owner, mode: a.mode, limit: a.limit, done: false };
+    this.addWaiter(p);
+    if (a.waitMs) p.waitTimer = setTimeout(() => this.giveUp(p, new ServerError("timeout", `acquire.wait: ${a.waitMs} ms ran out`)), a.waitMs);
+    let outcome: Awaited<ReturnType<Store["acquire"]>>;
+    try {
+      outcome = await this.store.acquire({ ...claimOf(p), ttlMs: session.ttlMs, mode: a.mode, limit: a.limit, mayWait: a.waitMs !== 0 });
+    } catch (err) {
+      if (p.done) return;
+      this.finish(p);
+      throw err;
+    }
+    if (p.done) {
+      // Given up while the script ran: a fresh grant is released by the withdrawal, but a
+      // re-entry is not a grant, so drop the extra hold here.
+      if (outcome.kind === "granted" && outcome.holdCount > 1) void this.store.release(claimOf(p), false).catch(() => {});
+      return;
+    }
+    if (outcome.kind === "queued") {
+      session.send(reply.queued(p, outcome.position));
+      this.rechecks.schedule(p.name, outcome.recheckInMs);
+      return;
+    }
+    this.finish(p);
+    switch (outcome.kind) {
+      case "granted":
+        return this.hold(p, outcome.token, outcome.holdCount);
+      case "busy":
+        throw new ServerError("busy", `acquire: "${a.name}" is held (wait was zero: tried once)`);
+      case "conflict":
+        throw new ServerError("conflict", `acquire.limit: ${a.limit} differs from the limit ${outcome.limitInForce} in force on "${a.name}"`);
+      case "upgrade":
+        throw new ServerError("conflict", `acquire.mode: upgrading a SHARED hold of "${a.name}" to EXCLUSIVE is refused (it deadlocks); release it first`);
+    }
+  }
+
+  async release(session: Session, r: ValidRelease): Promise<void> {
+    if (session.inFlight(r.requestId)) {
+      throw new ServerError("duplicate-request", `release.request_id: "${r.requestId}" is already in flight`);
+    }
+    const hold = session.held.get(holdKey(r.name, r.owner));
+    if (!hold) throw new ServerError("not-held", `release: "${r.name}" is not held by owner "${r.owner}" in this session`);
+    session.releasing.add(r.requestId);
+    try {
+      const outcome = await this.store.release({ name: r.name, sessionId: session.id, owner: r.owner }, false);
+      if (outcome.kind !== "released") {
+        this.forget(session, hold);
+        throw new ServerError("not-held", `release: the lease of "${r.name}" had already ended`);
+      }
+      hold.count = outcome.holdCount;
+      if (hold.count === 0) this.forget(session, hold);
+      session.send(reply.released(r.requestId, r.name, outcome.holdCount));
+    } finally {
+      session.releasing.delete(r.requestId);
+    }
+  }
+
+  /** Withdraws a pending acquire; a cancel for a request no longer pending is ignored. */
+  cancel(session: Session, requestId: string): void {
+    const p = session.pending.get(requestId);
+    if (p) this.giveUp(p, new ServerError("cancelled", `acquire: cancelled by the client`));
+  }
+
+  /**
+   * Renews every hold and queue entry of the session. Holds found expired are reported Lost;
+   * resolves true when everything was renewed (and the keepalive may be acknowledged).
+   */
+  async renew(session: Session): Promise<boolean> {
+    const byName = new Map<string, { holds: Hold[]; pending: Pending[] }>();
+    const entry = (name: string) => byName.get(name) ?? byName.set(name, { holds: [], pending: [] }).get(name)!;
+    for (const h of session.held.values()) entry(h.name).holds.push(h);
+    for (const p of session.pending.values()) entry(p.name).pending.push(p);
+    const results = await Promise.allSettled(
+      [...byName].map(async ([name, { holds, pending }]) => {
+        const owners = holds.map((h) => h.owner);
+        const outcome = await this.store.renew(name, session.id, session.ttlMs, owners, pending.map((p) => p.requestId));
+        holds.forEach((h, i) => {
+          if (outcome.holdersAlive[i] || session.held.get(holdKey(h.name, h.owner)) !== h) return;
+          this.forget(session, h);
+          session.send(reply.lost(h, "expired"));
+        });
+        // A waiter no longer queued was granted (the grant is on its way) or expired: ask.
+        if (outcome.waitersAlive.some((alive) => !alive)) this.rechecks.schedule(name, 0);
+      }),
+    );
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) this.log.warn({ err: failed.reason, session: session.id }, "keepalive renewal failed");
+    return !failed;
+  }
+
+  /** Ends a session: pending acquires are withdrawn; with `close`, every hold is released too. */
+  async end(session: Session, close: boolean): Promise<void> {
+    for (const p of [...session.pending.values()]) this.giveUp(p, new ServerError("cancelled", "acquire: the session ended"));
+    if (!close) return;
+    const holds = [...session.held.values()];
+    session.held.clear();
+    await Promise.all(holds.map((h) => this.store.release({ name: h.name, sessionId: session.id, owner: h.owner }, true)));
+  }
+
+  grant(g: Grant): void {
+    const p = this.waiters.get(waiterKey(g.sessionId, g.requestId));
+    if (!p || p.done) return; // withdrawn meanwhile: the withdrawal releases the raced grant
+    this.finish(p);
+    this.hold(p, g.token, 1);
+  }
+
+  resync(): void {
+    for (const name of this.waitersByName.keys()) this.rechecks.schedule(name, 0);
+  }
+
+  /** Stops every timer (coordinator shutdown). */
+  stop(): void {
+    this.rechecks.clear();
+  }
+
+  private async recheck(name: string): Promise<void> {
+    const waiting = [...(this.waitersByName.get(name) ?? [])];
+    if (waiting.length === 0) return;
+    this.recheckCount++;
+    try {
+      const outcome = await this.store.check(name, waiting.map(claimOf));
+      outcome.statuses.forEach((status, i) => {
+        const p = waiting[i];
+        if (status.kind === "granted") this.grant({ name, sessionId: p.session.id, requestId: p.requestId, token: status.token });
+        if (status.kind === "gone" && !p.done) {
+          this.finish(p);
+          p.session.send(reply.failed(p.requestId, name, new ServerError("expired", "acquire: the queue entry's lease ran out (keepalives did not arrive in time)")));
+        }
+      });
+      if (this.waitersByName.has(name)) this.rechecks.schedule(name, outcome.recheckInMs >= 0 ? outcome.recheckInMs : 1000);
+    } catch (err) {
+      this.log.warn({ err, name }, "re-check failed; retrying in 1 s");
+      this.rechecks.schedule(name, 1000);
+    }
+  }
+
+  private giveUp(p: Pending, why: ServerError): void {
+    if (p.done) return;
+    this.finish(p);
+    // Issued before the answer is sent, so a new acquire by the same owner queues behind it in Redis.
+    this.store.withdraw(claimOf(p)).catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"));
+    p.session.send(reply.failed(p.requestId, p.name, why));
+  }
+
+  private hold(p: Pending, token: bigint, count: number): void {
+    const key = holdKey(p.name, p.owner);
+    const hold = p.session.held.get(key) ?? { name: p.name, owner: p.owner, token, count };
+    hold.count = count;
+    p.session.held.set(key, hold);
+    p.session.send(reply.acquired(p.requestId, p.name, token, count));
+  }
+
+  private forget(session: Session, hold: Hold): void {
+    session.held.delete(holdKey(hold.name, hold.owner));
+  }
+
+  private addWaiter(p: Pending): void {
+    p.session.pending.set(p.requestId, p);
+    this.waiters.set(waiterKey(p.session.id, p.requestId), p);
+    const set = this.waitersByName.get(p.name) ?? this.waitersByName.set(p.name, new Set()).get(p.name)!;
+    set.add(p);
+  }
+
+  /** Marks the request answered and forgets it everywhere. */
+  private finish(p: Pending): void {
+    p.done = true;
+    clearTimeout(p.waitTimer);
+    p.session.pending.delete(p.requestId);
+    this.waiters.delete(waiterKey(p.session.id, p.requestId));
+    const set = this.waitersByName.get(p.name);
+    set?.delete(p);
+    if (set?.size === 0) this.waitersByName.delete(p.name);
+  }
+}
+
+function waiterKey(sessionId: string, requestId: string): string {
+  return `${sessionId}:${requestId}`;
+}
+
+function claimOf(p: Pending): Claim {
+  return { name: p.name, sessionId: p.session.id, owner: p.owner, requestId: p.requestId };
+}

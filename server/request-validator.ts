@@ -1,0 +1,110 @@
+import type { Duration } from "../gen/ts/google/protobuf/duration.js";
+import { type Acquire, LockMode, type Open, type Release } from "../gen/ts/turnstile/v1/turnstile.js";
+import type { Limits } from "./limits.js";
+import { ServerError } from "./server-error.js";
+import type { StoreMode } from "./store/store.js";
+
+/** An Open that passed validation: the TTL is within the configured bounds. */
+export interface ValidOpen {
+  clientName: string;
+  ttlMs: number;
+}
+
+/** An Acquire that passed validation. `waitMs` undefined waits forever; 0 tries once. */
+export interface ValidAcquire {
+  requestId: string;
+  name: string;
+  owner: string;
+  mode: StoreMode;
+  limit: number;
+  waitMs: number | undefined;
+  value: Buffer;
+}
+
+/** A Release that passed validation. */
+export interface ValidRelease {
+  requestId: string;
+  name: string;
+  owner: string;
+}
+
+// C0 and C1 control characters and DEL: they break logs and the store's record encoding.
+const CONTROL = /\p{Cc}/u;
+
+/**
+ * Checks every field of client messages against the limits. Each check throws a ServerError
+ * `invalid-argument` whose message names the field and the limit it broke.
+ */
+export class RequestValidator {
+  constructor(private readonly limits: Limits) {}
+
+  open(open: Open): ValidOpen {
+    this.text("open.client_name", open.clientName, this.limits.maxIdBytes, true);
+    if (!open.ttl) return { clientName: open.clientName, ttlMs: this.limits.defaultTtlMs };
+    const ttlMs = this.duration("open.ttl", open.ttl);
+    const { minTtlMs, maxTtlMs } = this.limits;
+    if (ttlMs < minTtlMs || ttlMs > maxTtlMs) {
+      throw invalid(`open.ttl: ${ttlMs} ms is outside the allowed range ${minTtlMs}..${maxTtlMs} ms`);
+    }
+    return { clientName: open.clientName, ttlMs };
+  }
+
+  acquire(a: Acquire): ValidAcquire {
+    this.requestId("acquire.request_id", a.requestId);
+    this.text("acquire.name", a.name, this.limits.maxNameBytes, false);
+    this.text("acquire.owner", a.owner, this.limits.maxIdBytes, true);
+    if (!(a.mode in LockMode) || a.mode === LockMode.UNRECOGNIZED) {
+      throw invalid(`acquire.mode: unknown value ${a.mode} (expected EXCLUSIVE or SHARED)`);
+    }
+    const mode: StoreMode = a.mode === LockMode.LOCK_MODE_SHARED ? "shared" : "exclusive";
+    if (mode === "shared" && a.limit > this.limits.maxSharedLimit) {
+      throw invalid(`acquire.limit: ${a.limit} exceeds the maximum of ${this.limits.maxSharedLimit}`);
+    }
+    if (mode === "exclusive" && a.limit !== 0) {
+      throw invalid(`acquire.limit: must be 0 for EXCLUSIVE locks (got ${a.limit})`);
+    }
+    let waitMs: number | undefined;
+    if (a.wait) {
+      waitMs = this.duration("acquire.wait", a.wait);
+      if (waitMs > this.limits.maxWaitMs) {
+        throw invalid(`acquire.wait: ${waitMs} ms exceeds the maximum of ${this.limits.maxWaitMs} ms (omit it to wait forever)`);
+      }
+    }
+    if (a.value.length > this.limits.maxValueBytes) {
+      throw invalid(`acquire.value: ${a.value.length} bytes exceeds the maximum of ${this.limits.maxValueBytes} bytes`);
+    }
+    return { requestId: a.requestId, name: a.name, owner: a.owner, mode, limit: mode === "shared" ? a.limit : 0, waitMs, value: a.value };
+  }
+
+  release(r: Release): ValidRelease {
+    this.requestId("release.request_id", r.requestId);
+    this.text("release.name", r.name, this.limits.maxNameBytes, false);
+    this.text("release.owner", r.owner, this.limits.maxIdBytes, true);
+    return { requestId: r.requestId, name: r.name, owner: r.owner };
+  }
+
+  /** Validates a request id (non-empty, bounded, printable). */
+  requestId(field: string, id: string): void {
+    this.text(field, id, this.limits.maxIdBytes, false);
+  }
+
+  private text(field: string, value: string, maxBytes: number, mayBeEmpty: boolean): void {
+    if (!mayBeEmpty && value.length === 0) throw invalid(`${field}: must not be empty`);
+    const bytes = Buffer.byteLength(value, "utf8");
+    if (bytes > maxBytes) throw invalid(`${field}: ${bytes} bytes exceeds the maximum of ${maxBytes} bytes`);
+    if (CONTROL.test(value)) throw invalid(`${field}: must not contain control characters`);
+  }
+
+  private duration(field: string, d: Duration): number {
+    if (d.seconds < 0n || d.nanos < 0 || d.nanos >= 1e9) {
+      throw invalid(`${field}: must be a non-negative duration`);
+    }
+    // Past a century the exact number no longer matters; the range checks reject it anyway.
+    const seconds = d.seconds > 3_153_600_000n ? 3_153_600_000 : Number(d.seconds);
+    return seconds * 1000 + Math.floor(d.nanos / 1e6);
+  }
+}
+
+function invalid(message: string): ServerError {
+  return new ServerError("invalid-argument", message);
+}

@@ -1,0 +1,75 @@
+import { status } from "@grpc/grpc-js";
+import { FailureReason } from "../gen/ts/turnstile/v1/turnstile.js";
+
+/** The closed set of reasons a request or a session can fail for on the server. */
+export type ServerErrorReason =
+  | "invalid-argument"
+  | "timeout"
+  | "cancelled"
+  | "not-held"
+  | "duplicate-request"
+  | "limit"
+  | "conflict"
+  | "unavailable"
+  | "internal"
+  | "busy"
+  | "expired"
+  | "failed-precondition"
+  | "resource-exhausted";
+
+const FAILURE: Record<ServerErrorReason, FailureReason> = {
+  "invalid-argument": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
+  timeout: FailureReason.FAILURE_REASON_TIMEOUT,
+  cancelled: FailureReason.FAILURE_REASON_CANCELLED,
+  "not-held": FailureReason.FAILURE_REASON_NOT_HELD,
+  "duplicate-request": FailureReason.FAILURE_REASON_DUPLICATE_REQUEST,
+  limit: FailureReason.FAILURE_REASON_LIMIT,
+  conflict: FailureReason.FAILURE_REASON_CONFLICT,
+  unavailable: FailureReason.FAILURE_REASON_UNAVAILABLE,
+  internal: FailureReason.FAILURE_REASON_INTERNAL,
+  busy: FailureReason.FAILURE_REASON_BUSY,
+  expired: FailureReason.FAILURE_REASON_EXPIRED,
+  "failed-precondition": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
+  "resource-exhausted": FailureReason.FAILURE_REASON_LIMIT,
+};
+
+const GRPC_STATUS: Record<ServerErrorReason, status> = {
+  "invalid-argument": status.INVALID_ARGUMENT,
+  timeout: status.DEADLINE_EXCEEDED,
+  cancelled: status.CANCELLED,
+  "not-held": status.FAILED_PRECONDITION,
+  "duplicate-request": status.ALREADY_EXISTS,
+  limit: status.RESOURCE_EXHAUSTED,
+  conflict: status.FAILED_PRECONDITION,
+  unavailable: status.UNAVAILABLE,
+  internal: status.INTERNAL,
+  busy: status.UNAVAILABLE,
+  expired: status.DEADLINE_EXCEEDED,
+  "failed-precondition": status.FAILED_PRECONDITION,
+  "resource-exhausted": status.RESOURCE_EXHAUSTED,
+};
+
+/**
+ * The one error class of the server. Its message is meant for the client (it names the field
+ * and the limit); anything that is not a ServerError is turned into `internal` by `toServerError`
+ * with the original logged, never sent.
+ */
+export class ServerError extends Error {
+  constructor(
+    readonly reason: ServerErrorReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ServerError";
+  }
+
+  /** The per-request failure reason sent in `Failed`. */
+  get failureReason(): FailureReason {
+    return FAILURE[this.reason];
+  }
+
+  /** The gRPC status used when this error ends a whole stream. */
+  get grpcStatus(): status {
+    return GRPC_STATUS[this.reason];
+  }
+}

@@ -1,0 +1,96 @@
+import { type ClientDuplexStream, credentials, type ServiceError } from "@grpc/grpc-js";
+import {
+  LockServiceClient,
+  type SessionRequest,
+  type SessionResponse,
+} from "../../gen/ts/turnstile/v1/turnstile.js";
+
+type Kind = NonNullable<SessionResponse["kind"]>;
+type Of<C extends Kind["$case"]> = Extract<Kind, { $case: C }>;
+
+/**
+ * A bare session stream for protocol-level tests: sends raw requests and waits for responses by
+ * predicate, with a timeout. Responses are buffered, so none is missed between waits.
+ */
+export class RawSession {
+  readonly client: LockServiceClient;
+  readonly stream: ClientDuplexStream<SessionRequest, SessionResponse>;
+  readonly received: SessionResponse[] = [];
+  private waiters: (() => void)[] = [];
+  /** The status the stream ended with, once it has. */
+  ended?: { code: number; details: string };
+
+  constructor(address: string) {
+    this.client = new LockServiceClient(address, credentials.createInsecure());
+    this.stream = this.client.session();
+    this.stream.on("data", (r: SessionResponse) => {
+      this.received.push(r);
+      this.wake();
+    });
+    this.stream.on("error", (err: ServiceError) => {
+      this.ended = { code: err.code, details: err.details };
+      this.wake();
+    });
+    this.stream.on("status", (s: { code: number; details: string }) => {
+      this.ended ??= { code: s.code, details: s.details };
+      this.wake();
+    });
+  }
+
+  send(request: SessionRequest): void {
+    this.stream.write(request);
+  }
+
+  /** Sends Open and resolves with Opened. */
+  async open(ttlMs = 5000): Promise<Of<"opened">["opened"]> {
+    this.sendOpen(ttlMs);
+    return (await this.next("opened")).opened;
+  }
+
+  /** Sends Open without waiting for the answer. */
+  sendOpen(ttlMs = 5000): void {
+    this.send({ kind: { $case: "open", open: { clientName: "test", ttl: { seconds: BigInt(Math.floor(ttlMs / 1000)), nanos: (ttlMs % 1000) * 1e6 }, resumeSessionId: "", resumeSecret: "" } } });
+  }
+
+  /** Resolves with the first response of that case not yet taken (optionally matching). */
+  async next<C extends Kind["$case"]>(kase: C, match: (r: Of<C>) => boolean = () => true, timeoutMs = 5000): Promise<Of<C>> {
+    const found = await this.until(() => {
+      const i = this.received.findIndex((r) => r.kind?.$case === kase && match(r.kind as Of<C>));
+      return i >= 0 ? (this.received.splice(i, 1)[0].kind as Of<C>) : undefined;
+    }, `${kase} response`, timeoutMs);
+    return found;
+  }
+
+  /** Resolves with the status once the stream has ended. */
+  async status(timeoutMs = 5000): Promise<{ code: number; details: string }> {
+    return this.until(() => this.ended, "end of stream", timeoutMs);
+  }
+
+  close(): void {
+    this.stream.cancel();
+    this.client.close();
+  }
+
+  private until<T>(probe: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const value = probe();
+        if (value === undefined) return false;
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== onWake);
+        resolve(value);
+        return true;
+      };
+      const onWake = () => void check();
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== onWake);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; received: ${JSON.stringify(this.received, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`));
+      }, timeoutMs);
+      if (!check()) this.waiters.push(onWake);
+    });
+  }
+
+  private wake(): void {
+    for (const w of [...this.waiters]) w();
+  }
+}

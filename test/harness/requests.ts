@@ -1,0 +1,37 @@
+import type { SessionRequest } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { LockMode } from "../../gen/ts/turnstile/v1/turnstile.js";
+
+/** Builds an Acquire request; `owner` defaults to the request id, `waitMs` absent waits forever. */
+export function acquireMsg(
+  requestId: string,
+  name: string,
+  opts: { owner?: string; waitMs?: number; mode?: LockMode; limit?: number; value?: Buffer } = {},
+): SessionRequest {
+  const wait = opts.waitMs === undefined ? undefined : { seconds: BigInt(Math.floor(opts.waitMs / 1000)), nanos: (opts.waitMs % 1000) * 1e6 };
+  return {
+    kind: {
+      $case: "acquire",
+      acquire: { requestId, name, mode: opts.mode ?? LockMode.LOCK_MODE_EXCLUSIVE, limit: opts.limit ?? 0, wait, owner: opts.owner ?? requestId, value: opts.value ?? Buffer.alloc(0) },
+    },
+  };
+}
+
+/** Builds a Release request. */
+export function releaseMsg(requestId: string, name: string, owner: string): SessionRequest {
+  return { kind: { $case: "release", release: { requestId, name, owner } } };
+}
+
+/** Builds a KeepAlive request. */
+export function keepAliveMsg(seq: number): SessionRequest {
+  return { kind: { $case: "keepAlive", keepAlive: { seq: BigInt(seq) } } };
+}
+
+/** Builds a Cancel request. */
+export function cancelMsg(requestId: string): SessionRequest {
+  return { kind: { $case: "cancel", cancel: { requestId } } };
+}
+
+/** Builds a Close request. */
+export function closeMsg(): SessionRequest {
+  return { kind: { $case: "close", close: {} } };
+}
