@@ -20,5 +20,7 @@ export async function waitForLeaseEnd(
     if (Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  throw new Error(`redis clock did not pass ${member}'s deadline ${deadline} within ${timeoutMs} ms`);
+  throw new Error(
+    `redis clock did not pass ${member}'s deadline ${deadline} within ${timeoutMs} ms`,
+  );
 }

@@ -1,0 +1,143 @@
+import { Redis } from "ioredis";
+import { lockKeys } from "../../../server/store/redis/lock-keys.js";
+import { LockScripts } from "../../../server/store/redis/lock-scripts.js";
+import { startRedis, type TestRedis } from "../../harness/redis-server.js";
+
+/** Key prefix, grant channel prefix and fence retention the script tests run with. */
+export const PREFIX = "t";
+export const GRANTS = "t:grants:";
+export const RETAIN_MS = 60_000;
+/** A lease long enough never to end during a test. */
+export const LONG_TTL = 30_000;
+
+/** The Redis connection and scripts of one suite; filled in by the hooks `useScripts` adds. */
+export interface ScriptFixture {
+  server: TestRedis;
+  redis: Redis;
+  scripts: LockScripts;
+}
+
+/** Adds hooks: one redis-server for the suite, FLUSHALL before each test, both stopped after. */
+export function useScripts(): ScriptFixture {
+  const fixture = {} as ScriptFixture;
+  before(async () => {
+    fixture.server = await startRedis();
+    fixture.redis = new Redis(fixture.server.url);
+    fixture.scripts = new LockScripts(fixture.redis);
+  });
+  beforeEach(() => fixture.redis.flushall());
+  after(async () => {
+    fixture.redis?.disconnect();
+    await fixture.server?.stop();
+  });
+  return fixture;
+}
+
+/** The five keys of a lock, in the scripts' order. */
+export function keys(name: string) {
+  const [holders, data, queue, leases, fence] = lockKeys(PREFIX, name);
+  return { all: [holders, data, queue, leases, fence], holders, data, queue, leases, fence };
+}
+
+export interface AcquireInput {
+  session: string;
+  owner?: string;
+  request?: string;
+  ttl?: number;
+  /** 1 exclusive, 2 shared. */
+  mode?: 1 | 2;
+  limit?: number;
+  mayWait?: boolean;
+  coord?: string;
+}
+
+/** Runs acquire.lua; owner and request default to "o" and "r". */
+export async function acquire(f: ScriptFixture, name: string, a: AcquireInput): Promise<unknown[]> {
+  const args = [a.session, a.owner ?? "o", a.request ?? "r", a.ttl ?? LONG_TTL, a.mode ?? 1];
+  args.push(a.limit ?? 0, a.mayWait === false ? 0 : 1, a.coord ?? "c1", RETAIN_MS);
+  return (await f.scripts.run("acquire", keys(name).all, args)) as unknown[];
+}
+
+export interface ReleaseInput {
+  session: string;
+  owner?: string;
+  /** A request id withdraws that waiter; absent or '' releases a hold. */
+  request?: string;
+  all?: boolean;
+  coord?: string;
+}
+
+/** Runs release.lua on behalf of coordinator `coord` (default "c1"). */
+export async function release(f: ScriptFixture, name: string, r: ReleaseInput): Promise<unknown[]> {
+  const args = [r.session, r.owner ?? "o", r.request ?? "", r.all ? 1 : 0, r.coord ?? "c1"];
+  args.push(RETAIN_MS, name, GRANTS);
+  return (await f.scripts.run("release", keys(name).all, args)) as unknown[];
+}
+
+/** Runs check.lua for coordinator `coord` with [waiter id, holder id] pairs. */
+export async function check(
+  f: ScriptFixture,
+  name: string,
+  coord: string,
+  pairs: [string, string][],
+): Promise<[number, string[], string[]]> {
+  const args = [coord, RETAIN_MS, name, GRANTS, ...pairs.flat()];
+  return (await f.scripts.run("check", keys(name).all, args)) as [number, string[], string[]];
+}
+
+/** Runs renew.lua for one session's holds (by owner) and queue entries (by request id). */
+export async function renew(
+  f: ScriptFixture,
+  name: string,
+  session: string,
+  ttl: number,
+  owners: string[],
+  requests: string[],
+): Promise<number[]> {
+  const { holders, leases } = keys(name);
+  const args = [session, ttl, owners.length, ...owners, ...requests];
+  return (await f.scripts.run("renew", [holders, leases], args)) as number[];
+}
+
+/** Redis's clock in ms, as the scripts compute it. */
+export async function redisNow(redis: Redis): Promise<number> {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+/** A connection pattern-subscribed to every grant channel, handing out messages in order. */
+export interface GrantFeed {
+  /** The next message (channel and payload); rejects after `timeoutMs`. */
+  next(timeoutMs?: number): Promise<{ channel: string; message: string }>;
+  close(): void;
+}
+
+export async function subscribeGrants(url: string): Promise<GrantFeed> {
+  const sub = new Redis(url);
+  const inbox: { channel: string; message: string }[] = [];
+  let wake: (() => void) | undefined;
+  sub.on("pmessage", (_pattern: string, channel: string, message: string) => {
+    inbox.push({ channel, message });
+    wake?.();
+  });
+  await sub.psubscribe(`${GRANTS}*`);
+  return {
+    async next(timeoutMs = 2000) {
+      const giveUpAt = Date.now() + timeoutMs;
+      while (inbox.length === 0) {
+        const left = giveUpAt - Date.now();
+        if (left <= 0) throw new Error(`no grant message within ${timeoutMs} ms`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+      return inbox.shift()!;
+    },
+    close: () => sub.disconnect(),
+  };
+}
