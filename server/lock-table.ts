@@ -112,14 +112,14 @@ export class LockTable implements StoreListener {
     const results = await Promise.allSettled(
       [...byName].map(async ([name, { holds, pending }]) => {
         const owners = holds.map((h) => h.owner);
-        const outcome = await this.store.renew(name, session.id, session.ttlMs, owners, pending.map((p) => p.requestId));
+        const outcome = await this.store.renew(name, session.id, session.ttlMs, owners, pending.map(claimOf));
         holds.forEach((h, i) => {
           if (outcome.holdersAlive[i] || session.held.get(holdKey(h.name, h.owner)) !== h) return;
           this.forget(session, h);
           session.send(reply.lost(h, "expired"));
         });
         // A waiter no longer queued was granted (the grant is on its way) or expired: ask.
-        if (outcome.waitersAlive.some((alive) => !alive)) this.rechecks.schedule(name, 0);
+        if (outcome.waiters.some((w) => w !== "queued")) this.rechecks.schedule(name, 0);
       }),
     );
     const failed = results.find((r) => r.status === "rejected");

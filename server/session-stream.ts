@@ -161,7 +161,8 @@ export class SessionStream {
   }
 
   private async finish(close: boolean): Promise<void> {
-    if (this.ended) return;
+    // A client may half-close right after Close; close() is already releasing everything.
+    if (this.ended || this.closing) return;
     this.ended = true;
     this.deps.sessions.delete(this);
     const session = this.session;

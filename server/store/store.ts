@@ -43,10 +43,13 @@ export interface CheckOutcome {
   recheckInMs: number;
 }
 
-/** Answer to a renewal: which holds and which queue entries were still alive. */
+/**
+ * Answer to a renewal: which holds were still alive, and for each waiter whether it is still
+ * queued, was granted meanwhile (its new hold was renewed in its place) or is gone.
+ */
 export interface RenewOutcome {
   holdersAlive: boolean[];
-  waitersAlive: boolean[];
+  waiters: ("queued" | "granted" | "gone")[];
 }
 
 /** A waiter served by this coordinator was granted the lock (by any coordinator). */
@@ -82,13 +85,7 @@ export interface Store {
   withdraw(claim: Claim): Promise<ReleaseOutcome>;
   /** Purge expired leases, hand the lock on, and report on the given waiters. */
   check(name: string, waiters: Claim[]): Promise<CheckOutcome>;
-  /** Renew a session's holds (by owner) and queue entries (by request id) on one lock. */
-  renew(
-    name: string,
-    sessionId: string,
-    ttlMs: number,
-    owners: string[],
-    requestIds: string[],
-  ): Promise<RenewOutcome>;
+  /** Renew a session's holds (by owner) and queue entries on one lock. */
+  renew(name: string, sessionId: string, ttlMs: number, owners: string[], waiters: Claim[]): Promise<RenewOutcome>;
   close(): Promise<void>;
 }

@@ -129,9 +129,9 @@ describe("RedisStore", () => {
       const checked = await a.check("job", waiters);
       expect(checked.statuses).to.deep.equal([{ kind: "queued" }, { kind: "gone" }]);
       expect(checked.recheckInMs).to.be.within(1, 30_000);
-      expect(await a.renew("job", "aa02", 30_000, ["o"], ["r2", "r9"])).to.deep.equal({
+      expect(await a.renew("job", "aa02", 30_000, ["o"], waiters)).to.deep.equal({
         holdersAlive: [false],
-        waitersAlive: [true, false],
+        waiters: ["queued", "gone"],
       });
     });
 

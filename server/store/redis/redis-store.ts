@@ -115,23 +115,15 @@ export class RedisStore implements Store {
     return { statuses, recheckInMs: Number(reply[0]) };
   }
 
-  async renew(
-    name: string,
-    sessionId: string,
-    ttlMs: number,
-    owners: string[],
-    requestIds: string[],
-  ): Promise<RenewOutcome> {
+  async renew(name: string, sessionId: string, ttlMs: number, owners: string[], waiters: Claim[]): Promise<RenewOutcome> {
     const [holders, , , leases] = lockKeys(this.prefix, name);
-    const reply = (await this.run("renew", [holders, leases], [
-      sessionId,
-      ttlMs,
-      owners.length,
-      ...owners,
-      ...requestIds,
-    ])) as number[];
-    const alive = reply.map((r) => Number(r) === 1);
-    return { holdersAlive: alive.slice(0, owners.length), waitersAlive: alive.slice(owners.length) };
+    const pairs = waiters.flatMap((w) => [w.requestId, w.owner]);
+    const reply = (await this.run("renew", [holders, leases], [sessionId, ttlMs, owners.length, ...owners, ...pairs])) as number[];
+    const codes = reply.map(Number);
+    return {
+      holdersAlive: codes.slice(0, owners.length).map((c) => c === 1),
+      waiters: codes.slice(owners.length).map((c) => (c === 1 ? "queued" : c === 2 ? "granted" : "gone")),
+    };
   }
 
   async close(): Promise<void> {

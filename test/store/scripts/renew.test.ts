@@ -18,7 +18,7 @@ describe("renew.lua", () => {
     await acquire(f, "a", { session: "s1" });
     await acquire(f, "a", { session: "s2", ttl: 1_000 });
     const before = await redisNow(f.redis);
-    expect(await renew(f, "a", "s2", 20_000, [], ["r"])).to.deep.equal([1]);
+    expect(await renew(f, "a", "s2", 20_000, [], [["r", "o"]])).to.deep.equal([1]);
     const after = await redisNow(f.redis);
     const deadline = Number(await f.redis.zscore(keys("a").leases, "s2:r"));
     expect(deadline).to.be.within(before + 20_000, after + 20_000);
@@ -26,7 +26,7 @@ describe("renew.lua", () => {
 
   it("returns 0 for an owner that holds nothing and a request that is not queued, adding neither", async () => {
     await acquire(f, "a", { session: "s1" });
-    expect(await renew(f, "a", "s1", 20_000, ["nobody"], ["nothing"])).to.deep.equal([0, 0]);
+    expect(await renew(f, "a", "s1", 20_000, ["nobody"], [["nothing", "nobody"]])).to.deep.equal([0, 0]);
     expect(await renew(f, "a", "s2", 20_000, ["o"], [])).to.deep.equal([0]);
     expect(await f.redis.zrange(keys("a").holders, 0, "-1")).to.deep.equal(["s1:o"]);
     expect(await f.redis.zcard(keys("a").leases)).to.equal(0);
@@ -46,25 +46,28 @@ describe("renew.lua", () => {
     await acquire(f, "a", { session: "s2", ttl: 80 });
     const deadline = await f.redis.zscore(keys("a").leases, "s2:r");
     await waitForLeaseEnd(f.redis, keys("a").leases, "s2:r");
-    expect(await renew(f, "a", "s2", 20_000, [], ["r"])).to.deep.equal([0]);
+    expect(await renew(f, "a", "s2", 20_000, [], [["r", "o"]])).to.deep.equal([0]);
     expect(await f.redis.zscore(keys("a").leases, "s2:r")).to.equal(deadline);
     expect((await acquire(f, "a", { session: "s3" })).slice(0, 2)).to.deep.equal([2, 1]);
   });
 
-  it("returns 0 for a waiter since granted and 1 for the hold it became", async () => {
+  it("returns 2 for a waiter since granted, renewing the hold it became in its place", async () => {
     await acquire(f, "a", { session: "s1" });
-    await acquire(f, "a", { session: "s2" });
+    await acquire(f, "a", { session: "s2", ttl: 1_000 });
     await release(f, "a", { session: "s1" });
-    expect(await renew(f, "a", "s2", 20_000, ["o"], ["r"])).to.deep.equal([1, 0]);
+    const before = await redisNow(f.redis);
+    expect(await renew(f, "a", "s2", 20_000, [], [["r", "o"]])).to.deep.equal([2]);
+    const deadline = Number(await f.redis.zscore(keys("a").holders, "s2:o"));
+    expect(deadline).to.be.at.least(before + 20_000);
   });
 
   it("answers one status per entry in order, owners first, matching each against its own set", async () => {
     await acquire(f, "a", { session: "s1", owner: "o1", request: "r1" });
     await acquire(f, "a", { session: "s1", owner: "o3", request: "rq" });
-    expect(await renew(f, "a", "s1", 20_000, ["o1", "ox"], ["rq", "ry"])).to.deep.equal([
+    expect(await renew(f, "a", "s1", 20_000, ["o1", "ox"], [["rq", "o3"], ["ry", "oy"]])).to.deep.equal([
       1, 0, 1, 0,
     ]);
-    // The holder count splits the list: "o1" as a request id and "rq" as an owner are not found.
-    expect(await renew(f, "a", "s1", 20_000, ["rq"], ["o1"])).to.deep.equal([0, 0]);
+    // The holder count splits the list: "o3" as a holder and "o1" as a request id are not found.
+    expect(await renew(f, "a", "s1", 20_000, ["o3"], [["o1", "ox"]])).to.deep.equal([0, 0]);
   });
 });

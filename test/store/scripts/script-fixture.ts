@@ -85,17 +85,17 @@ export async function check(
   return (await f.scripts.run("check", keys(name).all, args)) as [number, string[], string[]];
 }
 
-/** Runs renew.lua for one session's holds (by owner) and queue entries (by request id). */
+/** Runs renew.lua for one session's holds (by owner) and queue entries ([request, owner]). */
 export async function renew(
   f: ScriptFixture,
   name: string,
   session: string,
   ttl: number,
   owners: string[],
-  requests: string[],
+  waiters: [string, string][],
 ): Promise<number[]> {
   const { holders, leases } = keys(name);
-  const args = [session, ttl, owners.length, ...owners, ...requests];
+  const args = [session, ttl, owners.length, ...owners, ...waiters.flat()];
   return (await f.scripts.run("renew", [holders, leases], args)) as number[];
 }
 

@@ -1,26 +1,34 @@
 -- renew: the keepalive of one session on one lock. Pushes the lease deadline
 -- of each listed holder and waiter to now + ttl; an entry whose lease already
--- ended is not revived (its holder must be told it lost the lock).
+-- ended is not revived (its holder must be told it lost the lock). A waiter
+-- granted since the coordinator last heard of it is a holder now: its hold is
+-- renewed in its place, so an acknowledged keepalive always covers it.
 -- KEYS: 1 holders, 2 waiter leases (layout: acquire.lua)
--- ARGV: session, ttl ms, holder count H, H owners, then request ids
--- Returns {s1, s2, ...} one per owner, then one per request, in ARGV order:
---   1 renewed, 0 not held / not queued (expired, granted or never there)
+-- ARGV: session, ttl ms, holder count H, H owners, then pairs: request, owner
+-- Returns {s1, s2, ...} one per owner, then one per pair, in ARGV order:
+--   1 renewed, 0 not held / not queued (expired or never there),
+--   2 (pairs only) no longer queued but granted: the hold was renewed
 local rcall = redis.call
 local holders, leases = KEYS[1], KEYS[2]
 local session, ttl, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 
 local t = rcall('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local out = {}
-for i = 4, #ARGV do
-  local set = (i < 4 + count) and holders or leases
-  local member = session .. ':' .. ARGV[i]
+local function push(set, member)
   local deadline = tonumber(rcall('ZSCORE', set, member))
-  if deadline and deadline > now then
-    rcall('ZADD', set, 'XX', now + ttl, member)
-    table.insert(out, 1)
-  else
-    table.insert(out, 0)
-  end
+  if not deadline or deadline <= now then return false end
+  rcall('ZADD', set, 'XX', now + ttl, member)
+  return true
+end
+
+local out = {}
+for i = 4, 3 + count do
+  table.insert(out, push(holders, session .. ':' .. ARGV[i]) and 1 or 0)
+end
+for i = 4 + count, #ARGV, 2 do
+  local status = 0
+  if push(leases, session .. ':' .. ARGV[i]) then status = 1
+  elseif push(holders, session .. ':' .. ARGV[i + 1]) then status = 2 end
+  table.insert(out, status)
 end
 return out

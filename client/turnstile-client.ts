@@ -1,0 +1,171 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { type ChannelCredentials, credentials as grpcCredentials } from "@grpc/grpc-js";
+import { LockMode, LockServiceClient } from "../gen/ts/turnstile/v1/turnstile.js";
+import type { Lock } from "./lock.js";
+import { raceSignal } from "./race-signal.js";
+import { Session } from "./session.js";
+import { TurnstileError } from "./turnstile-error.js";
+
+const DEFAULT_TTL_MS = 15_000;
+
+// Detect a dead connection within ~15 s even while the session stream is quiet.
+const CHANNEL_OPTIONS = {
+  "grpc.keepalive_time_ms": 10_000,
+  "grpc.keepalive_timeout_ms": 5_000,
+  "grpc.keepalive_permit_without_calls": 1,
+};
+
+/** Options of a TurnstileClient; all optional. */
+export interface TurnstileClientOptions {
+  /** Requested session TTL in ms (the server may clamp it); default 15000. */
+  ttlMs?: number;
+  /** Shown to operators; default `<hostname>/<pid>`. */
+  clientName?: string;
+  /** Subtracted from every lease deadline; default `Math.min(2000, ttlMs / 10)`. */
+  safetyMarginMs?: number;
+  /** Channel credentials; default insecure (plaintext). */
+  credentials?: ChannelCredentials;
+}
+
+/** Options of `acquire` and `withLock`. */
+export interface AcquireOptions {
+  /** How long to wait in ms; absent (or Infinity) waits forever, 0 tries once. */
+  waitMs?: number;
+  /** Reentrancy key; default a fresh unique owner per call, so same-process acquires exclude. */
+  owner?: string;
+  /** Opaque value attached to the holder, visible to operators. */
+  value?: Uint8Array;
+  /** Aborting stops the wait: the acquire rejects with `signal.reason` and is cancelled. */
+  signal?: AbortSignal;
+}
+
+/** Options of `tryAcquire`: those of `acquire` without `waitMs`. */
+export type TryAcquireOptions = Omit<AcquireOptions, "waitMs">;
+
+/**
+ * The Turnstile client: one gRPC channel and one session at a time, opened lazily. If the session
+ * ends (its locks are then lost), the next call opens a fresh one; after `close()` every call
+ * rejects with reason 'session-ended'.
+ */
+export class TurnstileClient {
+  readonly #rpc: LockServiceClient;
+  readonly #ttlMs: number;
+  readonly #clientName: string;
+  readonly #safetyMarginMs: number | undefined;
+  #session: Session | undefined;
+  #closing: Promise<void> | undefined;
+
+  /** Creates the channel to `address` (host:port) without connecting; throws on bad options. */
+  constructor(address: string, options: TurnstileClientOptions = {}) {
+    const { ttlMs = DEFAULT_TTL_MS, safetyMarginMs } = options;
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
+      throw new TurnstileError("invalid-argument", `ttlMs must be a positive number, got ${ttlMs}`);
+    }
+    if (safetyMarginMs !== undefined && !(safetyMarginMs >= 0 && safetyMarginMs < ttlMs)) {
+      const message = `safetyMarginMs must be in [0, ttlMs), got ${safetyMarginMs}`;
+      throw new TurnstileError("invalid-argument", message);
+    }
+    this.#ttlMs = ttlMs;
+    this.#safetyMarginMs = safetyMarginMs;
+    this.#clientName = options.clientName ?? `${hostname()}/${process.pid}`;
+    const credentials = options.credentials ?? grpcCredentials.createInsecure();
+    this.#rpc = new LockServiceClient(address, credentials, CHANNEL_OPTIONS);
+  }
+
+  /**
+   * Opens the session now instead of at the first acquire. Rejects with a TurnstileError
+   * ('connection', ...) when the stream fails, or with `signal.reason` on abort.
+   */
+  async connect(options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.#currentSession().open(options);
+  }
+
+  /**
+   * Waits for the exclusive lock `name` and resolves with its Lock. Rejects with a TurnstileError:
+   * 'timeout' when `waitMs` runs out, 'busy' when `waitMs` is 0 and the lock is taken, 'lost' if
+   * the lease ran out before the grant arrived, others as the server says; on abort it rejects
+   * with `signal.reason` and withdraws the request (a grant that crosses the abort is released).
+   */
+  async acquire(name: string, options: AcquireOptions = {}): Promise<Lock> {
+    const { waitMs, owner = randomUUID(), value, signal } = options;
+    if (waitMs !== undefined && !(waitMs >= 0)) {
+      throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
+    }
+    const request = {
+      name,
+      owner,
+      mode: LockMode.LOCK_MODE_EXCLUSIVE,
+      limit: 0,
+      waitMs: waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs,
+      value,
+    };
+    return this.#currentSession().acquire(request, { signal });
+  }
+
+  /**
+   * Tries the lock once: resolves with its Lock, or null when someone else holds it. Rejects like
+   * `acquire` for every other failure.
+   */
+  async tryAcquire(name: string, options: TryAcquireOptions = {}): Promise<Lock | null> {
+    try {
+      return await this.acquire(name, { ...options, waitMs: 0 });
+    } catch (error) {
+      if (error instanceof TurnstileError && error.reason === "busy") return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Acquires `name`, runs `fn` with the Lock and releases it in finally, returning what `fn`
+   * returns. `fn` should watch `lock.signal`; an error from `fn` wins over one from the release.
+   */
+  async withLock<T>(
+    name: string,
+    fn: (lock: Lock) => Promise<T> | T,
+    options: AcquireOptions = {},
+  ): Promise<T> {
+    const lock = await this.acquire(name, options);
+    let result: T;
+    try {
+      result = await fn(lock);
+    } catch (error) {
+      await lock.release().catch(() => {});
+      throw error;
+    }
+    await lock.release();
+    return result;
+  }
+
+  /**
+   * Closes the session (held locks are lost with 'session-ended', the server releases them,
+   * pending acquires reject with 'session-ended') and then the channel. Idempotent; on abort it
+   * cancels the stream and rejects with `signal.reason`.
+   */
+  async close(options: { signal?: AbortSignal } = {}): Promise<void> {
+    this.#closing ??= this.#closeOnce(options.signal);
+    await raceSignal(this.#closing, options.signal);
+  }
+
+  async #closeOnce(signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await this.#session?.close({ signal });
+    } finally {
+      this.#rpc.close();
+    }
+  }
+
+  #currentSession(): Session {
+    if (this.#closing !== undefined) {
+      throw new TurnstileError("session-ended", "the client is closed");
+    }
+    if (this.#session === undefined || this.#session.ended) {
+      this.#session = new Session(this.#rpc, {
+        ttlMs: this.#ttlMs,
+        clientName: this.#clientName,
+        safetyMarginMs: this.#safetyMarginMs,
+      });
+    }
+    return this.#session;
+  }
+}

@@ -1,0 +1,137 @@
+import { randomBytes } from "node:crypto";
+import type {
+  AcquireArgs,
+  AcquireOutcome,
+  CheckOutcome,
+  Claim,
+  ReleaseOutcome,
+  RenewOutcome,
+  Store,
+  StoreListener,
+} from "../store.js";
+import { StoreUnavailableError } from "../store-unavailable-error.js";
+import { FencingCounters } from "./fencing-counters.js";
+import { type LockGrant, MemoryLock } from "./memory-lock.js";
+
+/** Settings of the embedded store. */
+export interface MemoryStoreOptions {
+  /** How long a fencing counter outlives its lock (default 30 days). */
+  fenceRetainMs?: number;
+  /** Monotonic clock in ms (default `performance.now`); tests may inject their own. */
+  clock?: () => number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The Store in process, for a single coordinator (`turnstile serve` without Redis): the same
+ * semantics as the Redis store's scripts, with leases on the process's monotonic clock. Every
+ * operation runs to completion when called, and grants it makes are passed to the listener
+ * before its promise resolves. After `close`, operations reject with StoreUnavailableError.
+ */
+export class MemoryStore implements Store {
+  readonly coordinatorId = randomBytes(8).toString("hex");
+  private readonly locks = new Map<string, MemoryLock>();
+  private readonly fences: FencingCounters;
+  private readonly clock: () => number;
+  private listener?: StoreListener;
+  private closed = false;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.fences = new FencingCounters(options.fenceRetainMs ?? 30 * DAY_MS);
+    this.clock = options.clock ?? (() => performance.now());
+  }
+
+  async start(listener: StoreListener): Promise<void> {
+    this.listener = listener;
+  }
+
+  async acquire(args: AcquireArgs): Promise<AcquireOutcome> {
+    const now = this.begin();
+    const lock = this.lockOf(args.name);
+    const outcome = lock.acquire(args, now);
+    this.settle(args.name, lock, now);
+    return outcome;
+  }
+
+  release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome> {
+    return this.letGo({ ...claim, requestId: "" }, all);
+  }
+
+  withdraw(claim: Claim): Promise<ReleaseOutcome> {
+    return this.letGo(claim, false);
+  }
+
+  async check(name: string, waiters: Claim[]): Promise<CheckOutcome> {
+    const now = this.begin();
+    const lock = this.lockOf(name);
+    const { statuses, recheckInMs, grants } = lock.check(waiters, now);
+    this.settle(name, lock, now);
+    this.deliver(name, grants);
+    return { statuses, recheckInMs };
+  }
+
+  async renew(
+    name: string,
+    sessionId: string,
+    ttlMs: number,
+    owners: string[],
+    requestIds: string[],
+  ): Promise<RenewOutcome> {
+    const now = this.begin();
+    const lock = this.locks.get(name);
+    if (lock) return lock.renew(sessionId, ttlMs, owners, requestIds, now);
+    return { holdersAlive: owners.map(() => false), waitersAlive: requestIds.map(() => false) };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.locks.clear();
+  }
+
+  // Like release.lua: an empty request id releases a hold, any other withdraws that waiter.
+  private async letGo(claim: Claim, all: boolean): Promise<ReleaseOutcome> {
+    const now = this.begin();
+    const lock = this.lockOf(claim.name);
+    const { outcome, grants } = lock.letGo(claim.sessionId, claim.owner, claim.requestId, all, now);
+    this.settle(claim.name, lock, now);
+    this.deliver(claim.name, grants);
+    return outcome;
+  }
+
+  /** Starts an operation: refuses once closed, reads the clock and forgets expired counters. */
+  private begin(): number {
+    if (this.closed) throw new StoreUnavailableError("memory store: closed");
+    const now = this.clock();
+    this.fences.sweep(now, (name) => this.inUse(name, now));
+    return now;
+  }
+
+  /** The lock of `name`, or a new empty one that `settle` stores only if it gains an entry. */
+  private lockOf(name: string): MemoryLock {
+    return this.locks.get(name) ?? new MemoryLock((now) => this.fences.next(name, now));
+  }
+
+  /** Keeps a lock that has holders or waiters; forgets an empty one, retaining its counter. */
+  private settle(name: string, lock: MemoryLock, now: number): void {
+    if (!lock.isEmpty) this.locks.set(name, lock);
+    else if (this.locks.delete(name)) this.fences.keep(name, now);
+  }
+
+  /**
+   * Whether the counter of `name` is still needed: its lock exists. A lock whose every lease
+   * has ended is forgotten here (as any operation on it would first do), and its counter is
+   * then retained from now.
+   */
+  private inUse(name: string, now: number): boolean {
+    const lock = this.locks.get(name);
+    if (!lock) return false;
+    lock.purge(now);
+    if (lock.isEmpty) this.locks.delete(name);
+    return true;
+  }
+
+  private deliver(name: string, grants: LockGrant[]): void {
+    for (const g of grants) this.listener?.grant({ name, ...g });
+  }
+}

@@ -1,0 +1,37 @@
+import type { Grant, StoreListener } from "../../../server/store/store.js";
+
+/** A store listener that records every grant and resync, and lets a test await the next one. */
+export class RecordingListener implements StoreListener {
+  readonly grants: Grant[] = [];
+  resyncs = 0;
+  private waiters: (() => void)[] = [];
+
+  grant(grant: Grant): void {
+    this.grants.push(grant);
+    this.wake();
+  }
+
+  resync(): void {
+    this.resyncs++;
+    this.wake();
+  }
+
+  /** Resolves once `done()` holds, re-evaluated on every event; rejects after `timeoutMs`. */
+  until(done: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
+      const test = () => {
+        if (!done()) return this.waiters.push(test);
+        clearTimeout(timer);
+        resolve();
+      };
+      test();
+    });
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+}

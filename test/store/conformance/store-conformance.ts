@@ -1,0 +1,36 @@
+import { acquireConformance } from "./acquire-conformance.js";
+import { checkConformance } from "./check-conformance.js";
+import { ConformanceFixture, type ConformanceSetup, type MakeStore } from "./conformance-fixture.js";
+import { fencingConformance } from "./fencing-conformance.js";
+import { lifecycleConformance } from "./lifecycle-conformance.js";
+import { releaseConformance } from "./release-conformance.js";
+import { renewConformance } from "./renew-conformance.js";
+import { sharedConformance } from "./shared-conformance.js";
+import { withdrawConformance } from "./withdraw-conformance.js";
+
+/**
+ * Registers the store conformance suite for one backend: the same tests, through the Store
+ * interface only, for every store. `makeStore` makes a new store on the backend; `setup` starts
+ * and cleans the backend and names what it cannot do.
+ */
+export function storeConformance(name: string, makeStore: MakeStore, setup: ConformanceSetup = {}): void {
+  describe(`Store conformance (${name})`, () => {
+    const f = new ConformanceFixture(makeStore, setup);
+    before(async () => setup.before?.());
+    beforeEach(async () => {
+      await setup.beforeEach?.();
+      await f.openDefault();
+    });
+    afterEach(() => f.closeAll());
+    after(async () => setup.after?.());
+
+    describe("acquire", () => acquireConformance(f));
+    describe("release", () => releaseConformance(f));
+    describe("withdraw", () => withdrawConformance(f));
+    describe("check", () => checkConformance(f));
+    describe("renew", () => renewConformance(f));
+    describe("shared locks", () => sharedConformance(f));
+    describe("fencing tokens", () => fencingConformance(f));
+    describe("store lifecycle", () => lifecycleConformance(f));
+  });
+}
