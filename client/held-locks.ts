@@ -105,6 +105,13 @@ export class HeldLocks {
     this.rearm();
   }
 
+  /** Milliseconds left of the lease of a live handle's holding; undefined for other handles. */
+  remainingMs(lock: Lock): number | undefined {
+    const holding = this.#holdings.get(keyOf(lock.name, lock.owner));
+    const deadline = holding?.locks.has(lock) ? this.#clock.deadlineOf(holding) : undefined;
+    return deadline === undefined ? undefined : deadline - this.#clock.now();
+  }
+
   /** Loses every holding whose lease deadline has passed; cheap when none is due. */
   sweep(): void {
     if (this.#clock.now() >= this.#nextDeadlineMs) this.#expire();

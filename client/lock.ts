@@ -10,6 +10,8 @@ export interface LockReleaser {
   releaseLock(lock: Lock): Promise<void>;
   /** Loses, synchronously, every lock whose lease deadline has passed on the monotonic clock. */
   checkLeases(): void;
+  /** Milliseconds left of the lock's local lease, or undefined once it is not held. */
+  leaseRemainingMs(lock: Lock): number | undefined;
 }
 
 /** The grant a Lock handle stands for, as the server reported it. */
@@ -56,6 +58,15 @@ export class Lock implements AsyncDisposable {
   get signal(): AbortSignal {
     this.#releaser.checkLeases();
     return this.#controller.signal;
+  }
+
+  /**
+   * Milliseconds until this client can no longer confirm the lease (the lock is then lost), as
+   * judged now on the monotonic clock; undefined once the handle is released or lost.
+   */
+  get leaseRemainingMs(): number | undefined {
+    this.#releaser.checkLeases();
+    return this.#state === "held" ? this.#releaser.leaseRemainingMs(this) : undefined;
   }
 
   /** True once the lock was lost (not when it was released); reading it re-checks the lease. */

@@ -182,6 +182,11 @@ export class Session implements LockReleaser {
     this.#held.sweep();
   }
 
+  /** Milliseconds left of a live lock's local lease (see LockReleaser). */
+  leaseRemainingMs(lock: Lock): number | undefined {
+    return this.#held.remainingMs(lock);
+  }
+
   /**
    * Ends the session: loses every held lock and rejects every pending request ('session-ended'),
    * sends `close` so the server releases everything, and waits for the stream to end. On abort
