@@ -35,11 +35,7 @@ export class HeldLocks {
   #timer: NodeJS.Timeout | undefined;
   #nextDeadlineMs = Number.POSITIVE_INFINITY;
 
-  constructor(
-    clock: LeaseClock<Holding>,
-    releaser: LockReleaser,
-    onUnconfirmed: (lock: Lock) => void,
-  ) {
+  constructor(clock: LeaseClock<Holding>, releaser: LockReleaser, onUnconfirmed: (lock: Lock) => void) {
     this.#clock = clock;
     this.#releaser = releaser;
     this.#onUnconfirmed = onUnconfirmed;

@@ -102,9 +102,7 @@ export class LeaseClock<K> {
     for (const sentAtMs of this.#acquireSentAtMs.values()) {
       earliestSentMs = Math.min(earliestSentMs, sentAtMs);
     }
-    return earliestSentMs === Number.POSITIVE_INFINITY
-      ? undefined
-      : this.deadlineFor(earliestSentMs);
+    return earliestSentMs === Number.POSITIVE_INFINITY ? undefined : this.deadlineFor(earliestSentMs);
   }
 
   /** Removes and returns every tracked key whose deadline is at or before `nowMs`. */

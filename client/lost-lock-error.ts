@@ -18,11 +18,7 @@ export class LostLockError extends TurnstileError {
   readonly lockName: string;
   readonly fencingToken: bigint;
 
-  constructor(
-    lock: { name: string; fencingToken: bigint },
-    lostReason: LostLockReason,
-    options?: { cause?: unknown },
-  ) {
+  constructor(lock: { name: string; fencingToken: bigint }, lostReason: LostLockReason, options?: { cause?: unknown }) {
     super("lost", `lock "${lock.name}" (token ${lock.fencingToken}) lost: ${lostReason}`, options);
     this.name = "LostLockError";
     this.lostReason = lostReason;

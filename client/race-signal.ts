@@ -2,10 +2,7 @@
  * Waits for `promise`, but rejects with `signal.reason` as soon as the signal aborts (at once if
  * it already has). The underlying work is not cancelled; the abort listener is removed in finally.
  */
-export async function raceSignal<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-): Promise<T> {
+export async function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise;
   if (signal.aborted) {
     // The caller gives up on the promise; its later rejection must not go unhandled.

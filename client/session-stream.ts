@@ -1,9 +1,5 @@
 import type { ClientDuplexStream, StatusObject } from "@grpc/grpc-js";
-import type {
-  LockServiceClient,
-  SessionRequest,
-  SessionResponse,
-} from "../gen/ts/turnstile/v1/turnstile.js";
+import type { LockServiceClient, SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
 import { errorFromStatus } from "./status-error.js";
 import type { TurnstileError } from "./turnstile-error.js";
 

@@ -5,9 +5,7 @@ import { TurnstileError } from "./turnstile-error.js";
  * Turns the final gRPC status of a session stream into the error that pending requests reject
  * with. Transport trouble becomes 'connection'; an OK or unknown end becomes 'session-ended'.
  */
-export function errorFromStatus(
-  final: Pick<StatusObject, "code" | "details"> | undefined,
-): TurnstileError {
+export function errorFromStatus(final: Pick<StatusObject, "code" | "details"> | undefined): TurnstileError {
   if (final === undefined) {
     return new TurnstileError("session-ended", "session stream ended without a status");
   }

@@ -120,11 +120,7 @@ export class TurnstileClient {
    * Acquires `name`, runs `fn` with the Lock and releases it in finally, returning what `fn`
    * returns. `fn` should watch `lock.signal`; an error from `fn` wins over one from the release.
    */
-  async withLock<T>(
-    name: string,
-    fn: (lock: Lock) => Promise<T> | T,
-    options: AcquireOptions = {},
-  ): Promise<T> {
+  async withLock<T>(name: string, fn: (lock: Lock) => Promise<T> | T, options: AcquireOptions = {}): Promise<T> {
     const lock = await this.acquire(name, options);
     let result: T;
     try {

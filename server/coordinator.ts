@@ -41,16 +41,31 @@ export class Coordinator {
       "grpc.keepalive_permit_without_calls": 1,
       "grpc.http2.min_ping_interval_without_data_ms": 5_000,
     });
-    const deps = { table: this.table, validator: new RequestValidator(this.limits), limits: this.limits, log: options.log, sessions: this.sessions };
+    const deps = {
+      table: this.table,
+      validator: new RequestValidator(this.limits),
+      limits: this.limits,
+      log: options.log,
+      sessions: this.sessions,
+    };
     this.server.addService(LockServiceService, lockService(deps));
   }
 
   async start(): Promise<number> {
     await this.options.store.start(this.table);
     this.port = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(this.options.listen, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+      this.server.bindAsync(this.options.listen, ServerCredentials.createInsecure(), (err, port) =>
+        err ? reject(err) : resolve(port),
+      ),
     );
-    this.options.log.info({ listen: this.options.listen, port: this.port, coordinator: this.options.store.coordinatorId }, "listening");
+    this.options.log.info(
+      {
+        listen: this.options.listen,
+        port: this.port,
+        coordinator: this.options.store.coordinatorId,
+      },
+      "listening",
+    );
     return this.port;
   }
 

@@ -4,8 +4,8 @@ import { RecheckScheduler } from "./recheck-scheduler.js";
 import type { ValidAcquire, ValidRelease } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
 import { type Hold, holdKey, type Pending, type Session } from "./session.js";
-import type { Claim, Grant, Store, StoreListener } from "./store/store.js";
 import { SessionReplies as reply } from "./session-replies.js";
+import type { Claim, Grant, Store, StoreListener } from "./store/store.js";
 
 /**
  * All lock logic of the coordinator: it turns session requests into store operations, routes
@@ -31,19 +31,43 @@ export class LockTable implements StoreListener {
       throw new ServerError("duplicate-request", `acquire.request_id: "${a.requestId}" is already in flight`);
     }
     if (session.lockCount >= this.limits.maxLocksPerSession) {
-      throw new ServerError("limit", `session: at most ${this.limits.maxLocksPerSession} locks held or pending per session`);
+      throw new ServerError(
+        "limit",
+        `session: at most ${this.limits.maxLocksPerSession} locks held or pending per session`,
+      );
     }
     for (const other of session.pending.values()) {
       if (other.name === a.name && other.owner === a.owner) {
-        throw new ServerError("conflict", `acquire.owner: "${a.owner}" already waits for "${a.name}" (request "${other.requestId}")`);
+        throw new ServerError(
+          "conflict",
+          `acquire.owner: "${a.owner}" already waits for "${a.name}" (request "${other.requestId}")`,
+        );
       }
     }
-    const p: Pending = { session, requestId: a.requestId, name: a.name, owner: a.owner, mode: a.mode, limit: a.limit, done: false };
+    const p: Pending = {
+      session,
+      requestId: a.requestId,
+      name: a.name,
+      owner: a.owner,
+      mode: a.mode,
+      limit: a.limit,
+      done: false,
+    };
     this.addWaiter(p);
-    if (a.waitMs) p.waitTimer = setTimeout(() => this.giveUp(p, new ServerError("timeout", `acquire.wait: ${a.waitMs} ms ran out`)), a.waitMs);
+    if (a.waitMs)
+      p.waitTimer = setTimeout(
+        () => this.giveUp(p, new ServerError("timeout", `acquire.wait: ${a.waitMs} ms ran out`)),
+        a.waitMs,
+      );
     let outcome: Awaited<ReturnType<Store["acquire"]>>;
     try {
-      outcome = await this.store.acquire({ ...claimOf(p), ttlMs: session.ttlMs, mode: a.mode, limit: a.limit, mayWait: a.waitMs !== 0 });
+      outcome = await this.store.acquire({
+        ...claimOf(p),
+        ttlMs: session.ttlMs,
+        mode: a.mode,
+        limit: a.limit,
+        mayWait: a.waitMs !== 0,
+      });
     } catch (err) {
       if (p.done) return;
       this.finish(p);
@@ -52,7 +76,8 @@ export class LockTable implements StoreListener {
     if (p.done) {
       // Given up while the script ran: a fresh grant is released by the withdrawal, but a
       // re-entry is not a grant, so drop the extra hold here.
-      if (outcome.kind === "granted" && outcome.holdCount > 1) void this.store.release(claimOf(p), false).catch(() => {});
+      if (outcome.kind === "granted" && outcome.holdCount > 1)
+        void this.store.release(claimOf(p), false).catch(() => {});
       return;
     }
     if (outcome.kind === "queued") {
@@ -67,9 +92,15 @@ export class LockTable implements StoreListener {
       case "busy":
         throw new ServerError("busy", `acquire: "${a.name}" is held (wait was zero: tried once)`);
       case "conflict":
-        throw new ServerError("conflict", `acquire.limit: ${a.limit} differs from the limit ${outcome.limitInForce} in force on "${a.name}"`);
+        throw new ServerError(
+          "conflict",
+          `acquire.limit: ${a.limit} differs from the limit ${outcome.limitInForce} in force on "${a.name}"`,
+        );
       case "upgrade":
-        throw new ServerError("conflict", `acquire.mode: upgrading a SHARED hold of "${a.name}" to EXCLUSIVE is refused (it deadlocks); release it first`);
+        throw new ServerError(
+          "conflict",
+          `acquire.mode: upgrading a SHARED hold of "${a.name}" to EXCLUSIVE is refused (it deadlocks); release it first`,
+        );
     }
   }
 
@@ -78,7 +109,8 @@ export class LockTable implements StoreListener {
       throw new ServerError("duplicate-request", `release.request_id: "${r.requestId}" is already in flight`);
     }
     const hold = session.held.get(holdKey(r.name, r.owner));
-    if (!hold) throw new ServerError("not-held", `release: "${r.name}" is not held by owner "${r.owner}" in this session`);
+    if (!hold)
+      throw new ServerError("not-held", `release: "${r.name}" is not held by owner "${r.owner}" in this session`);
     session.releasing.add(r.requestId);
     try {
       const outcome = await this.store.release({ name: r.name, sessionId: session.id, owner: r.owner }, false);
@@ -129,11 +161,14 @@ export class LockTable implements StoreListener {
 
   /** Ends a session: pending acquires are withdrawn; with `close`, every hold is released too. */
   async end(session: Session, close: boolean): Promise<void> {
-    for (const p of [...session.pending.values()]) this.giveUp(p, new ServerError("cancelled", "acquire: the session ended"));
+    for (const p of [...session.pending.values()])
+      this.giveUp(p, new ServerError("cancelled", "acquire: the session ended"));
     if (!close) return;
     const holds = [...session.held.values()];
     session.held.clear();
-    await Promise.all(holds.map((h) => this.store.release({ name: h.name, sessionId: session.id, owner: h.owner }, true)));
+    await Promise.all(
+      holds.map((h) => this.store.release({ name: h.name, sessionId: session.id, owner: h.owner }, true)),
+    );
   }
 
   grant(g: Grant): void {
@@ -160,13 +195,29 @@ export class LockTable implements StoreListener {
       const outcome = await this.store.check(name, waiting.map(claimOf));
       outcome.statuses.forEach((status, i) => {
         const p = waiting[i];
-        if (status.kind === "granted") this.grant({ name, sessionId: p.session.id, requestId: p.requestId, token: status.token });
+        if (status.kind === "granted")
+          this.grant({
+            name,
+            sessionId: p.session.id,
+            requestId: p.requestId,
+            token: status.token,
+          });
         if (status.kind === "gone" && !p.done) {
           this.finish(p);
-          p.session.send(reply.failed(p.requestId, name, new ServerError("expired", "acquire: the queue entry's lease ran out (keepalives did not arrive in time)")));
+          p.session.send(
+            reply.failed(
+              p.requestId,
+              name,
+              new ServerError(
+                "expired",
+                "acquire: the queue entry's lease ran out (keepalives did not arrive in time)",
+              ),
+            ),
+          );
         }
       });
-      if (this.waitersByName.has(name)) this.rechecks.schedule(name, outcome.recheckInMs >= 0 ? outcome.recheckInMs : 1000);
+      if (this.waitersByName.has(name))
+        this.rechecks.schedule(name, outcome.recheckInMs >= 0 ? outcome.recheckInMs : 1000);
     } catch (err) {
       this.log.warn({ err, name }, "re-check failed; retrying in 1 s");
       this.rechecks.schedule(name, 1000);
@@ -177,7 +228,9 @@ export class LockTable implements StoreListener {
     if (p.done) return;
     this.finish(p);
     // Issued before the answer is sent, so a new acquire by the same owner queues behind it in Redis.
-    this.store.withdraw(claimOf(p)).catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"));
+    this.store
+      .withdraw(claimOf(p))
+      .catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"));
     p.session.send(reply.failed(p.requestId, p.name, why));
   }
 

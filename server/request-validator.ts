@@ -67,13 +67,23 @@ export class RequestValidator {
     if (a.wait) {
       waitMs = this.duration("acquire.wait", a.wait);
       if (waitMs > this.limits.maxWaitMs) {
-        throw invalid(`acquire.wait: ${waitMs} ms exceeds the maximum of ${this.limits.maxWaitMs} ms (omit it to wait forever)`);
+        throw invalid(
+          `acquire.wait: ${waitMs} ms exceeds the maximum of ${this.limits.maxWaitMs} ms (omit it to wait forever)`,
+        );
       }
     }
     if (a.value.length > this.limits.maxValueBytes) {
       throw invalid(`acquire.value: ${a.value.length} bytes exceeds the maximum of ${this.limits.maxValueBytes} bytes`);
     }
-    return { requestId: a.requestId, name: a.name, owner: a.owner, mode, limit: mode === "shared" ? a.limit : 0, waitMs, value: a.value };
+    return {
+      requestId: a.requestId,
+      name: a.name,
+      owner: a.owner,
+      mode,
+      limit: mode === "shared" ? a.limit : 0,
+      waitMs,
+      value: a.value,
+    };
   }
 
   release(r: Release): ValidRelease {

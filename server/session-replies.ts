@@ -1,8 +1,5 @@
-import {
-  LostReason,
-  type SessionResponse,
-} from "../gen/ts/turnstile/v1/turnstile.js";
 import type { Duration } from "../gen/ts/google/protobuf/duration.js";
+import { LostReason, type SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { ServerError } from "./server-error.js";
 import type { Hold, Pending } from "./session.js";
 
@@ -15,25 +12,42 @@ const LOST: Record<"expired" | "revoked" | "session-ended", LostReason> = {
 /** Builders of every server-to-client message, so the wire shape lives in one place. */
 export const SessionReplies = {
   opened(sessionId: string, resumeSecret: string, ttlMs: number): SessionResponse {
-    return { kind: { $case: "opened", opened: { sessionId, resumeSecret, ttl: durationOf(ttlMs), resumed: false, held: [] } } };
+    return {
+      kind: {
+        $case: "opened",
+        opened: { sessionId, resumeSecret, ttl: durationOf(ttlMs), resumed: false, held: [] },
+      },
+    };
   },
   acquired(requestId: string, name: string, fencingToken: bigint, holdCount: number): SessionResponse {
     return { kind: { $case: "acquired", acquired: { requestId, name, fencingToken, holdCount } } };
   },
   queued(p: Pending, position: number): SessionResponse {
-    return { kind: { $case: "queued", queued: { requestId: p.requestId, name: p.name, position } } };
+    return {
+      kind: { $case: "queued", queued: { requestId: p.requestId, name: p.name, position } },
+    };
   },
   released(requestId: string, name: string, holdCount: number): SessionResponse {
     return { kind: { $case: "released", released: { requestId, name, holdCount } } };
   },
   lost(h: Hold, reason: keyof typeof LOST): SessionResponse {
-    return { kind: { $case: "lost", lost: { name: h.name, owner: h.owner, fencingToken: h.token, reason: LOST[reason] } } };
+    return {
+      kind: {
+        $case: "lost",
+        lost: { name: h.name, owner: h.owner, fencingToken: h.token, reason: LOST[reason] },
+      },
+    };
   },
   keepAliveAck(seq: bigint, ttlMs: number): SessionResponse {
     return { kind: { $case: "keepAliveAck", keepAliveAck: { seq, ttl: durationOf(ttlMs) } } };
   },
   failed(requestId: string, name: string, err: ServerError): SessionResponse {
-    return { kind: { $case: "failed", failed: { requestId, name, reason: err.failureReason, message: err.message } } };
+    return {
+      kind: {
+        $case: "failed",
+        failed: { requestId, name, reason: err.failureReason, message: err.message },
+      },
+    };
   },
 };
 

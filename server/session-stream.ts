@@ -52,41 +52,53 @@ export class SessionStream {
   private onMessage(message: SessionRequest): void {
     const kind = message.kind;
     if (!this.session) {
-      if (kind?.$case !== "open") return this.abort(status.FAILED_PRECONDITION, "session: the first message must be open");
-      return this.open(kind.open);
+      if (kind?.$case === "open") this.open(kind.open);
+      else this.abort(status.FAILED_PRECONDITION, "session: the first message must be open");
+      return;
     }
     const session = this.session;
     if (this.closing) return;
+    const { table, validator, log } = this.deps;
     switch (kind?.$case) {
       case "acquire":
-        return this.run(kind.acquire.requestId, kind.acquire.name, () =>
-          this.deps.table.acquire(session, this.deps.validator.acquire(kind.acquire)),
+        this.run(kind.acquire.requestId, kind.acquire.name, () =>
+          table.acquire(session, validator.acquire(kind.acquire)),
         );
+        break;
       case "release":
-        return this.run(kind.release.requestId, kind.release.name, () =>
-          this.deps.table.release(session, this.deps.validator.release(kind.release)),
+        this.run(kind.release.requestId, kind.release.name, () =>
+          table.release(session, validator.release(kind.release)),
         );
+        break;
       case "cancel":
-        return this.run(kind.cancel.requestId, "", async () => {
-          this.deps.validator.requestId("cancel.request_id", kind.cancel.requestId);
-          this.deps.table.cancel(session, kind.cancel.requestId);
+        this.run(kind.cancel.requestId, "", async () => {
+          validator.requestId("cancel.request_id", kind.cancel.requestId);
+          table.cancel(session, kind.cancel.requestId);
         });
+        break;
       case "keepAlive":
-        return void this.renew(kind.keepAlive.seq).catch((err) => this.deps.log.error({ err }, "keepalive failed"));
+        this.renew(kind.keepAlive.seq).catch((err) => log.error({ err }, "keepalive failed"));
+        break;
       case "close":
         this.closing = true;
-        return void this.close();
+        void this.close();
+        break;
       case "open":
-        return this.fail("", "", new ServerError("invalid-argument", "open: the session is already open"));
+        this.fail("", "", new ServerError("invalid-argument", "open: the session is already open"));
+        break;
       default:
-        return this.fail("", "", new ServerError("invalid-argument", "request: no known field set in SessionRequest"));
+        this.fail("", "", new ServerError("invalid-argument", "request: no known field set in SessionRequest"));
     }
   }
 
   private open(open: Parameters<RequestValidator["open"]>[0]): void {
     try {
       const valid = this.deps.validator.open(open);
-      if (open.resumeSessionId) throw new ServerError("failed-precondition", `open.resume_session_id: session "${open.resumeSessionId}" is unknown or expired`);
+      if (open.resumeSessionId)
+        throw new ServerError(
+          "failed-precondition",
+          `open.resume_session_id: session "${open.resumeSessionId}" is unknown or expired`,
+        );
       if (this.deps.sessions.size >= this.deps.limits.maxSessions) {
         throw new ServerError("resource-exhausted", `coordinator: at most ${this.deps.limits.maxSessions} sessions`);
       }
@@ -142,7 +154,8 @@ export class SessionStream {
   private fail(requestId: string, name: string, err: unknown): void {
     let e: ServerError;
     if (err instanceof ServerError) e = err;
-    else if (err instanceof StoreUnavailableError) e = new ServerError("unavailable", "store unavailable: nothing was changed, retry later");
+    else if (err instanceof StoreUnavailableError)
+      e = new ServerError("unavailable", "store unavailable: nothing was changed, retry later");
     else {
       this.deps.log.error({ err, session: this.session?.id, requestId }, "internal error");
       e = new ServerError("internal", "internal error (logged on the server)");
@@ -154,7 +167,10 @@ export class SessionStream {
     // The stream is in object mode: writableLength counts messages. 'drain' only reflects this
     // local buffer, so this bound is what stops a client that never reads from growing it.
     if (this.call.writableLength >= this.deps.limits.maxOutboundMessages) {
-      this.abort(status.RESOURCE_EXHAUSTED, `session: more than ${this.deps.limits.maxOutboundMessages} messages unread by the client`);
+      this.abort(
+        status.RESOURCE_EXHAUSTED,
+        `session: more than ${this.deps.limits.maxOutboundMessages} messages unread by the client`,
+      );
       return;
     }
     this.call.write(response);

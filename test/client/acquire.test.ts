@@ -30,7 +30,12 @@ describe("TurnstileClient", () => {
     it("resolves with a held Lock carrying a fencing token and a live signal", async () => {
       const lock = await client().acquire("client/basic");
       expect(lock.fencingToken > 0n).to.equal(true);
-      expect([lock.name, lock.holdCount, lock.lost, lock.signal.aborted]).to.deep.equal(["client/basic", 1, false, false]);
+      expect([lock.name, lock.holdCount, lock.lost, lock.signal.aborted]).to.deep.equal([
+        "client/basic",
+        1,
+        false,
+        false,
+      ]);
       await lock.release();
       expect(lock.signal.aborted).to.equal(true);
       expect(lock.lost).to.equal(false);
@@ -51,7 +56,9 @@ describe("TurnstileClient", () => {
 
     it("rejects with TurnstileError 'timeout' when waitMs runs out", async () => {
       await client().acquire("client/timeout");
-      const err = await client().acquire("client/timeout", { waitMs: 100 }).catch((e) => e);
+      const err = await client()
+        .acquire("client/timeout", { waitMs: 100 })
+        .catch((e) => e);
       expect(err).to.be.instanceOf(TurnstileError);
       expect(err.reason).to.equal("timeout");
     });
@@ -59,7 +66,9 @@ describe("TurnstileClient", () => {
     it("rejects with AbortError when aborted while waiting, and the server drops the waiter", async () => {
       const holder = await client().acquire("client/abort");
       const controller = new AbortController();
-      const aborted = client().acquire("client/abort", { signal: controller.signal }).catch((e) => e);
+      const aborted = client()
+        .acquire("client/abort", { signal: controller.signal })
+        .catch((e) => e);
       const next = client().acquire("client/abort");
       await waitForQueue(redis.url, "client/abort", 2);
       controller.abort();
@@ -99,9 +108,11 @@ describe("TurnstileClient", () => {
   describe("withLock()", () => {
     it("releases the lock when the callback throws, and rethrows", async () => {
       const c = client();
-      const err = await c.withLock("client/with", async () => {
-        throw new Error("boom");
-      }).catch((e) => e);
+      const err = await c
+        .withLock("client/with", async () => {
+          throw new Error("boom");
+        })
+        .catch((e) => e);
       expect(err.message).to.equal("boom");
       expect(await client().tryAcquire("client/with")).to.not.equal(null);
     });
@@ -122,7 +133,9 @@ describe("TurnstileClient", () => {
     it("aborts the signal with LostLockError 'lease-unconfirmed' when keepalive acks stop (Redis paused)", async function () {
       this.timeout(30_000);
       const lock = await client(1500).acquire("client/lease");
-      const lost = new Promise<unknown>((resolve) => lock.signal.addEventListener("abort", () => resolve(lock.signal.reason), { once: true }));
+      const lost = new Promise<unknown>((resolve) =>
+        lock.signal.addEventListener("abort", () => resolve(lock.signal.reason), { once: true }),
+      );
       redis.process.kill("SIGSTOP");
       try {
         const reason = await lost;

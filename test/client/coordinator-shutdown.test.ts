@@ -20,7 +20,9 @@ describe("coordinator shutdown", () => {
     try {
       const lock = await holder.acquire("shutdown/one");
       const pending = waiter.acquire("shutdown/one").catch((e) => e);
-      const lost = new Promise((resolve) => lock.signal.addEventListener("abort", () => resolve(lock.signal.reason), { once: true }));
+      const lost = new Promise((resolve) =>
+        lock.signal.addEventListener("abort", () => resolve(lock.signal.reason), { once: true }),
+      );
       await coord.stop();
       const reason = await lost;
       expect(reason).to.be.instanceOf(LostLockError);

@@ -20,7 +20,10 @@ describe("mutual exclusion under contention", () => {
     this.timeout(120_000);
     const sessions = 20;
     const cycles = 50;
-    const clients = Array.from({ length: sessions }, (_, i) => new TurnstileClient(coords[i % 2].address, { ttlMs: 10_000 }));
+    const clients = Array.from(
+      { length: sessions },
+      (_, i) => new TurnstileClient(coords[i % 2].address, { ttlMs: 10_000 }),
+    );
     let inside = 0;
     let maxInside = 0;
     const tokens: bigint[] = [];

@@ -18,7 +18,13 @@ for await (const line of createInterface({ input: process.stdin })) {
     process.kill(process.pid, "SIGSTOP");
   } else if (line === "report") {
     const reason = lock.signal.reason as { name?: string; lostReason?: string } | undefined;
-    say({ event: "report", aborted: lock.signal.aborted, error: reason?.name, lostReason: reason?.lostReason, atWallMs: Date.now() });
+    say({
+      event: "report",
+      aborted: lock.signal.aborted,
+      error: reason?.name,
+      lostReason: reason?.lostReason,
+      atWallMs: Date.now(),
+    });
     await client.close().catch(() => {});
     process.exit(0);
   }

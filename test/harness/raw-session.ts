@@ -1,9 +1,5 @@
 import { type ClientDuplexStream, credentials, type ServiceError } from "@grpc/grpc-js";
-import {
-  LockServiceClient,
-  type SessionRequest,
-  type SessionResponse,
-} from "../../gen/ts/turnstile/v1/turnstile.js";
+import { LockServiceClient, type SessionRequest, type SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
 
 type Kind = NonNullable<SessionResponse["kind"]>;
 type Of<C extends Kind["$case"]> = Extract<Kind, { $case: C }>;
@@ -49,15 +45,33 @@ export class RawSession {
 
   /** Sends Open without waiting for the answer. */
   sendOpen(ttlMs = 5000): void {
-    this.send({ kind: { $case: "open", open: { clientName: "test", ttl: { seconds: BigInt(Math.floor(ttlMs / 1000)), nanos: (ttlMs % 1000) * 1e6 }, resumeSessionId: "", resumeSecret: "" } } });
+    this.send({
+      kind: {
+        $case: "open",
+        open: {
+          clientName: "test",
+          ttl: { seconds: BigInt(Math.floor(ttlMs / 1000)), nanos: (ttlMs % 1000) * 1e6 },
+          resumeSessionId: "",
+          resumeSecret: "",
+        },
+      },
+    });
   }
 
   /** Resolves with the first response of that case not yet taken (optionally matching). */
-  async next<C extends Kind["$case"]>(kase: C, match: (r: Of<C>) => boolean = () => true, timeoutMs = 5000): Promise<Of<C>> {
-    const found = await this.until(() => {
-      const i = this.received.findIndex((r) => r.kind?.$case === kase && match(r.kind as Of<C>));
-      return i >= 0 ? (this.received.splice(i, 1)[0].kind as Of<C>) : undefined;
-    }, `${kase} response`, timeoutMs);
+  async next<C extends Kind["$case"]>(
+    kase: C,
+    match: (r: Of<C>) => boolean = () => true,
+    timeoutMs = 5000,
+  ): Promise<Of<C>> {
+    const found = await this.until(
+      () => {
+        const i = this.received.findIndex((r) => r.kind?.$case === kase && match(r.kind as Of<C>));
+        return i >= 0 ? (this.received.splice(i, 1)[0].kind as Of<C>) : undefined;
+      },
+      `${kase} response`,
+      timeoutMs,
+    );
     return found;
   }
 
@@ -84,7 +98,11 @@ export class RawSession {
       const onWake = () => void check();
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== onWake);
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; received: ${JSON.stringify(this.received, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`));
+        reject(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${what}; received: ${JSON.stringify(this.received, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`,
+          ),
+        );
       }, timeoutMs);
       if (!check()) this.waiters.push(onWake);
     });

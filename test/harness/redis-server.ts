@@ -23,7 +23,9 @@ export function redisServerAvailable(): boolean {
  * Starts a fresh redis-server on a free port with its own data directory and resolves once it
  * accepts connections. `appendonly` turns on AOF (fsync always) for restart tests.
  */
-export async function startRedis(options: { port?: number; dir?: string; appendonly?: boolean } = {}): Promise<TestRedis> {
+export async function startRedis(
+  options: { port?: number; dir?: string; appendonly?: boolean } = {},
+): Promise<TestRedis> {
   const port = options.port ?? (await freePort());
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "turnstile-redis-"));
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", ""];

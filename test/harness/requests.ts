@@ -7,11 +7,22 @@ export function acquireMsg(
   name: string,
   opts: { owner?: string; waitMs?: number; mode?: LockMode; limit?: number; value?: Buffer } = {},
 ): SessionRequest {
-  const wait = opts.waitMs === undefined ? undefined : { seconds: BigInt(Math.floor(opts.waitMs / 1000)), nanos: (opts.waitMs % 1000) * 1e6 };
+  const wait =
+    opts.waitMs === undefined
+      ? undefined
+      : { seconds: BigInt(Math.floor(opts.waitMs / 1000)), nanos: (opts.waitMs % 1000) * 1e6 };
   return {
     kind: {
       $case: "acquire",
-      acquire: { requestId, name, mode: opts.mode ?? LockMode.LOCK_MODE_EXCLUSIVE, limit: opts.limit ?? 0, wait, owner: opts.owner ?? requestId, value: opts.value ?? Buffer.alloc(0) },
+      acquire: {
+        requestId,
+        name,
+        mode: opts.mode ?? LockMode.LOCK_MODE_EXCLUSIVE,
+        limit: opts.limit ?? 0,
+        wait,
+        owner: opts.owner ?? requestId,
+        value: opts.value ?? Buffer.alloc(0),
+      },
     },
   };
 }

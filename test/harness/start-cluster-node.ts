@@ -14,14 +14,7 @@ export async function startClusterNode(): Promise<TestRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "turnstile-cluster-"));
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", ""];
-  args.push(
-    "--appendonly",
-    "no",
-    "--cluster-enabled",
-    "yes",
-    "--cluster-config-file",
-    "nodes.conf",
-  );
+  args.push("--appendonly", "no", "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf");
   const child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
   await waitForOutput(child, /Ready to accept connections/, 10_000);
   return {

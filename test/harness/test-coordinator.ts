@@ -13,7 +13,13 @@ export interface TestCoordinator {
 /** Starts a coordinator on 127.0.0.1:0 against `redisUrl`; logs stay silent unless TEST_LOG is set. */
 export async function startCoordinator(redisUrl: string, limits: Partial<Limits> = {}): Promise<TestCoordinator> {
   const log = pino({ level: process.env.TEST_LOG ?? "silent" });
-  const coordinator = new Coordinator({ store: new RedisStore({ url: redisUrl }), log, listen: "127.0.0.1:0", limits, shutdownGraceMs: 500 });
+  const coordinator = new Coordinator({
+    store: new RedisStore({ url: redisUrl }),
+    log,
+    listen: "127.0.0.1:0",
+    limits,
+    shutdownGraceMs: 500,
+  });
   const port = await coordinator.start();
   return { address: `127.0.0.1:${port}`, coordinator, stop: () => coordinator.stop() };
 }

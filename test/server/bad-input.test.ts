@@ -1,6 +1,6 @@
 import { status } from "@grpc/grpc-js";
 import { expect } from "chai";
-import { FailureReason, LockMode } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { FailureReason, type LockMode } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { acquireMsg, cancelMsg, releaseMsg } from "../harness/requests.js";
@@ -63,14 +63,20 @@ describe("bad input", () => {
     const s = await session();
     s.send(acquireMsg("r1", "bad/wait", { waitMs: 86_400_001 }));
     const f = await failure(s, "r1");
-    expect([f.reason, f.message]).to.deep.equal([INVALID, "acquire.wait: 86400001 ms exceeds the maximum of 86400000 ms (omit it to wait forever)"]);
+    expect([f.reason, f.message]).to.deep.equal([
+      INVALID,
+      "acquire.wait: 86400001 ms exceeds the maximum of 86400000 ms (omit it to wait forever)",
+    ]);
   });
 
   it("fails an acquire with an unknown mode value", async () => {
     const s = await session();
     s.send(acquireMsg("r1", "bad/mode", { mode: 7 as LockMode }));
     const f = await failure(s, "r1");
-    expect([f.reason, f.message]).to.deep.equal([INVALID, "acquire.mode: unknown value 7 (expected EXCLUSIVE or SHARED)"]);
+    expect([f.reason, f.message]).to.deep.equal([
+      INVALID,
+      "acquire.mode: unknown value 7 (expected EXCLUSIVE or SHARED)",
+    ]);
   });
 
   it("fails an acquire with a value over 4096 bytes", async () => {
@@ -103,7 +109,10 @@ describe("bad input", () => {
     for (let i = 0; i < 50; i++) await s.next("acquired", (a) => a.acquired.requestId === `r${i}`);
     for (let i = 50; i < 60; i++) {
       const f = await failure(s, `r${i}`);
-      expect([f.reason, f.message]).to.deep.equal([FailureReason.FAILURE_REASON_LIMIT, "session: at most 50 locks held or pending per session"]);
+      expect([f.reason, f.message]).to.deep.equal([
+        FailureReason.FAILURE_REASON_LIMIT,
+        "session: at most 50 locks held or pending per session",
+      ]);
     }
   });
 
@@ -120,7 +129,10 @@ describe("bad input", () => {
     open.push(s);
     s.sendOpen(500);
     const st = await s.status();
-    expect([st.code, st.details]).to.deep.equal([status.INVALID_ARGUMENT, "open.ttl: 500 ms is outside the allowed range 1000..3600000 ms"]);
+    expect([st.code, st.details]).to.deep.equal([
+      status.INVALID_ARGUMENT,
+      "open.ttl: 500 ms is outside the allowed range 1000..3600000 ms",
+    ]);
   });
 
   it("ends the stream with RESOURCE_EXHAUSTED for an oversize message", async () => {

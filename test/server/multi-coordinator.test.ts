@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { spawnCoordinator, type CoordinatorProcess } from "../harness/coordinator-process.js";
+import { type CoordinatorProcess, spawnCoordinator } from "../harness/coordinator-process.js";
 import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { acquireMsg, releaseMsg } from "../harness/requests.js";

@@ -1,10 +1,10 @@
-import { expect } from "chai";
 import { status } from "@grpc/grpc-js";
+import { expect } from "chai";
 import { FailureReason } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
-import { startCoordinator, type TestCoordinator } from "../harness/test-coordinator.js";
 import { acquireMsg, releaseMsg } from "../harness/requests.js";
+import { startCoordinator, type TestCoordinator } from "../harness/test-coordinator.js";
 
 describe("Session stream", () => {
   let redis: TestRedis;

@@ -15,7 +15,8 @@ describe("session lifecycle (server side)", () => {
     await s.open(ttlMs);
     return s;
   };
-  const failure = async (s: RawSession, id: string) => (await s.next("failed", (f) => f.failed.requestId === id)).failed;
+  const failure = async (s: RawSession, id: string) =>
+    (await s.next("failed", (f) => f.failed.requestId === id)).failed;
 
   before(async () => {
     redis = await startRedis();
@@ -45,7 +46,8 @@ describe("session lifecycle (server side)", () => {
       const granted = (await w.next("acquired")).acquired;
       expect(granted.fencingToken > previous).to.equal(true);
       previous = granted.fencingToken;
-      for (const later of waiters.slice(i + 1)) expect(later.received.some((r) => r.kind?.$case === "acquired")).to.equal(false);
+      for (const later of waiters.slice(i + 1))
+        expect(later.received.some((r) => r.kind?.$case === "acquired")).to.equal(false);
       w.send(releaseMsg("r", "life/fifo", `w${i}`));
     }
     expect(coord.coordinator.table.recheckCount).to.equal(rechecksBefore);

@@ -102,9 +102,7 @@ describe("RedisStore", () => {
         holdCount: 0,
       });
       await listenerB.until(() => listenerB.grants.length > 0, "B's grant");
-      expect(listenerB.grants).to.deep.equal([
-        { name: "job", sessionId: "bb02", requestId: "r2", token: 2n },
-      ]);
+      expect(listenerB.grants).to.deep.equal([{ name: "job", sessionId: "bb02", requestId: "r2", token: 2n }]);
       expect(listenerA.grants).to.deep.equal([]);
     });
 
@@ -113,9 +111,7 @@ describe("RedisStore", () => {
       await a.acquire(claim("job", "aa01", "r1"));
       await a.acquire(claim("job", "aa02", "r2"));
       await a.release({ name: "job", sessionId: "aa01", owner: "o" }, false);
-      expect(listener.grants).to.deep.equal([
-        { name: "job", sessionId: "aa02", requestId: "r2", token: 2n },
-      ]);
+      expect(listener.grants).to.deep.equal([{ name: "job", sessionId: "aa02", requestId: "r2", token: 2n }]);
     });
 
     it("reports a waiter's status through check, and renews holds and queue entries", async () => {

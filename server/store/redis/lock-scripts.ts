@@ -23,9 +23,7 @@ export class LockScripts {
   /** Runs one script with its keys and arguments and returns its raw reply. */
   run(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
     // defineCommand adds methods ioredis cannot type; this is the one place that reaches them.
-    const command = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[
-      commandName(name)
-    ];
+    const command = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[commandName(name)];
     return command.call(this.redis, ...keys, ...args);
   }
 }

@@ -103,10 +103,11 @@ export class RedisStore implements Store {
 
   async check(name: string, waiters: Claim[]): Promise<CheckOutcome> {
     const pairs = waiters.flatMap((w) => [`${w.sessionId}:${w.requestId}`, `${w.sessionId}:${w.owner}`]);
-    const reply = (await this.run("check", lockKeys(this.prefix, name), [
-      ...this.grantArgs(name),
-      ...pairs,
-    ])) as [number, string[], string[]];
+    const reply = (await this.run("check", lockKeys(this.prefix, name), [...this.grantArgs(name), ...pairs])) as [
+      number,
+      string[],
+      string[],
+    ];
     this.deliverLocal(name, reply[1]);
     const statuses = reply[2].map((s): WaiterStatus => {
       if (s === "q") return { kind: "queued" };
@@ -115,10 +116,20 @@ export class RedisStore implements Store {
     return { statuses, recheckInMs: Number(reply[0]) };
   }
 
-  async renew(name: string, sessionId: string, ttlMs: number, owners: string[], waiters: Claim[]): Promise<RenewOutcome> {
+  async renew(
+    name: string,
+    sessionId: string,
+    ttlMs: number,
+    owners: string[],
+    waiters: Claim[],
+  ): Promise<RenewOutcome> {
     const [holders, , , leases] = lockKeys(this.prefix, name);
     const pairs = waiters.flatMap((w) => [w.requestId, w.owner]);
-    const reply = (await this.run("renew", [holders, leases], [sessionId, ttlMs, owners.length, ...owners, ...pairs])) as number[];
+    const reply = (await this.run(
+      "renew",
+      [holders, leases],
+      [sessionId, ttlMs, owners.length, ...owners, ...pairs],
+    )) as number[];
     const codes = reply.map(Number);
     return {
       holdersAlive: codes.slice(0, owners.length).map((c) => c === 1),

@@ -1,25 +1,13 @@
 import { expect } from "chai";
 import { waitForLeaseEnd } from "../../harness/wait-for-lease-end.js";
-import {
-  acquire,
-  keys,
-  LONG_TTL,
-  RETAIN_MS,
-  redisNow,
-  release,
-  useScripts,
-} from "./script-fixture.js";
+import { acquire, keys, LONG_TTL, RETAIN_MS, redisNow, release, useScripts } from "./script-fixture.js";
 
 describe("acquire.lua", () => {
   const f = useScripts();
 
   it("returns GRANTED with token 1 and count 1 on a free lock, and records the holder", async () => {
     const before = await redisNow(f.redis);
-    expect(await acquire(f, "a", { session: "s1", request: "r1", ttl: 10_000 })).to.deep.equal([
-      1,
-      "1",
-      1,
-    ]);
+    expect(await acquire(f, "a", { session: "s1", request: "r1", ttl: 10_000 })).to.deep.equal([1, "1", 1]);
     const k = keys("a");
     const deadline = Number(await f.redis.zscore(k.holders, "s1:o"));
     expect(deadline).to.be.within(before + 10_000, (await redisNow(f.redis)) + 10_000);
@@ -44,9 +32,7 @@ describe("acquire.lua", () => {
     expect(first[2])
       .to.be.a("number")
       .within(deadline - after, 10_000);
-    expect((await acquire(f, "a", { session: "s3", request: "r3" })).slice(0, 2)).to.deep.equal([
-      2, 2,
-    ]);
+    expect((await acquire(f, "a", { session: "s3", request: "r3" })).slice(0, 2)).to.deep.equal([2, 2]);
     expect(await f.redis.zrange(keys("a").queue, 0, "-1")).to.deep.equal(["s2:r2", "s3:r3"]);
     expect(await f.redis.hget(keys("a").data, "w:s2:r2")).to.equal("c1 1 0 o");
   });
@@ -80,11 +66,7 @@ describe("acquire.lua", () => {
 
   it("grants any number of shared claims with limit 0", async () => {
     for (let i = 1; i <= 5; i++) {
-      expect(await acquire(f, "a", { session: `s${i}`, mode: 2, limit: 0 })).to.deep.equal([
-        1,
-        String(i),
-        1,
-      ]);
+      expect(await acquire(f, "a", { session: `s${i}`, mode: 2, limit: 0 })).to.deep.equal([1, String(i), 1]);
     }
   });
 

@@ -1,13 +1,5 @@
 import { expect } from "chai";
-import {
-  acquire,
-  type GrantFeed,
-  keys,
-  RETAIN_MS,
-  release,
-  subscribeGrants,
-  useScripts,
-} from "./script-fixture.js";
+import { acquire, type GrantFeed, keys, RETAIN_MS, release, subscribeGrants, useScripts } from "./script-fixture.js";
 
 describe("release.lua", () => {
   const f = useScripts();
@@ -57,11 +49,7 @@ describe("release.lua", () => {
   it("returns GRANT_RELEASED for a waiter granted before its withdrawal, and hands the lock on", async () => {
     await heldWithWaiters("s2", "s3");
     expect(await release(f, "a", { session: "s1" })).to.deep.equal([11, 0, ["s2:r", "2"]]);
-    expect(await release(f, "a", { session: "s2", request: "r" })).to.deep.equal([
-      14,
-      0,
-      ["s3:r", "3"],
-    ]);
+    expect(await release(f, "a", { session: "s2", request: "r" })).to.deep.equal([14, 0, ["s3:r", "3"]]);
     expect(await f.redis.zrange(keys("a").holders, 0, "-1")).to.deep.equal(["s3:o"]);
     expect(await f.redis.hexists(keys("a").data, "h:s2:o")).to.equal(0);
   });
@@ -111,11 +99,7 @@ describe("release.lua", () => {
   it("returns a grant to the caller's own coordinator in the reply and publishes nothing", async () => {
     await heldWithWaiters("s2");
     feed = await subscribeGrants(f.server.url);
-    expect(await release(f, "a", { session: "s1", coord: "c1" })).to.deep.equal([
-      11,
-      0,
-      ["s2:r", "2"],
-    ]);
+    expect(await release(f, "a", { session: "s1", coord: "c1" })).to.deep.equal([11, 0, ["s2:r", "2"]]);
     // Messages arrive in order: if the marker comes first, the release published nothing.
     await f.redis.publish("t:grants:marker", "end");
     expect(await feed.next()).to.deep.equal({ channel: "t:grants:marker", message: "end" });
@@ -136,11 +120,7 @@ describe("release.lua", () => {
     await acquire(f, "a", { session: "s3", mode: 2, limit: 0 });
     await acquire(f, "a", { session: "x4", mode: 1 });
     await acquire(f, "a", { session: "s5", mode: 2, limit: 0 });
-    expect(await release(f, "a", { session: "s1" })).to.deep.equal([
-      11,
-      0,
-      ["s2:r", "2", "s3:r", "3"],
-    ]);
+    expect(await release(f, "a", { session: "s1" })).to.deep.equal([11, 0, ["s2:r", "2", "s3:r", "3"]]);
     expect(await f.redis.zrange(keys("a").queue, 0, "-1")).to.deep.equal(["x4:r", "s5:r"]);
   });
 
@@ -157,8 +137,7 @@ describe("release.lua", () => {
 
   it("grants shared waiters only up to the limit in force", async () => {
     const shared = { mode: 2, limit: 2 } as const;
-    for (const session of ["s1", "s2", "s3", "s4", "s5"])
-      await acquire(f, "a", { session, ...shared });
+    for (const session of ["s1", "s2", "s3", "s4", "s5"]) await acquire(f, "a", { session, ...shared });
     expect(await release(f, "a", { session: "s1" })).to.deep.equal([11, 0, ["s3:r", "3"]]);
     expect(await f.redis.zcard(keys("a").holders)).to.equal(2);
     expect(await f.redis.zrange(keys("a").queue, 0, "-1")).to.deep.equal(["s4:r", "s5:r"]);

@@ -64,9 +64,19 @@ describe("renew.lua", () => {
   it("answers one status per entry in order, owners first, matching each against its own set", async () => {
     await acquire(f, "a", { session: "s1", owner: "o1", request: "r1" });
     await acquire(f, "a", { session: "s1", owner: "o3", request: "rq" });
-    expect(await renew(f, "a", "s1", 20_000, ["o1", "ox"], [["rq", "o3"], ["ry", "oy"]])).to.deep.equal([
-      1, 0, 1, 0,
-    ]);
+    expect(
+      await renew(
+        f,
+        "a",
+        "s1",
+        20_000,
+        ["o1", "ox"],
+        [
+          ["rq", "o3"],
+          ["ry", "oy"],
+        ],
+      ),
+    ).to.deep.equal([1, 0, 1, 0]);
     // The holder count splits the list: "o3" as a holder and "o1" as a request id are not found.
     expect(await renew(f, "a", "s1", 20_000, ["o3"], [["o1", "ox"]])).to.deep.equal([0, 0]);
   });
