@@ -1,13 +1,14 @@
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { Coordinator } from "./coordinator.js";
+import { MemoryStore } from "./store/memory/memory-store.js";
 import { RedisStore } from "./store/redis/redis-store.js";
 
 const USAGE = `Usage: turnstile serve [--listen HOST:PORT] [--redis URL] [--log-level LEVEL]
 
   --listen HOST:PORT   address to serve gRPC on (env TURNSTILE_LISTEN, default 127.0.0.1:7420)
   --redis URL          Redis to keep locks in, redis://[:password@]host:port[/db]
-                       (env TURNSTILE_REDIS_URL; required)
+                       (env TURNSTILE_REDIS_URL; absent: the embedded in-process store)
   --log-level LEVEL    trace|debug|info|warn|error (env TURNSTILE_LOG_LEVEL, default info)
 `;
 
@@ -31,10 +32,12 @@ async function main(argv: string[]): Promise<number> {
   const redisUrl = values.redis ?? process.env.TURNSTILE_REDIS_URL;
   const log = pino({ level: values["log-level"] ?? process.env.TURNSTILE_LOG_LEVEL ?? "info" });
   if (!redisUrl) {
-    process.stderr.write("turnstile serve: --redis URL (or TURNSTILE_REDIS_URL) is required\n");
-    return 2;
+    log.warn(
+      "no Redis URL: using the embedded store (locks live in this process only; pass --redis for durability and more coordinators)",
+    );
   }
-  const coordinator = new Coordinator({ store: new RedisStore({ url: redisUrl }), log, listen });
+  const store = redisUrl ? new RedisStore({ url: redisUrl }) : new MemoryStore();
+  const coordinator = new Coordinator({ store, log, listen });
   await coordinator.start();
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);

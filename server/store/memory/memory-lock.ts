@@ -71,7 +71,13 @@ export class MemoryLock {
     if (a.mode === "shared" && (free || a.mayWait)) this.limit = a.limit;
     if (free) {
       const token = this.issueToken(now);
-      this.hold(a.sessionId, a.owner, { token, count: 1, mode: a.mode, requestId: a.requestId, deadline: now + a.ttlMs });
+      this.hold(a.sessionId, a.owner, {
+        token,
+        count: 1,
+        mode: a.mode,
+        requestId: a.requestId,
+        deadline: now + a.ttlMs,
+      });
       return { kind: "granted", token, holdCount: 1 };
     }
     if (!a.mayWait) return { kind: "busy" };
@@ -80,7 +86,11 @@ export class MemoryLock {
     const { sessionId, requestId, owner, mode, limit } = a;
     this.queue.set(id, { sessionId, requestId, owner, mode, limit, deadline: now + a.ttlMs });
     // Last in the queue; with no holder left (their leases ended) a re-check is due at once.
-    return { kind: "queued", position: this.queue.size, recheckInMs: Math.max(0, this.msToEarliestLease(now)) };
+    return {
+      kind: "queued",
+      position: this.queue.size,
+      recheckInMs: Math.max(0, this.msToEarliestLease(now)),
+    };
   }
 
   /**
@@ -117,10 +127,7 @@ export class MemoryLock {
    * The re-check (check.lua): hands the lock on, then reports each waiter as queued, granted
    * (with its token) or gone, and the ms until the earliest holder lease ends (-1: no holder).
    */
-  check(
-    waiters: Claim[],
-    now: number,
-  ): { statuses: WaiterStatus[]; recheckInMs: number; grants: LockGrant[] } {
+  check(waiters: Claim[], now: number): { statuses: WaiterStatus[]; recheckInMs: number; grants: LockGrant[] } {
     this.purge(now);
     const grants = this.handOn(now);
     const statuses = waiters.map((w): WaiterStatus => {
@@ -131,16 +138,24 @@ export class MemoryLock {
     return { statuses, recheckInMs: this.msToEarliestLease(now), grants };
   }
 
-  /** Pushes the live leases of a session's holds and queue entries to now + ttl (renew.lua). */
-  renew(sessionId: string, ttlMs: number, owners: string[], requestIds: string[], now: number): RenewOutcome {
-    const extend = (entry: { deadline: number } | undefined): boolean => {
-      if (!entry || entry.deadline <= now) return false; // ended: never revived
+  /**
+   * Pushes the live leases of a session's holds (by owner) and queue entries to now + ttl
+   * (renew.lua). A waiter no longer queued whose (session, owner) holds the lock was granted
+   * meanwhile: its hold is renewed in its place. An ended lease is never revived.
+   */
+  renew(sessionId: string, ttlMs: number, owners: string[], waiters: Claim[], now: number): RenewOutcome {
+    const push = (entry: { deadline: number } | undefined): boolean => {
+      if (!entry || entry.deadline <= now) return false;
       entry.deadline = now + ttlMs;
       return true;
     };
+    const holder = (owner: string) => this.holders.get(pairKey(sessionId, owner));
     return {
-      holdersAlive: owners.map((owner) => extend(this.holders.get(pairKey(sessionId, owner)))),
-      waitersAlive: requestIds.map((request) => extend(this.queue.get(pairKey(sessionId, request)))),
+      holdersAlive: owners.map((owner) => push(holder(owner))),
+      waiters: waiters.map((w) => {
+        if (push(this.queue.get(pairKey(sessionId, w.requestId)))) return "queued";
+        return push(holder(w.owner)) ? "granted" : "gone";
+      }),
     };
   }
 
@@ -157,12 +172,19 @@ export class MemoryLock {
     // Counted like the script counts: a grant to a (session, owner) that already holds replaces
     // that hold but still counts as one more holder.
     let n = this.holders.size;
+    if (n === 0) this.exclusive = false;
     for (const [id, w] of this.queue) {
       if (!this.fits(w.mode, w.limit, n)) break;
       const token = this.issueToken(now);
       this.queue.delete(id);
       // The hold keeps the waiter's lease deadline: the waiter's keepalives kept it current.
-      this.hold(w.sessionId, w.owner, { token, count: 1, mode: w.mode, requestId: w.requestId, deadline: w.deadline });
+      this.hold(w.sessionId, w.owner, {
+        token,
+        count: 1,
+        mode: w.mode,
+        requestId: w.requestId,
+        deadline: w.deadline,
+      });
       n++;
       grants.push({ sessionId: w.sessionId, requestId: w.requestId, token });
     }

@@ -76,12 +76,12 @@ export class MemoryStore implements Store {
     sessionId: string,
     ttlMs: number,
     owners: string[],
-    requestIds: string[],
+    waiters: Claim[],
   ): Promise<RenewOutcome> {
     const now = this.begin();
     const lock = this.locks.get(name);
-    if (lock) return lock.renew(sessionId, ttlMs, owners, requestIds, now);
-    return { holdersAlive: owners.map(() => false), waitersAlive: requestIds.map(() => false) };
+    if (lock) return lock.renew(sessionId, ttlMs, owners, waiters, now);
+    return { holdersAlive: owners.map(() => false), waiters: waiters.map(() => "gone") };
   }
 
   async close(): Promise<void> {

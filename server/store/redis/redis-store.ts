@@ -70,7 +70,9 @@ export class RedisStore implements Store {
     });
     let ready = false;
     this.events.on("ready", () => {
-      if (ready) listener.resync();
+      // Re-check only once commands can run too, or the re-checks would fail and wait for a retry.
+      if (ready && this.redis.status === "ready") listener.resync();
+      else if (ready) this.redis.once("ready", () => listener.resync());
       ready = true;
     });
     await Promise.all([this.redis.connect(), this.events.connect()]);
@@ -123,12 +125,12 @@ export class RedisStore implements Store {
     owners: string[],
     waiters: Claim[],
   ): Promise<RenewOutcome> {
-    const [holders, , , leases] = lockKeys(this.prefix, name);
+    const [holders, , , leases, fence] = lockKeys(this.prefix, name);
     const pairs = waiters.flatMap((w) => [w.requestId, w.owner]);
     const reply = (await this.run(
       "renew",
-      [holders, leases],
-      [sessionId, ttlMs, owners.length, ...owners, ...pairs],
+      [holders, leases, fence],
+      [sessionId, ttlMs, this.fenceRetainMs, owners.length, ...owners, ...pairs],
     )) as number[];
     const codes = reply.map(Number);
     return {

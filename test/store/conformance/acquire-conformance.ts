@@ -6,7 +6,11 @@ import { passTime } from "./wait-for.js";
 /** Acquire: grant, re-entry, queueing, busy, conflict and upgrade. */
 export function acquireConformance(f: ConformanceFixture): void {
   f.it("grants a free lock with token 1 and hold count 1", async () => {
-    expect(await f.store.acquire(ask("a", "s1"))).to.deep.equal({ kind: "granted", token: 1n, holdCount: 1 });
+    expect(await f.store.acquire(ask("a", "s1"))).to.deep.equal({
+      kind: "granted",
+      token: 1n,
+      holdCount: 1,
+    });
   });
 
   f.it("re-enters for the same session and owner: the count goes up and the token stays", async () => {
@@ -38,12 +42,17 @@ export function acquireConformance(f: ConformanceFixture): void {
     expect(first).to.include({ kind: "queued", position: 1 });
     expect(first).to.have.property("recheckInMs").that.is.within(1, 10_000);
     expect(await f.store.acquire(ask("a", "s3"))).to.include({ kind: "queued", position: 2 });
-    expect(await f.store.acquire(ask("a", "s4", { requestId: "r4" }))).to.include({ kind: "queued", position: 3 });
+    expect(await f.store.acquire(ask("a", "s4", { requestId: "r4" }))).to.include({
+      kind: "queued",
+      position: 3,
+    });
   });
 
   f.it("answers busy to a try-once claim on a held lock and leaves no queue entry", async () => {
     await f.store.acquire(ask("a", "s1"));
-    expect(await f.store.acquire(ask("a", "s2", { mayWait: false }))).to.deep.equal({ kind: "busy" });
+    expect(await f.store.acquire(ask("a", "s2", { mayWait: false }))).to.deep.equal({
+      kind: "busy",
+    });
     expect((await f.store.check("a", [waiterOf("a", "s2")])).statuses).to.deep.equal([{ kind: "gone" }]);
     expect(await f.store.acquire(ask("a", "s3"))).to.include({ kind: "queued", position: 1 });
   });
@@ -52,30 +61,47 @@ export function acquireConformance(f: ConformanceFixture): void {
     await f.store.acquire(ask("a", "s1", { ttlMs: SHORT_TTL }));
     await f.store.acquire(ask("a", "s2"));
     await passTime(f.store, SHORT_TTL);
-    expect(await f.store.acquire(ask("a", "s3", { mayWait: false }))).to.deep.equal({ kind: "busy" });
+    expect(await f.store.acquire(ask("a", "s3", { mayWait: false }))).to.deep.equal({
+      kind: "busy",
+    });
   });
 
   f.it("queues a claim behind the waiters once the holder's lease has ended, with 0 ms to wait", async () => {
     await f.store.acquire(ask("a", "s1", { ttlMs: SHORT_TTL }));
     await f.store.acquire(ask("a", "s2", { ttlMs: LONG_TTL }));
     await passTime(f.store, SHORT_TTL);
-    expect(await f.store.acquire(ask("a", "s3"))).to.deep.equal({ kind: "queued", position: 2, recheckInMs: 0 });
+    expect(await f.store.acquire(ask("a", "s3"))).to.deep.equal({
+      kind: "queued",
+      position: 2,
+      recheckInMs: 0,
+    });
   });
 
   f.it("answers conflict with the limit in force when a shared claim names another limit", async () => {
     await f.store.acquire(askShared("a", "s1", 2));
-    expect(await f.store.acquire(askShared("a", "s2", 3))).to.deep.equal({ kind: "conflict", limitInForce: 2 });
+    expect(await f.store.acquire(askShared("a", "s2", 3))).to.deep.equal({
+      kind: "conflict",
+      limitInForce: 2,
+    });
     expect(await f.store.acquire(askShared("a", "s3", 0, { mayWait: false }))).to.deep.equal({
       kind: "conflict",
       limitInForce: 2,
     });
-    expect(await f.store.acquire(askShared("a", "s4", 2))).to.deep.include({ kind: "granted", holdCount: 1 });
+    expect(await f.store.acquire(askShared("a", "s4", 2))).to.deep.include({
+      kind: "granted",
+      holdCount: 1,
+    });
   });
 
   f.it("refuses to upgrade a shared hold to exclusive and keeps the hold", async () => {
     await f.store.acquire(askShared("a", "s1", 0, { requestId: "r1" }));
-    expect(await f.store.acquire(ask("a", "s1", { requestId: "r2" }))).to.deep.equal({ kind: "upgrade" });
-    expect(await f.store.release(holdOf("a", "s1"), false)).to.deep.equal({ kind: "released", holdCount: 0 });
+    expect(await f.store.acquire(ask("a", "s1", { requestId: "r2" }))).to.deep.equal({
+      kind: "upgrade",
+    });
+    expect(await f.store.release(holdOf("a", "s1"), false)).to.deep.equal({
+      kind: "released",
+      holdCount: 0,
+    });
   });
 
   f.it("lets an exclusive holder re-enter with a shared claim", async () => {
@@ -85,6 +111,9 @@ export function acquireConformance(f: ConformanceFixture): void {
       token: 1n,
       holdCount: 2,
     });
-    expect(await f.store.acquire(askShared("a", "s2", 5))).to.include({ kind: "queued", position: 1 });
+    expect(await f.store.acquire(askShared("a", "s2", 5))).to.include({
+      kind: "queued",
+      position: 1,
+    });
   });
 }

@@ -10,11 +10,26 @@ export const SHORT_TTL = 100;
  * leased for LONG_TTL; `more` overrides any of it. Session ids never contain ":".
  */
 export function ask(name: string, sessionId: string, more: Partial<AcquireArgs> = {}): AcquireArgs {
-  return { name, sessionId, owner: "o", requestId: "r", ttlMs: LONG_TTL, mode: "exclusive", limit: 0, mayWait: true, ...more };
+  return {
+    name,
+    sessionId,
+    owner: "o",
+    requestId: "r",
+    ttlMs: LONG_TTL,
+    mode: "exclusive",
+    limit: 0,
+    mayWait: true,
+    ...more,
+  };
 }
 
 /** A shared acquire with `limit` (0: unlimited); `more` overrides as for `ask`. */
-export function askShared(name: string, sessionId: string, limit: number, more: Partial<AcquireArgs> = {}): AcquireArgs {
+export function askShared(
+  name: string,
+  sessionId: string,
+  limit: number,
+  more: Partial<AcquireArgs> = {},
+): AcquireArgs {
   return ask(name, sessionId, { mode: "shared", limit, ...more });
 }
 

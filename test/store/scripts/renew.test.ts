@@ -14,6 +14,12 @@ describe("renew.lua", () => {
     expect(deadline).to.be.within(before + 20_000, after + 20_000);
   });
 
+  it("keeps the fencing counter retain ms past a renewed hold, so a long hold never loses it", async () => {
+    await acquire(f, "a", { session: "s1", ttl: 1_000 });
+    expect(await renew(f, "a", "s1", 200_000, ["o"], [])).to.deep.equal([1]);
+    expect(await f.redis.pttl(keys("a").fence)).to.be.within(200_000 + 60_000 - 5_000, 200_000 + 60_000);
+  });
+
   it("returns 1 and pushes a queued waiter's lease deadline to now + ttl", async () => {
     await acquire(f, "a", { session: "s1" });
     await acquire(f, "a", { session: "s2", ttl: 1_000 });

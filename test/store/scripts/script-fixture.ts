@@ -94,9 +94,9 @@ export async function renew(
   owners: string[],
   waiters: [string, string][],
 ): Promise<number[]> {
-  const { holders, leases } = keys(name);
-  const args = [session, ttl, owners.length, ...owners, ...waiters.flat()];
-  return (await f.scripts.run("renew", [holders, leases], args)) as number[];
+  const { holders, leases, fence } = keys(name);
+  const args = [session, ttl, 60_000, owners.length, ...owners, ...waiters.flat()];
+  return (await f.scripts.run("renew", [holders, leases, fence], args)) as number[];
 }
 
 /** Redis's clock in ms, as the scripts compute it. */

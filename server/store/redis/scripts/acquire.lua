@@ -6,7 +6,7 @@
 --                       w:<waiter> "coord mode limit owner", limit, excl, seq
 --       3 queue   zset  waiter -> arrival sequence
 --       4 leases  zset  waiter -> lease deadline ms
---       5 fence   string fencing counter, kept `retain` ms after each grant
+--       5 fence   string fencing counter, kept `retain` ms past every lease
 -- ARGV: session, owner, request, ttl ms, mode (1 excl, 2 shared), limit,
 --       may wait (1/0), coordinator id, fence retain ms
 -- Returns {1, token, count}  GRANTED (count > 1: re-entered, same token)
@@ -46,7 +46,7 @@ local fits = n == 0 or (mode == '2' and rcall('HEXISTS', data, 'excl') == 0
 if mode == '2' and ((fits and waiting == 0) or mayWait) then rcall('HSET', data, 'limit', limit) end
 if fits and waiting == 0 then
   local token = rcall('INCR', fence) and rcall('GET', fence)
-  rcall('PEXPIRE', fence, retain)
+  rcall('PEXPIRE', fence, ttl + retain)
   rcall('ZADD', holders, now + ttl, hid)
   rcall('HSET', data, 'h:' .. hid, token .. ' 1 ' .. mode .. ' ' .. wid)
   if mode == '1' then rcall('HSET', data, 'excl', '1') end

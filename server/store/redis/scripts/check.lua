@@ -28,10 +28,10 @@ while true do
   if not head then break end
   local wc, wm, wl, wo = string.match(rcall('HGET', data, 'w:' .. head), '^(%S+) (%d) (%d+) (.*)$')
   if n > 0 and not (wm == '2' and rcall('HEXISTS', data, 'excl') == 0 and (wl == '0' or n < tonumber(wl))) then break end
-  local tok = rcall('INCR', fence) and rcall('GET', fence)
-  rcall('PEXPIRE', fence, retain)
+  local tok, lease = rcall('INCR', fence) and rcall('GET', fence), rcall('ZSCORE', leases, head)
+  rcall('PEXPIRE', fence, math.max(0, lease - now) + retain)
   local h = string.match(head, '^[^:]*:') .. wo
-  rcall('ZADD', holders, rcall('ZSCORE', leases, head), h)
+  rcall('ZADD', holders, lease, h)
   rcall('HSET', data, 'h:' .. h, tok .. ' 1 ' .. wm .. ' ' .. head)
   if wm == '1' then rcall('HSET', data, 'excl', '1') end
   rcall('ZREM', queue, head); rcall('ZREM', leases, head); rcall('HDEL', data, 'w:' .. head)

@@ -2,15 +2,17 @@
 -- of each listed holder and waiter to now + ttl; an entry whose lease already
 -- ended is not revived (its holder must be told it lost the lock). A waiter
 -- granted since the coordinator last heard of it is a holder now: its hold is
--- renewed in its place, so an acknowledged keepalive always covers it.
--- KEYS: 1 holders, 2 waiter leases (layout: acquire.lua)
--- ARGV: session, ttl ms, holder count H, H owners, then pairs: request, owner
+-- renewed in its place, so an acknowledged keepalive always covers it. The
+-- fencing counter is kept `retain` ms past every renewed hold.
+-- KEYS: 1 holders, 2 waiter leases, 3 fence (layout: acquire.lua)
+-- ARGV: session, ttl ms, fence retain ms, holder count H, H owners,
+--       then pairs: request, owner
 -- Returns {s1, s2, ...} one per owner, then one per pair, in ARGV order:
 --   1 renewed, 0 not held / not queued (expired or never there),
 --   2 (pairs only) no longer queued but granted: the hold was renewed
 local rcall = redis.call
-local holders, leases = KEYS[1], KEYS[2]
-local session, ttl, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local holders, leases, fence = KEYS[1], KEYS[2], KEYS[3]
+local session, ttl, retain, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 
 local t = rcall('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -21,14 +23,17 @@ local function push(set, member)
   return true
 end
 
-local out = {}
-for i = 4, 3 + count do
-  table.insert(out, push(holders, session .. ':' .. ARGV[i]) and 1 or 0)
+local out, held = {}, false
+for i = 5, 4 + count do
+  local ok = push(holders, session .. ':' .. ARGV[i])
+  held = held or ok
+  table.insert(out, ok and 1 or 0)
 end
-for i = 4 + count, #ARGV, 2 do
+for i = 5 + count, #ARGV, 2 do
   local status = 0
   if push(leases, session .. ':' .. ARGV[i]) then status = 1
-  elseif push(holders, session .. ':' .. ARGV[i + 1]) then status = 2 end
+  elseif push(holders, session .. ':' .. ARGV[i + 1]) then status, held = 2, true end
   table.insert(out, status)
 end
+if held then rcall('PEXPIRE', fence, ttl + retain) end
 return out
