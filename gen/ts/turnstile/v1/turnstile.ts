@@ -103,6 +103,11 @@ export interface Open {
   /** Resume an existing session (see docs/sessions.md). */
   resumeSessionId: string;
   resumeSecret: string;
+  /**
+   * On resume: the locks the client believes it still holds. The server checks
+   * each against the store and answers with those still held (Opened.held).
+   */
+  held: HeldLock[];
 }
 
 /**
@@ -172,7 +177,10 @@ export interface Opened {
     | undefined;
   /** True when an existing session was resumed. */
   resumed: boolean;
-  /** Locks still held on resume. */
+  /**
+   * On resume: the claimed locks still held, with the store's token and hold
+   * count; their leases were renewed as by a keepalive sent with the Open.
+   */
   held: HeldLock[];
 }
 
@@ -385,7 +393,7 @@ export const SessionRequest: MessageFns<SessionRequest> = {
 };
 
 function createBaseOpen(): Open {
-  return { clientName: "", ttl: undefined, resumeSessionId: "", resumeSecret: "" };
+  return { clientName: "", ttl: undefined, resumeSessionId: "", resumeSecret: "", held: [] };
 }
 
 export const Open: MessageFns<Open> = {
@@ -401,6 +409,9 @@ export const Open: MessageFns<Open> = {
     }
     if (message.resumeSecret !== "") {
       writer.uint32(34).string(message.resumeSecret);
+    }
+    for (const v of message.held) {
+      HeldLock.encode(v!, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -450,6 +461,14 @@ export const Open: MessageFns<Open> = {
             message.resumeSecret = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.held.push(HeldLock.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -471,6 +490,7 @@ export const Open: MessageFns<Open> = {
     message.ttl = (object.ttl !== undefined && object.ttl !== null) ? Duration.fromPartial(object.ttl) : undefined;
     message.resumeSessionId = object.resumeSessionId ?? "";
     message.resumeSecret = object.resumeSecret ?? "";
+    message.held = object.held?.map((e) => HeldLock.fromPartial(e)) || [];
     return message;
   },
 };
