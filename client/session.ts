@@ -214,7 +214,7 @@ export class Session implements LockReleaser {
     const { clientName, ttlMs } = this.#options;
     this.#stream.send({
       $case: "open",
-      open: { clientName, ttl: durationFromMs(ttlMs), resumeSessionId: "", resumeSecret: "" },
+      open: { clientName, ttl: durationFromMs(ttlMs), resumeSessionId: "", resumeSecret: "", held: [] },
     });
   }
 

@@ -5,6 +5,7 @@ import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { lockService } from "./lock-service.js";
 import { LockTable } from "./lock-table.js";
 import { RequestValidator } from "./request-validator.js";
+import { SessionKeeper } from "./session-keeper.js";
 import type { SessionStream } from "./session-stream.js";
 import type { Store } from "./store/store.js";
 
@@ -21,14 +22,15 @@ export interface CoordinatorOptions {
 
 /**
  * A coordinator: the gRPC server, its lock table and its store. `start` resolves once it listens
- * (with the bound port); `stop` ends every session stream with UNAVAILABLE so clients move on,
- * then closes the server, force-closing after the grace period.
+ * (with the bound port); `stop` drains: it ends every session stream with UNAVAILABLE without
+ * touching the store, so clients resume elsewhere with their locks, then closes the server,
+ * force-closing after the grace period.
  */
 export class Coordinator {
   readonly table: LockTable;
   readonly limits: Limits;
   private readonly server: Server;
-  private readonly sessions = new Set<SessionStream>();
+  private readonly sessions = new Map<string, SessionStream>();
   port = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
@@ -43,6 +45,7 @@ export class Coordinator {
     });
     const deps = {
       table: this.table,
+      keeper: new SessionKeeper(options.store, this.table, options.log),
       validator: new RequestValidator(this.limits),
       limits: this.limits,
       log: options.log,
@@ -70,7 +73,9 @@ export class Coordinator {
   }
 
   async stop(): Promise<void> {
-    for (const s of [...this.sessions]) s.abort(status.UNAVAILABLE, "coordinator shutting down: reconnect to another");
+    // Drain: sessions leave with their locks and queue places intact, to resume elsewhere.
+    for (const s of [...this.sessions.values()])
+      s.detach(status.UNAVAILABLE, "coordinator draining: resume on another coordinator");
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.server.forceShutdown();

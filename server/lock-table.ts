@@ -133,42 +133,21 @@ export class LockTable implements StoreListener {
   }
 
   /**
-   * Renews every hold and queue entry of the session. Holds found expired are reported Lost;
-   * resolves true when everything was renewed (and the keepalive may be acknowledged).
+   * Ends every pending acquire of a session whose stream is gone. `abandon` withdraws the waiters
+   * still attached to this coordinator (a raced grant is left for a resume to claim); `cancel`
+   * withdraws them and releases raced grants (Close); `detach` leaves the store untouched (the
+   * session moves to another stream: drain or takeover).
    */
-  async renew(session: Session): Promise<boolean> {
-    const byName = new Map<string, { holds: Hold[]; pending: Pending[] }>();
-    const entry = (name: string) => byName.get(name) ?? byName.set(name, { holds: [], pending: [] }).get(name)!;
-    for (const h of session.held.values()) entry(h.name).holds.push(h);
-    for (const p of session.pending.values()) entry(p.name).pending.push(p);
-    const results = await Promise.allSettled(
-      [...byName].map(async ([name, { holds, pending }]) => {
-        const owners = holds.map((h) => h.owner);
-        const outcome = await this.store.renew(name, session.id, session.ttlMs, owners, pending.map(claimOf));
-        holds.forEach((h, i) => {
-          if (outcome.holdersAlive[i] || session.held.get(holdKey(h.name, h.owner)) !== h) return;
-          this.forget(session, h);
-          session.send(reply.lost(h, "expired"));
-        });
-        // A waiter no longer queued was granted (the grant is on its way) or expired: ask.
-        if (outcome.waiters.some((w) => w !== "queued")) this.rechecks.schedule(name, 0);
-      }),
-    );
-    const failed = results.find((r) => r.status === "rejected");
-    if (failed) this.log.warn({ err: failed.reason, session: session.id }, "keepalive renewal failed");
-    return !failed;
+  dropPending(session: Session, how: "abandon" | "cancel" | "detach"): void {
+    for (const p of [...session.pending.values()]) {
+      if (how === "detach") this.finish(p);
+      else this.giveUp(p, new ServerError("cancelled", "acquire: the session ended"), how);
+    }
   }
 
-  /** Ends a session: pending acquires are withdrawn; with `close`, every hold is released too. */
-  async end(session: Session, close: boolean): Promise<void> {
-    for (const p of [...session.pending.values()])
-      this.giveUp(p, new ServerError("cancelled", "acquire: the session ended"));
-    if (!close) return;
-    const holds = [...session.held.values()];
-    session.held.clear();
-    await Promise.all(
-      holds.map((h) => this.store.release({ name: h.name, sessionId: session.id, owner: h.owner }, true)),
-    );
+  /** Asks for a re-check of `name` at once (a renewal found a waiter no longer queued). */
+  recheckSoon(name: string): void {
+    this.rechecks.schedule(name, 0);
   }
 
   grant(g: Grant): void {
@@ -224,12 +203,12 @@ export class LockTable implements StoreListener {
     }
   }
 
-  private giveUp(p: Pending, why: ServerError): void {
+  private giveUp(p: Pending, why: ServerError, how: "cancel" | "abandon" = "cancel"): void {
     if (p.done) return;
     this.finish(p);
     // Issued before the answer is sent, so a new acquire by the same owner queues behind it in Redis.
     this.store
-      .withdraw(claimOf(p))
+      .withdraw(claimOf(p), how)
       .catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"));
     p.session.send(reply.failed(p.requestId, p.name, why));
   }
@@ -242,7 +221,8 @@ export class LockTable implements StoreListener {
     p.session.send(reply.acquired(p.requestId, p.name, token, count));
   }
 
-  private forget(session: Session, hold: Hold): void {
+  /** Forgets a hold this session no longer has (released, expired or lost). */
+  forget(session: Session, hold: Hold): void {
     session.held.delete(holdKey(hold.name, hold.owner));
   }
 
@@ -269,6 +249,7 @@ function waiterKey(sessionId: string, requestId: string): string {
   return `${sessionId}:${requestId}`;
 }
 
-function claimOf(p: Pending): Claim {
+/** The store's view of a pending acquire. */
+export function claimOf(p: Pending): Claim {
   return { name: p.name, sessionId: p.session.id, owner: p.owner, requestId: p.requestId };
 }

@@ -40,6 +40,17 @@ export class RequestValidator {
 
   open(open: Open): ValidOpen {
     this.text("open.client_name", open.clientName, this.limits.maxIdBytes, true);
+    if (open.held.length > this.limits.maxLocksPerSession) {
+      throw invalid(
+        `open.held: ${open.held.length} locks exceeds the maximum of ${this.limits.maxLocksPerSession} per session`,
+      );
+    }
+    open.held.forEach((h, i) => {
+      this.text(`open.held[${i}].name`, h.name, this.limits.maxNameBytes, false);
+      this.text(`open.held[${i}].owner`, h.owner, this.limits.maxIdBytes, true);
+    });
+    this.text("open.resume_session_id", open.resumeSessionId, this.limits.maxIdBytes, true);
+    this.text("open.resume_secret", open.resumeSecret, this.limits.maxIdBytes, true);
     if (!open.ttl) return { clientName: open.clientName, ttlMs: this.limits.defaultTtlMs };
     const ttlMs = this.duration("open.ttl", open.ttl);
     const { minTtlMs, maxTtlMs } = this.limits;

@@ -15,7 +15,9 @@ export type ServerErrorReason =
   | "busy"
   | "expired"
   | "failed-precondition"
-  | "resource-exhausted";
+  | "resource-exhausted"
+  | "not-found"
+  | "unauthenticated";
 
 const FAILURE: Record<ServerErrorReason, FailureReason> = {
   "invalid-argument": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
@@ -31,6 +33,8 @@ const FAILURE: Record<ServerErrorReason, FailureReason> = {
   expired: FailureReason.FAILURE_REASON_EXPIRED,
   "failed-precondition": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
   "resource-exhausted": FailureReason.FAILURE_REASON_LIMIT,
+  "not-found": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
+  unauthenticated: FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
 };
 
 const GRPC_STATUS: Record<ServerErrorReason, status> = {
@@ -47,6 +51,8 @@ const GRPC_STATUS: Record<ServerErrorReason, status> = {
   expired: status.DEADLINE_EXCEEDED,
   "failed-precondition": status.FAILED_PRECONDITION,
   "resource-exhausted": status.RESOURCE_EXHAUSTED,
+  "not-found": status.NOT_FOUND,
+  unauthenticated: status.UNAUTHENTICATED,
 };
 
 /**

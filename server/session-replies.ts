@@ -1,5 +1,5 @@
 import type { Duration } from "../gen/ts/google/protobuf/duration.js";
-import { LostReason, type SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
+import { type HeldLock, LostReason, type SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { ServerError } from "./server-error.js";
 import type { Hold, Pending } from "./session.js";
 
@@ -11,13 +11,11 @@ const LOST: Record<"expired" | "revoked" | "session-ended", LostReason> = {
 
 /** Builders of every server-to-client message, so the wire shape lives in one place. */
 export const SessionReplies = {
-  opened(sessionId: string, resumeSecret: string, ttlMs: number): SessionResponse {
-    return {
-      kind: {
-        $case: "opened",
-        opened: { sessionId, resumeSecret, ttl: durationOf(ttlMs), resumed: false, held: [] },
-      },
-    };
+  /** Opened for a new session, or (with `held`) for a resumed one. */
+  opened(sessionId: string, resumeSecret: string, ttlMs: number, held?: HeldLock[]): SessionResponse {
+    const resumed = held !== undefined;
+    const opened = { sessionId, resumeSecret, ttl: durationOf(ttlMs), resumed, held: held ?? [] };
+    return { kind: { $case: "opened", opened } };
   },
   acquired(requestId: string, name: string, fencingToken: bigint, holdCount: number): SessionResponse {
     return { kind: { $case: "acquired", acquired: { requestId, name, fencingToken, holdCount } } };

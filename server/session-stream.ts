@@ -1,33 +1,38 @@
 import { type ServerDuplexStream, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
-import type { SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
+import type { Open, SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { Limits } from "./limits.js";
 import type { LockTable } from "./lock-table.js";
 import type { RequestValidator } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
-import { Session } from "./session.js";
+import type { Session } from "./session.js";
+import type { SessionKeeper } from "./session-keeper.js";
 import { SessionReplies as reply } from "./session-replies.js";
 import { StoreUnavailableError } from "./store/store-unavailable-error.js";
 
 /** What every session stream of one coordinator shares. */
 export interface SessionDeps {
   table: LockTable;
+  keeper: SessionKeeper;
   validator: RequestValidator;
   limits: Limits;
   log: Logger;
-  /** Open sessions of this coordinator (for the session limit and shutdown). */
-  sessions: Set<SessionStream>;
+  /** Open sessions of this coordinator by session id (session limit, takeover, drain). */
+  sessions: Map<string, SessionStream>;
 }
 
 type Call = ServerDuplexStream<SessionRequest, SessionResponse>;
 
 /**
- * Serves one Session stream: enforces Open-first, turns each request into one LockTable call and
- * each failure into `Failed` (or, for session-level faults, a gRPC status that ends the stream).
- * A stream that breaks without Close withdraws its pending acquires and leaves its holds to expire.
+ * Serves one Session stream: enforces Open-first (new or resumed session), turns each request into
+ * one LockTable call and each failure into `Failed` (or, for session-level faults, a gRPC status
+ * that ends the stream). A stream that breaks without Close abandons its pending acquires and
+ * leaves its holds to their lease, so the client can resume them on any coordinator.
  */
 export class SessionStream {
   private session?: Session;
+  /** Requests that arrived while Open was still being answered. */
+  private early?: SessionRequest[];
   private keepAlive: { running: boolean; next?: bigint } = { running: false };
   private ended = false;
   private closing = false;
@@ -37,22 +42,29 @@ export class SessionStream {
     private readonly deps: SessionDeps,
   ) {
     call.on("data", (message: SessionRequest) => this.onMessage(message));
-    call.on("end", () => this.finish(false));
-    call.on("cancelled", () => this.finish(false));
-    call.on("error", () => this.finish(false));
-    call.on("close", () => this.finish(false));
+    for (const event of ["end", "cancelled", "error", "close"]) call.on(event, () => this.finish("broken"));
   }
 
-  /** Ends the stream with a status (coordinator shutdown or a session-level fault). */
+  /** Ends the stream with a status (a session-level fault). */
   abort(code: status, details: string): void {
     if (!this.ended) this.call.emit("error", { code, details });
-    void this.finish(false);
+    void this.finish("broken");
+  }
+
+  /**
+   * Moves the session off this stream without touching the store (coordinator drain, or a resume
+   * elsewhere on this coordinator), then ends the stream with `code`.
+   */
+  detach(code: status, details: string): void {
+    void this.finish("detach");
+    this.call.emit("error", { code, details });
   }
 
   private onMessage(message: SessionRequest): void {
+    if (this.early) return void this.early.push(message);
     const kind = message.kind;
     if (!this.session) {
-      if (kind?.$case === "open") this.open(kind.open);
+      if (kind?.$case === "open") void this.open(kind.open);
       else this.abort(status.FAILED_PRECONDITION, "session: the first message must be open");
       return;
     }
@@ -91,24 +103,36 @@ export class SessionStream {
     }
   }
 
-  private open(open: Parameters<RequestValidator["open"]>[0]): void {
+  private async open(open: Open): Promise<void> {
+    this.early = [];
+    const { keeper, validator, limits, sessions } = this.deps;
+    const write = (r: SessionResponse) => this.write(r);
     try {
-      const valid = this.deps.validator.open(open);
-      if (open.resumeSessionId)
-        throw new ServerError(
-          "failed-precondition",
-          `open.resume_session_id: session "${open.resumeSessionId}" is unknown or expired`,
-        );
-      if (this.deps.sessions.size >= this.deps.limits.maxSessions) {
-        throw new ServerError("resource-exhausted", `coordinator: at most ${this.deps.limits.maxSessions} sessions`);
+      const valid = validator.open(open);
+      if (sessions.size >= limits.maxSessions) {
+        throw new ServerError("resource-exhausted", `coordinator: at most ${limits.maxSessions} sessions`);
       }
-      this.session = new Session(valid.clientName, valid.ttlMs, (r) => this.write(r));
-      this.deps.sessions.add(this);
-      this.session.send(reply.opened(this.session.id, "", valid.ttlMs));
+      let opened: SessionResponse;
+      if (open.resumeSessionId) {
+        const { session, held } = await keeper.resume(open, write);
+        sessions.get(session.id)?.detach(status.ABORTED, "session: resumed on another stream");
+        this.session = session;
+        opened = reply.opened(session.id, open.resumeSecret, session.ttlMs, held);
+      } else {
+        const { session, secret } = await keeper.open(valid, write);
+        this.session = session;
+        opened = reply.opened(session.id, secret, session.ttlMs);
+      }
+      if (this.ended) return void keeper.end(this.session, "broken");
+      sessions.set(this.session.id, this);
+      this.session.send(opened);
     } catch (err) {
-      const e = err instanceof ServerError ? err : new ServerError("internal", "open: internal error");
-      this.abort(e.grpcStatus, e.message);
+      const e = toServerError(err, "open", this.deps.log);
+      return this.abort(e.grpcStatus, e.message);
     }
+    const early = this.early;
+    this.early = undefined;
+    for (const message of early) this.onMessage(message);
   }
 
   /** Keepalives coalesce: one renewal at a time; the newest seq waiting is acked after the next. */
@@ -120,7 +144,7 @@ export class SessionStream {
     }
     this.keepAlive.running = true;
     try {
-      if (await this.deps.table.renew(session)) session.send(reply.keepAliveAck(seq, session.ttlMs));
+      if (await this.deps.keeper.renew(session)) session.send(reply.keepAliveAck(seq, session.ttlMs));
     } finally {
       this.keepAlive.running = false;
     }
@@ -132,9 +156,8 @@ export class SessionStream {
   private async close(): Promise<void> {
     const session = this.session!;
     try {
-      await this.deps.table.end(session, true);
-      session.ended = true;
-      this.deps.sessions.delete(this);
+      await this.deps.keeper.end(session, "close");
+      this.settle();
       this.call.end();
     } catch (err) {
       this.deps.log.warn({ err, session: session.id }, "close: release failed; holds expire with their lease");
@@ -152,38 +175,42 @@ export class SessionStream {
   }
 
   private fail(requestId: string, name: string, err: unknown): void {
-    let e: ServerError;
-    if (err instanceof ServerError) e = err;
-    else if (err instanceof StoreUnavailableError)
-      e = new ServerError("unavailable", "store unavailable: nothing was changed, retry later");
-    else {
-      this.deps.log.error({ err, session: this.session?.id, requestId }, "internal error");
-      e = new ServerError("internal", "internal error (logged on the server)");
-    }
-    this.session?.send(reply.failed(requestId, name, e));
+    this.session?.send(reply.failed(requestId, name, toServerError(err, requestId, this.deps.log)));
   }
 
   private write(response: SessionResponse): void {
     // The stream is in object mode: writableLength counts messages. 'drain' only reflects this
     // local buffer, so this bound is what stops a client that never reads from growing it.
-    if (this.call.writableLength >= this.deps.limits.maxOutboundMessages) {
-      this.abort(
-        status.RESOURCE_EXHAUSTED,
-        `session: more than ${this.deps.limits.maxOutboundMessages} messages unread by the client`,
-      );
-      return;
+    const max = this.deps.limits.maxOutboundMessages;
+    if (this.call.writableLength >= max) {
+      return this.abort(status.RESOURCE_EXHAUSTED, `session: more than ${max} messages unread by the client`);
     }
     this.call.write(response);
   }
 
-  private async finish(close: boolean): Promise<void> {
-    // A client may half-close right after Close; close() is already releasing everything.
-    if (this.ended || this.closing) return;
+  /** Marks this stream done and unregisters its session; true the first time only. */
+  private settle(): boolean {
+    if (this.ended) return false;
     this.ended = true;
-    this.deps.sessions.delete(this);
-    const session = this.session;
-    if (!session || session.ended) return;
-    session.ended = true;
-    await this.deps.table.end(session, close).catch((err) => this.deps.log.warn({ err }, "session end failed"));
+    if (this.session) {
+      this.session.ended = true;
+      if (this.deps.sessions.get(this.session.id) === this) this.deps.sessions.delete(this.session.id);
+    }
+    return true;
   }
+
+  private async finish(how: "broken" | "detach"): Promise<void> {
+    // A client may half-close right after Close; close() is already releasing everything.
+    if (this.closing || !this.settle() || !this.session) return;
+    await this.deps.keeper.end(this.session, how).catch((err) => this.deps.log.warn({ err }, "session end failed"));
+  }
+}
+
+/** A ServerError as is; an unreachable store as `unavailable`; anything else logged, as `internal`. */
+function toServerError(err: unknown, context: string, log: Logger): ServerError {
+  if (err instanceof ServerError) return err;
+  if (err instanceof StoreUnavailableError)
+    return new ServerError("unavailable", "store unavailable: nothing was changed, retry later");
+  log.error({ err, context }, "internal error");
+  return new ServerError("internal", "internal error (logged on the server)");
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { StoreMode } from "./store/store.js";
 
@@ -28,7 +27,6 @@ export interface Pending {
  * through the stream's writer and drops messages once the stream has ended.
  */
 export class Session {
-  readonly id = randomBytes(16).toString("hex");
   readonly held = new Map<string, Hold>();
   readonly pending = new Map<string, Pending>();
   /** Request ids of releases in flight (acquires in flight are the pending map). */
@@ -36,6 +34,7 @@ export class Session {
   ended = false;
 
   constructor(
+    readonly id: string,
     readonly clientName: string,
     readonly ttlMs: number,
     private readonly write: (response: SessionResponse) => void,

@@ -44,12 +44,22 @@ export interface CheckOutcome {
 }
 
 /**
- * Answer to a renewal: which holds were still alive, and for each waiter whether it is still
- * queued, was granted meanwhile (its new hold was renewed in its place) or is gone.
+ * Answer to a renewal: each hold's token and count if it was still alive (null: lost), and for each
+ * waiter whether it is still queued, was granted meanwhile (its hold was renewed in its place) or
+ * is gone.
  */
 export interface RenewOutcome {
-  holdersAlive: boolean[];
+  holds: ({ token: bigint; count: number } | null)[];
   waiters: ("queued" | "granted" | "gone")[];
+}
+
+/** What the store keeps about a session so that any coordinator can resume it. */
+export interface SessionRecord {
+  sessionId: string;
+  /** SHA-256 (hex) of the resume secret; the secret itself is never stored. */
+  secretHash: string;
+  ttlMs: number;
+  clientName: string;
 }
 
 /** A waiter served by this coordinator was granted the lock (by any coordinator). */
@@ -81,11 +91,22 @@ export interface Store {
   acquire(args: AcquireArgs): Promise<AcquireOutcome>;
   /** Drop one hold of (session, owner), or every hold with `all`. */
   release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome>;
-  /** Withdraw a waiter; a grant that raced the withdrawal is released again. */
-  withdraw(claim: Claim): Promise<ReleaseOutcome>;
+  /**
+   * Withdraw a waiter. `cancel` (the client asked) also releases a grant that raced it; `abandon`
+   * (its stream broke) withdraws it only while it is attached to this coordinator and leaves a
+   * raced grant for a resumed session to claim (or its lease to end).
+   */
+  withdraw(claim: Claim, how: "cancel" | "abandon"): Promise<ReleaseOutcome>;
   /** Purge expired leases, hand the lock on, and report on the given waiters. */
   check(name: string, waiters: Claim[]): Promise<CheckOutcome>;
   /** Renew a session's holds (by owner) and queue entries on one lock. */
   renew(name: string, sessionId: string, ttlMs: number, owners: string[], waiters: Claim[]): Promise<RenewOutcome>;
+  /** Stores a session record that expires after `ttlMs` unless touched. */
+  saveSession(record: SessionRecord): Promise<void>;
+  /** The session record, or undefined when it is unknown or expired. */
+  loadSession(sessionId: string): Promise<SessionRecord | undefined>;
+  /** Pushes the record's expiry to now + ttl; false when it had already expired. */
+  touchSession(sessionId: string, ttlMs: number): Promise<boolean>;
+  deleteSession(sessionId: string): Promise<void>;
   close(): Promise<void>;
 }

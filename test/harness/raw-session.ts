@@ -1,5 +1,10 @@
 import { type ClientDuplexStream, credentials, type ServiceError } from "@grpc/grpc-js";
-import { LockServiceClient, type SessionRequest, type SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
+import {
+  type HeldLock,
+  LockServiceClient,
+  type SessionRequest,
+  type SessionResponse,
+} from "../../gen/ts/turnstile/v1/turnstile.js";
 
 type Kind = NonNullable<SessionResponse["kind"]>;
 type Of<C extends Kind["$case"]> = Extract<Kind, { $case: C }>;
@@ -43,16 +48,17 @@ export class RawSession {
     return (await this.next("opened")).opened;
   }
 
-  /** Sends Open without waiting for the answer. */
-  sendOpen(ttlMs = 5000): void {
+  /** Sends Open without waiting for the answer; with `resume`, asks to resume that session. */
+  sendOpen(ttlMs = 5000, resume?: { sessionId: string; secret: string; held?: HeldLock[] }): void {
     this.send({
       kind: {
         $case: "open",
         open: {
           clientName: "test",
           ttl: { seconds: BigInt(Math.floor(ttlMs / 1000)), nanos: (ttlMs % 1000) * 1e6 },
-          resumeSessionId: "",
-          resumeSecret: "",
+          resumeSessionId: resume?.sessionId ?? "",
+          resumeSecret: resume?.secret ?? "",
+          held: resume?.held ?? [],
         },
       },
     });

@@ -126,7 +126,7 @@ describe("RedisStore", () => {
       expect(checked.statuses).to.deep.equal([{ kind: "queued" }, { kind: "gone" }]);
       expect(checked.recheckInMs).to.be.within(1, 30_000);
       expect(await a.renew("job", "aa02", 30_000, ["o"], waiters)).to.deep.equal({
-        holdersAlive: [false],
+        holds: [null],
         waiters: ["queued", "gone"],
       });
     });
@@ -136,8 +136,8 @@ describe("RedisStore", () => {
       await a.acquire(claim("job", "aa01", "r1"));
       await a.acquire(claim("job", "aa02", "r2"));
       const waiter = { name: "job", sessionId: "aa02", owner: "o", requestId: "r2" };
-      expect(await a.withdraw(waiter)).to.deep.equal({ kind: "withdrawn" });
-      expect(await a.withdraw(waiter)).to.deep.equal({ kind: "gone" });
+      expect(await a.withdraw(waiter, "cancel")).to.deep.equal({ kind: "withdrawn" });
+      expect(await a.withdraw(waiter, "cancel")).to.deep.equal({ kind: "gone" });
     });
   });
 

@@ -59,10 +59,20 @@ export class MemoryLock {
     this.purge(now);
     if (this.isEmpty) this.limit = undefined;
     const held = this.holders.get(pairKey(a.sessionId, a.owner));
+    if (held?.requestId === a.requestId) {
+      // A re-sent request already granted: answer its grant again and renew it (acquire.lua).
+      held.deadline = now + a.ttlMs;
+      return { kind: "granted", token: held.token, holdCount: held.count };
+    }
     if (held) {
       if (held.mode === "shared" && a.mode === "exclusive") return { kind: "upgrade" };
       held.count++;
       return { kind: "granted", token: held.token, holdCount: held.count };
+    }
+    const requeued = this.queue.get(pairKey(a.sessionId, a.requestId));
+    if (requeued) {
+      requeued.deadline = now + a.ttlMs;
+      return this.queuedAnswer(pairKey(a.sessionId, a.requestId), now);
     }
     if (a.mode === "shared" && this.limit !== undefined && this.limit !== a.limit) {
       return { kind: "conflict", limitInForce: this.limit };
@@ -81,28 +91,35 @@ export class MemoryLock {
       return { kind: "granted", token, holdCount: 1 };
     }
     if (!a.mayWait) return { kind: "busy" };
-    const id = pairKey(a.sessionId, a.requestId);
-    this.queue.delete(id);
     const { sessionId, requestId, owner, mode, limit } = a;
-    this.queue.set(id, { sessionId, requestId, owner, mode, limit, deadline: now + a.ttlMs });
-    // Last in the queue; with no holder left (their leases ended) a re-check is due at once.
-    return {
-      kind: "queued",
-      position: this.queue.size,
-      recheckInMs: Math.max(0, this.msToEarliestLease(now)),
-    };
+    this.queue.set(pairKey(sessionId, requestId), {
+      sessionId,
+      requestId,
+      owner,
+      mode,
+      limit,
+      deadline: now + a.ttlMs,
+    });
+    return this.queuedAnswer(pairKey(sessionId, requestId), now);
+  }
+
+  /** A re-sent request still queued keeps its place; its lease is renewed. */
+  private queuedAnswer(id: string, now: number): AcquireOutcome {
+    const position = [...this.queue.keys()].indexOf(id) + 1;
+    // With no holder left (their leases ended) a re-check is due at once.
+    return { kind: "queued", position, recheckInMs: Math.max(0, this.msToEarliestLease(now)) };
   }
 
   /**
    * Lets go of a claim, then hands the lock on (release.lua). With `requestId` "" it drops one
-   * hold of (session, owner), or all of them; otherwise it withdraws that waiter, or releases
-   * the hold it was granted if the grant raced the withdrawal.
+   * hold of (session, owner) or all of them; otherwise it withdraws that waiter and, for
+   * `cancel` only, releases the hold it was granted if the grant raced the withdrawal.
    */
   letGo(
     sessionId: string,
     owner: string,
     requestId: string,
-    all: boolean,
+    how: "one" | "all" | "cancel" | "abandon",
     now: number,
   ): { outcome: ReleaseOutcome; grants: LockGrant[] } {
     this.purge(now);
@@ -111,10 +128,10 @@ export class MemoryLock {
     let outcome: ReleaseOutcome = { kind: "not-held" };
     if (requestId !== "") {
       if (this.queue.delete(pairKey(sessionId, requestId))) outcome = { kind: "withdrawn" };
-      else if (held?.requestId === requestId) outcome = { kind: "grant-released" };
+      else if (how === "cancel" && held?.requestId === requestId) outcome = { kind: "grant-released" };
       else outcome = { kind: "gone" };
     } else if (held) {
-      held.count = all ? 0 : held.count - 1;
+      held.count = how === "all" ? 0 : held.count - 1;
       outcome = { kind: "released", holdCount: held.count };
     }
     if (outcome.kind === "grant-released" || (outcome.kind === "released" && outcome.holdCount === 0)) {
@@ -151,7 +168,10 @@ export class MemoryLock {
     };
     const holder = (owner: string) => this.holders.get(pairKey(sessionId, owner));
     return {
-      holdersAlive: owners.map((owner) => push(holder(owner))),
+      holds: owners.map((owner) => {
+        const h = holder(owner);
+        return h && push(h) ? { token: h.token, count: h.count } : null;
+      }),
       waiters: waiters.map((w) => {
         if (push(this.queue.get(pairKey(sessionId, w.requestId)))) return "queued";
         return push(holder(w.owner)) ? "granted" : "gone";

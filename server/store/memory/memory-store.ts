@@ -6,6 +6,7 @@ import type {
   Claim,
   ReleaseOutcome,
   RenewOutcome,
+  SessionRecord,
   Store,
   StoreListener,
 } from "../store.js";
@@ -35,6 +36,8 @@ export class MemoryStore implements Store {
   private readonly fences: FencingCounters;
   private readonly clock: () => number;
   private listener?: StoreListener;
+  // Session records expire with their lease, like Redis keys with a PX expiry.
+  private readonly sessions = new Map<string, { record: SessionRecord; deadline: number }>();
   private closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -55,11 +58,11 @@ export class MemoryStore implements Store {
   }
 
   release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome> {
-    return this.letGo({ ...claim, requestId: "" }, all);
+    return this.letGo({ ...claim, requestId: "" }, all ? "all" : "one");
   }
 
-  withdraw(claim: Claim): Promise<ReleaseOutcome> {
-    return this.letGo(claim, false);
+  withdraw(claim: Claim, how: "cancel" | "abandon"): Promise<ReleaseOutcome> {
+    return this.letGo(claim, how);
   }
 
   async check(name: string, waiters: Claim[]): Promise<CheckOutcome> {
@@ -81,7 +84,34 @@ export class MemoryStore implements Store {
     const now = this.begin();
     const lock = this.locks.get(name);
     if (lock) return lock.renew(sessionId, ttlMs, owners, waiters, now);
-    return { holdersAlive: owners.map(() => false), waiters: waiters.map(() => "gone") };
+    return { holds: owners.map(() => null), waiters: waiters.map(() => "gone") };
+  }
+
+  async saveSession(record: SessionRecord): Promise<void> {
+    const now = this.begin();
+    this.sessions.set(record.sessionId, { record, deadline: now + record.ttlMs });
+  }
+
+  async loadSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return this.liveSession(sessionId, this.begin())?.record;
+  }
+
+  async touchSession(sessionId: string, ttlMs: number): Promise<boolean> {
+    const now = this.begin();
+    const entry = this.liveSession(sessionId, now);
+    if (entry) entry.deadline = now + ttlMs;
+    return entry !== undefined;
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    this.begin();
+    this.sessions.delete(sessionId);
+  }
+
+  private liveSession(sessionId: string, now: number): { record: SessionRecord; deadline: number } | undefined {
+    const entry = this.sessions.get(sessionId);
+    if (entry && entry.deadline <= now) this.sessions.delete(sessionId);
+    return entry && entry.deadline > now ? entry : undefined;
   }
 
   async close(): Promise<void> {
@@ -90,10 +120,10 @@ export class MemoryStore implements Store {
   }
 
   // Like release.lua: an empty request id releases a hold, any other withdraws that waiter.
-  private async letGo(claim: Claim, all: boolean): Promise<ReleaseOutcome> {
+  private async letGo(claim: Claim, how: "one" | "all" | "cancel" | "abandon"): Promise<ReleaseOutcome> {
     const now = this.begin();
     const lock = this.lockOf(claim.name);
-    const { outcome, grants } = lock.letGo(claim.sessionId, claim.owner, claim.requestId, all, now);
+    const { outcome, grants } = lock.letGo(claim.sessionId, claim.owner, claim.requestId, how, now);
     this.settle(claim.name, lock, now);
     this.deliver(claim.name, grants);
     return outcome;

@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 /** The operations, one Lua file each under ./scripts. */
 export type ScriptName = "acquire" | "release" | "check" | "renew";
 
-const KEY_COUNTS: Record<ScriptName, number> = { acquire: 5, release: 5, check: 5, renew: 3 };
+const KEY_COUNTS: Record<ScriptName, number> = { acquire: 5, release: 5, check: 5, renew: 4 };
 // Bump when any script's contract changes, so coordinators of two versions never share a name.
 const VERSION = 1;
 

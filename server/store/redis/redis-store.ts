@@ -7,6 +7,7 @@ import type {
   Claim,
   ReleaseOutcome,
   RenewOutcome,
+  SessionRecord,
   Store,
   StoreListener,
   WaiterStatus,
@@ -96,11 +97,11 @@ export class RedisStore implements Store {
   }
 
   release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome> {
-    return this.letGo({ ...claim, requestId: "" }, all);
+    return this.letGo({ ...claim, requestId: "" }, all ? "all" : "one");
   }
 
-  withdraw(claim: Claim): Promise<ReleaseOutcome> {
-    return this.letGo(claim, false);
+  withdraw(claim: Claim, how: "cancel" | "abandon"): Promise<ReleaseOutcome> {
+    return this.letGo(claim, how);
   }
 
   async check(name: string, waiters: Claim[]): Promise<CheckOutcome> {
@@ -125,18 +126,36 @@ export class RedisStore implements Store {
     owners: string[],
     waiters: Claim[],
   ): Promise<RenewOutcome> {
-    const [holders, , , leases, fence] = lockKeys(this.prefix, name);
+    const [holders, data, , leases, fence] = lockKeys(this.prefix, name);
     const pairs = waiters.flatMap((w) => [w.requestId, w.owner]);
-    const reply = (await this.run(
-      "renew",
-      [holders, leases, fence],
-      [sessionId, ttlMs, this.fenceRetainMs, owners.length, ...owners, ...pairs],
-    )) as number[];
-    const codes = reply.map(Number);
-    return {
-      holdersAlive: codes.slice(0, owners.length).map((c) => c === 1),
-      waiters: codes.slice(owners.length).map((c) => (c === 1 ? "queued" : c === 2 ? "granted" : "gone")),
-    };
+    const args = [sessionId, ttlMs, this.fenceRetainMs, owners.length, ...owners, ...pairs];
+    const reply = (await this.run("renew", [holders, leases, fence, data], args)) as (string | number)[];
+    const holds = reply.slice(0, owners.length).map((r) => {
+      if (typeof r !== "string") return null;
+      const [token, count] = r.split(" ");
+      return { token: BigInt(token), count: Number(count) };
+    });
+    const codes = reply.slice(owners.length).map(Number);
+    return { holds, waiters: codes.map((c) => (c === 1 ? "queued" : c === 2 ? "granted" : "gone")) };
+  }
+
+  async saveSession(record: SessionRecord): Promise<void> {
+    await this.command(() =>
+      this.redis.set(this.sessionKey(record.sessionId), JSON.stringify(record), "PX", record.ttlMs),
+    );
+  }
+
+  async loadSession(sessionId: string): Promise<SessionRecord | undefined> {
+    const json = await this.command(() => this.redis.get(this.sessionKey(sessionId)));
+    return json ? (JSON.parse(json) as SessionRecord) : undefined;
+  }
+
+  async touchSession(sessionId: string, ttlMs: number): Promise<boolean> {
+    return (await this.command(() => this.redis.pexpire(this.sessionKey(sessionId), ttlMs))) === 1;
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    await this.command(() => this.redis.del(this.sessionKey(sessionId)));
   }
 
   async close(): Promise<void> {
@@ -146,12 +165,12 @@ export class RedisStore implements Store {
 
   private listener?: StoreListener;
 
-  private async letGo(claim: Claim, all: boolean): Promise<ReleaseOutcome> {
+  private async letGo(claim: Claim, how: "one" | "all" | "cancel" | "abandon"): Promise<ReleaseOutcome> {
     const reply = (await this.run("release", lockKeys(this.prefix, claim.name), [
       claim.sessionId,
       claim.owner,
       claim.requestId,
-      all ? 1 : 0,
+      how,
       ...this.grantArgs(claim.name),
     ])) as [number, number, string[]];
     this.deliverLocal(claim.name, reply[2]);
@@ -178,13 +197,22 @@ export class RedisStore implements Store {
     });
   }
 
-  private async run(name: Parameters<LockScripts["run"]>[0], keys: string[], args: (string | number)[]) {
+  private run(name: Parameters<LockScripts["run"]>[0], keys: string[], args: (string | number)[]) {
+    return this.command(() => this.scripts.run(name, keys, args));
+  }
+
+  /** Runs one Redis call, turning connection trouble into StoreUnavailableError. */
+  private async command<T>(call: () => Promise<T>): Promise<T> {
     try {
-      return await this.scripts.run(name, keys, args);
+      return await call();
     } catch (err) {
       if (isConnectionError(err)) throw new StoreUnavailableError(`redis: ${(err as Error).message}`, { cause: err });
       throw err;
     }
+  }
+
+  private sessionKey(sessionId: string): string {
+    return `${this.prefix}:session:{${sessionId}}`;
   }
 }
 

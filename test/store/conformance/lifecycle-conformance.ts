@@ -40,7 +40,7 @@ export function lifecycleConformance(f: ConformanceFixture): void {
     const attempts: Promise<unknown>[] = [
       store.acquire(ask("a", "s1")),
       store.release(holdOf("a", "s1"), false),
-      store.withdraw(waiterOf("a", "s1")),
+      store.withdraw(waiterOf("a", "s1"), "cancel"),
       store.check("a", []),
       store.renew("a", "s1", 1_000, ["o"], []),
     ];

@@ -89,7 +89,7 @@ export function releaseConformance(f: ConformanceFixture): void {
     await f.store.acquire(ask("a", "s2"));
     // Shorten the queue entry's lease: the hold it becomes must end with it, not a full TTL later.
     expect(await f.store.renew("a", "s2", 2_000, [], [waiterOf("a", "s2")])).to.deep.equal({
-      holdersAlive: [],
+      holds: [],
       waiters: ["queued"],
     });
     await f.store.release(holdOf("a", "s1"), false);

@@ -8,7 +8,7 @@ export function renewConformance(f: ConformanceFixture): void {
   f.it("renews a live hold: its lease then ends a full TTL from now", async () => {
     await f.store.acquire(ask("a", "s1", { ttlMs: 1_000 }));
     expect(await f.store.renew("a", "s1", 20_000, ["o"], [])).to.deep.equal({
-      holdersAlive: [true],
+      holds: [{ token: 1n, count: 1 }],
       waiters: [],
     });
     expect((await f.store.check("a", [])).recheckInMs).to.be.within(10_000, 20_000);
@@ -18,7 +18,7 @@ export function renewConformance(f: ConformanceFixture): void {
     await f.store.acquire(ask("a", "s1"));
     await f.store.acquire(ask("a", "s2", { ttlMs: SHORT_TTL }));
     expect(await f.store.renew("a", "s2", 20_000, [], [waiterOf("a", "s2")])).to.deep.equal({
-      holdersAlive: [],
+      holds: [],
       waiters: ["queued"],
     });
     await passTime(f.store, SHORT_TTL);
@@ -30,7 +30,7 @@ export function renewConformance(f: ConformanceFixture): void {
     await f.store.acquire(ask("a", "s2", { ttlMs: 1_000 }));
     await f.store.release(holdOf("a", "s1"), false);
     expect(await f.store.renew("a", "s2", 20_000, [], [waiterOf("a", "s2")])).to.deep.equal({
-      holdersAlive: [],
+      holds: [],
       waiters: ["granted"],
     });
     expect((await f.store.check("a", [])).recheckInMs).to.be.within(10_000, 20_000);
@@ -41,15 +41,15 @@ export function renewConformance(f: ConformanceFixture): void {
     expect(
       await f.store.renew("a", "s1", 20_000, ["o", "nobody"], [waiterOf("a", "s1", "nothing", "nobody")]),
     ).to.deep.equal({
-      holdersAlive: [true, false],
+      holds: [{ token: 1n, count: 1 }, null],
       waiters: ["gone"],
     });
     expect(await f.store.renew("a", "s2", 20_000, ["o"], [waiterOf("a", "s2")])).to.deep.equal({
-      holdersAlive: [false],
+      holds: [null],
       waiters: ["gone"],
     });
     expect(await f.store.renew("nothing-here", "s1", 20_000, ["o"], [waiterOf("nothing-here", "s1")])).to.deep.equal({
-      holdersAlive: [false],
+      holds: [null],
       waiters: ["gone"],
     });
   });
@@ -58,7 +58,7 @@ export function renewConformance(f: ConformanceFixture): void {
     await f.store.acquire(ask("a", "s1", { ttlMs: SHORT_TTL }));
     await passTime(f.store, SHORT_TTL);
     expect(await f.store.renew("a", "s1", 20_000, ["o"], [waiterOf("a", "s1")])).to.deep.equal({
-      holdersAlive: [false],
+      holds: [null],
       waiters: ["gone"],
     });
     expect(await f.store.acquire(ask("a", "s2", { mayWait: false }))).to.deep.equal({
@@ -74,7 +74,7 @@ export function renewConformance(f: ConformanceFixture): void {
     await f.store.acquire(ask("a", "s2", { ttlMs: SHORT_TTL }));
     await passTime(f.store, SHORT_TTL);
     expect(await f.store.renew("a", "s2", 20_000, [], [waiterOf("a", "s2")])).to.deep.equal({
-      holdersAlive: [],
+      holds: [],
       waiters: ["gone"],
     });
     expect(await f.store.acquire(ask("a", "s3"))).to.include({ kind: "queued", position: 1 });

@@ -109,7 +109,7 @@ export function sharedConformance(f: ConformanceFixture): void {
     expect(await f.store.acquire(askShared("a", "s3", 3))).to.deep.equal({ kind: "conflict", limitInForce: 2 });
     await f.store.acquire(ask("b", "x1"));
     await f.store.acquire(askShared("b", "s2", 2));
-    await f.store.withdraw(waiterOf("b", "s2"));
+    await f.store.withdraw(waiterOf("b", "s2"), "cancel");
     expect(await f.store.acquire(askShared("b", "s3", 3))).to.deep.equal({ kind: "conflict", limitInForce: 2 });
   });
 

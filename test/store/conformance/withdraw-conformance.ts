@@ -8,7 +8,7 @@ export function withdrawConformance(f: ConformanceFixture): void {
     await f.store.acquire(ask("a", "s1"));
     await f.store.acquire(ask("a", "s2", { requestId: "r2" }));
     await f.store.acquire(ask("a", "s3", { requestId: "r3" }));
-    expect(await f.store.withdraw(waiterOf("a", "s2", "r2"))).to.deep.equal({ kind: "withdrawn" });
+    expect(await f.store.withdraw(waiterOf("a", "s2", "r2"), "cancel")).to.deep.equal({ kind: "withdrawn" });
     expect(await f.store.acquire(ask("a", "s4", { requestId: "r4" }))).to.include({
       kind: "queued",
       position: 2,
@@ -22,7 +22,7 @@ export function withdrawConformance(f: ConformanceFixture): void {
     await f.store.acquire(ask("a", "s2", { requestId: "r2" }));
     await f.store.acquire(ask("a", "s3", { requestId: "r3" }));
     await f.store.release(holdOf("a", "s1"), false);
-    expect(await f.store.withdraw(waiterOf("a", "s2", "r2"))).to.deep.equal({
+    expect(await f.store.withdraw(waiterOf("a", "s2", "r2"), "cancel")).to.deep.equal({
       kind: "grant-released",
     });
     expect(f.listener.grants).to.deep.equal([
@@ -37,7 +37,7 @@ export function withdrawConformance(f: ConformanceFixture): void {
     await f.store.acquire(ask("a", "s2", { requestId: "r2" }));
     await f.store.release(holdOf("a", "s1"), false);
     await f.store.acquire(ask("a", "s2", { requestId: "r3" }));
-    expect(await f.store.withdraw(waiterOf("a", "s2", "r2"))).to.deep.equal({
+    expect(await f.store.withdraw(waiterOf("a", "s2", "r2"), "cancel")).to.deep.equal({
       kind: "grant-released",
     });
     expect(await f.store.acquire(ask("a", "s3"))).to.deep.equal({
@@ -50,17 +50,17 @@ export function withdrawConformance(f: ConformanceFixture): void {
   f.it("answers gone for a waiter neither queued nor granted, and for one withdrawn twice", async () => {
     await f.store.acquire(ask("a", "s1"));
     await f.store.acquire(ask("a", "s2"));
-    expect(await f.store.withdraw(waiterOf("a", "s9"))).to.deep.equal({ kind: "gone" });
-    expect(await f.store.withdraw(waiterOf("nothing-here", "s2"))).to.deep.equal({
+    expect(await f.store.withdraw(waiterOf("a", "s9"), "cancel")).to.deep.equal({ kind: "gone" });
+    expect(await f.store.withdraw(waiterOf("nothing-here", "s2"), "cancel")).to.deep.equal({
       kind: "gone",
     });
-    expect(await f.store.withdraw(waiterOf("a", "s2"))).to.deep.equal({ kind: "withdrawn" });
-    expect(await f.store.withdraw(waiterOf("a", "s2"))).to.deep.equal({ kind: "gone" });
+    expect(await f.store.withdraw(waiterOf("a", "s2"), "cancel")).to.deep.equal({ kind: "withdrawn" });
+    expect(await f.store.withdraw(waiterOf("a", "s2"), "cancel")).to.deep.equal({ kind: "gone" });
   });
 
   f.it("answers gone for a request other than the one granted, and keeps the hold", async () => {
     await f.store.acquire(ask("a", "s1", { requestId: "r1" }));
-    expect(await f.store.withdraw(waiterOf("a", "s1", "r9"))).to.deep.equal({ kind: "gone" });
+    expect(await f.store.withdraw(waiterOf("a", "s1", "r9"), "cancel")).to.deep.equal({ kind: "gone" });
     expect(await f.store.release(holdOf("a", "s1"), false)).to.deep.equal({
       kind: "released",
       holdCount: 0,

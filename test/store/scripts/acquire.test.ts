@@ -38,6 +38,26 @@ describe("acquire.lua", () => {
     expect(await f.redis.hget(keys("a").data, "w:s2:r2")).to.equal("c1 1 0 o");
   });
 
+  it("answers a re-sent request still queued with QUEUED at its old place, re-attached to the caller", async () => {
+    await acquire(f, "a", { session: "s1" });
+    await acquire(f, "a", { session: "s2", coord: "c1" });
+    await acquire(f, "a", { session: "s3" });
+    const reply = await acquire(f, "a", { session: "s2", coord: "c2", ttl: 50_000 });
+    expect(reply.slice(0, 2)).to.deep.equal([2, 1]);
+    expect(await f.redis.hget(keys("a").data, "w:s2:r")).to.equal("c2 1 0 o");
+    expect(await f.redis.zrange(keys("a").queue, 0, "-1")).to.deep.equal(["s2:r", "s3:r"]);
+    expect(Number(await f.redis.zscore(keys("a").leases, "s2:r"))).to.be.above((await redisNow(f.redis)) + 40_000);
+  });
+
+  it("answers a re-sent request already granted with GRANTED, the same token and count, and a renewed lease", async () => {
+    await acquire(f, "a", { session: "s1" });
+    await acquire(f, "a", { session: "s2", ttl: 1_000 });
+    await release(f, "a", { session: "s1" });
+    expect(await acquire(f, "a", { session: "s2", ttl: 50_000 })).to.deep.equal([1, "2", 1]);
+    expect(await f.redis.hget(keys("a").data, "h:s2:o")).to.equal("2 1 1 s2:r");
+    expect(Number(await f.redis.zscore(keys("a").holders, "s2:o"))).to.be.above((await redisNow(f.redis)) + 40_000);
+  });
+
   it("returns BUSY when it may not wait, and leaves no queue entry", async () => {
     await acquire(f, "a", { session: "s1" });
     expect(await acquire(f, "a", { session: "s2", mayWait: false })).to.deep.equal([3]);

@@ -63,6 +63,29 @@ describe("release.lua", () => {
     expect(await f.redis.hexists(keys("a").data, "h:s2:o")).to.equal(0);
   });
 
+  describe("with 'abandon' (the waiter's stream broke)", () => {
+    it("returns WITHDRAWN for a waiter still attached to the calling coordinator", async () => {
+      await heldWithWaiters("s2");
+      expect(await release(f, "a", { session: "s2", request: "r", how: "abandon" })).to.deep.equal([13, 0, []]);
+      expect(await f.redis.zcard(keys("a").queue)).to.equal(0);
+    });
+
+    it("returns GONE and keeps a waiter re-attached to another coordinator by a resume", async () => {
+      await heldWithWaiters("s2");
+      await acquire(f, "a", { session: "s2", coord: "c2" });
+      const reply = await release(f, "a", { session: "s2", request: "r", how: "abandon", coord: "c1" });
+      expect(reply).to.deep.equal([15, 0, []]);
+      expect(await f.redis.hget(keys("a").data, "w:s2:r")).to.equal("c2 1 0 o");
+    });
+
+    it("returns GONE and leaves a raced grant held, for the resumed session to claim", async () => {
+      await heldWithWaiters("s2");
+      await release(f, "a", { session: "s1" });
+      expect(await release(f, "a", { session: "s2", request: "r", how: "abandon" })).to.deep.equal([15, 0, []]);
+      expect(await f.redis.zrange(keys("a").holders, 0, "-1")).to.deep.equal(["s2:o"]);
+    });
+  });
+
   it("returns GONE for a request neither queued nor granted, and keeps a hold from another request", async () => {
     await acquire(f, "a", { session: "s1", request: "r1" });
     expect(await release(f, "a", { session: "s2", request: "never" })).to.deep.equal([15, 0, []]);

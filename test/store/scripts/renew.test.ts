@@ -5,10 +5,10 @@ import { acquire, keys, redisNow, release, renew, useScripts } from "./script-fi
 describe("renew.lua", () => {
   const f = useScripts();
 
-  it("returns 1 and pushes a holder's lease deadline to now + ttl", async () => {
+  it("returns the hold's token and count and pushes its lease deadline to now + ttl", async () => {
     await acquire(f, "a", { session: "s1", ttl: 1_000 });
     const before = await redisNow(f.redis);
-    expect(await renew(f, "a", "s1", 20_000, ["o"], [])).to.deep.equal([1]);
+    expect(await renew(f, "a", "s1", 20_000, ["o"], [])).to.deep.equal(["1 1"]);
     const after = await redisNow(f.redis);
     const deadline = Number(await f.redis.zscore(keys("a").holders, "s1:o"));
     expect(deadline).to.be.within(before + 20_000, after + 20_000);
@@ -16,7 +16,7 @@ describe("renew.lua", () => {
 
   it("keeps the fencing counter retain ms past a renewed hold, so a long hold never loses it", async () => {
     await acquire(f, "a", { session: "s1", ttl: 1_000 });
-    expect(await renew(f, "a", "s1", 200_000, ["o"], [])).to.deep.equal([1]);
+    expect(await renew(f, "a", "s1", 200_000, ["o"], [])).to.deep.equal(["1 1"]);
     expect(await f.redis.pttl(keys("a").fence)).to.be.within(200_000 + 60_000 - 5_000, 200_000 + 60_000);
   });
 
@@ -82,7 +82,7 @@ describe("renew.lua", () => {
           ["ry", "oy"],
         ],
       ),
-    ).to.deep.equal([1, 0, 1, 0]);
+    ).to.deep.equal(["1 1", 0, 1, 0]);
     // The holder count splits the list: "o3" as a holder and "o1" as a request id are not found.
     expect(await renew(f, "a", "s1", 20_000, ["o3"], [["o1", "ox"]])).to.deep.equal([0, 0]);
   });

@@ -64,12 +64,15 @@ export interface ReleaseInput {
   /** A request id withdraws that waiter; absent or '' releases a hold. */
   request?: string;
   all?: boolean;
+  /** With a request: 'cancel' (default) or 'abandon'. */
+  how?: "cancel" | "abandon";
   coord?: string;
 }
 
 /** Runs release.lua on behalf of coordinator `coord` (default "c1"). */
 export async function release(f: ScriptFixture, name: string, r: ReleaseInput): Promise<unknown[]> {
-  const args = [r.session, r.owner ?? "o", r.request ?? "", r.all ? 1 : 0, r.coord ?? "c1"];
+  const how = r.request ? (r.how ?? "cancel") : r.all ? "all" : "one";
+  const args: (string | number)[] = [r.session, r.owner ?? "o", r.request ?? "", how, r.coord ?? "c1"];
   args.push(RETAIN_MS, name, GRANTS);
   return (await f.scripts.run("release", keys(name).all, args)) as unknown[];
 }
@@ -93,10 +96,10 @@ export async function renew(
   ttl: number,
   owners: string[],
   waiters: [string, string][],
-): Promise<number[]> {
-  const { holders, leases, fence } = keys(name);
+): Promise<(number | string)[]> {
+  const { holders, leases, fence, data } = keys(name);
   const args = [session, ttl, 60_000, owners.length, ...owners, ...waiters.flat()];
-  return (await f.scripts.run("renew", [holders, leases, fence], args)) as number[];
+  return (await f.scripts.run("renew", [holders, leases, fence, data], args)) as (number | string)[];
 }
 
 /** Redis's clock in ms, as the scripts compute it. */

@@ -1,11 +1,11 @@
--- acquire: grant, re-enter, queue or refuse one claim. Expired holders and
--- waiters are purged first; a new claim is granted only when it fits and
--- nobody waits ahead of it (FIFO), else it queues (or is refused: try once).
+-- acquire: grant, re-enter, queue or refuse one claim. Expired entries are purged
+-- first; a new claim is granted only if it fits and nobody waits ahead (FIFO). A
+-- re-sent request (same session and request id, after a resume) is idempotent: if
+-- queued it keeps its place under the caller, if granted it gets its grant again.
 -- KEYS: 1 holders zset  holder -> lease deadline ms (Redis clock)
 --       2 data    hash  h:<holder> "token count mode waiter",
 --                       w:<waiter> "coord mode limit owner", limit, excl, seq
---       3 queue   zset  waiter -> arrival sequence
---       4 leases  zset  waiter -> lease deadline ms
+--       3 queue   zset  waiter -> arrival sequence; 4 leases zset waiter -> deadline
 --       5 fence   string fencing counter, kept `retain` ms past every lease
 -- ARGV: session, owner, request, ttl ms, mode (1 excl, 2 shared), limit,
 --       may wait (1/0), coordinator id, fence retain ms
@@ -22,27 +22,30 @@ local hid, wid = session .. ':' .. owner, session .. ':' .. request
 
 local t = rcall('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do
-  rcall('ZREM', holders, h); rcall('HDEL', data, 'h:' .. h)
-end
-for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do
-  rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w)
-end
+for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); rcall('HDEL', data, 'h:' .. h) end
+for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w) end
 local n, waiting = rcall('ZCARD', holders), rcall('ZCARD', queue)
 if n == 0 then rcall('HDEL', data, 'excl'); if waiting == 0 then rcall('DEL', data) end end
+local function queued()
+  rcall('ZADD', leases, now + ttl, wid)
+  rcall('HSET', data, 'w:' .. wid, coord .. ' ' .. mode .. ' ' .. limit .. ' ' .. owner)
+  local first = rcall('ZRANGE', holders, 0, 0, 'WITHSCORES')
+  return {2, rcall('ZRANK', queue, wid) + 1, first[2] and math.max(0, first[2] - now) or 0}
+end
 
 local rec = rcall('HGET', data, 'h:' .. hid)
 if rec then
   local token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$')
+  if gw == wid then rcall('ZADD', holders, now + ttl, hid); return {1, token, tonumber(count)} end
   if hmode == '2' and mode == '1' then return {5} end
   count = tonumber(count) + 1
   rcall('HSET', data, 'h:' .. hid, token .. ' ' .. count .. ' ' .. hmode .. ' ' .. gw)
   return {1, token, count}
 end
+if rcall('ZSCORE', queue, wid) then return queued() end
 local inForce = rcall('HGET', data, 'limit')
 if mode == '2' and inForce and inForce ~= limit then return {4, inForce} end
-local fits = n == 0 or (mode == '2' and rcall('HEXISTS', data, 'excl') == 0
-  and (limit == '0' or n < tonumber(limit)))
+local fits = n == 0 or (mode == '2' and rcall('HEXISTS', data, 'excl') == 0 and (limit == '0' or n < tonumber(limit)))
 if mode == '2' and ((fits and waiting == 0) or mayWait) then rcall('HSET', data, 'limit', limit) end
 if fits and waiting == 0 then
   local token = rcall('INCR', fence) and rcall('GET', fence)
@@ -54,7 +57,4 @@ if fits and waiting == 0 then
 end
 if not mayWait then return {3} end
 rcall('ZADD', queue, rcall('HINCRBY', data, 'seq', 1), wid)
-rcall('ZADD', leases, now + ttl, wid)
-rcall('HSET', data, 'w:' .. wid, coord .. ' ' .. mode .. ' ' .. limit .. ' ' .. owner)
-local first = rcall('ZRANGE', holders, 0, 0, 'WITHSCORES')
-return {2, rcall('ZRANK', queue, wid) + 1, first[2] and math.max(0, first[2] - now) or 0}
+return queued()

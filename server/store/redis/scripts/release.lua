@@ -1,16 +1,17 @@
--- release: let go of one claim, then hand the lock to the head waiter(s).
--- With request = '' it drops one hold of (session, owner), or all of them;
--- with a request it withdraws that waiter, or releases its grant if the grant
--- raced the withdrawal. Grants to other coordinators are published.
+-- release: let go of one claim, then hand the lock to the head waiter(s). With
+-- request = '' it drops one hold of (session, owner) ('one') or all ('all'). With a
+-- request: 'cancel' withdraws that waiter, or releases its grant if the grant raced
+-- the cancel; 'abandon' (broken stream) withdraws it only while it is attached to
+-- this coordinator and never releases a grant. Other coordinators' grants are published.
 -- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence (layout: acquire.lua)
--- ARGV: session, owner, request or '', all holds (1/0), coordinator id,
+-- ARGV: session, owner, request or '', how ('one', 'all', 'cancel', 'abandon'), coordinator id,
 --       fence retain ms, lock name, grant channel prefix
 -- Returns {code, holds left, {waiter, token, ...} granted to this coordinator}
 --   code 11 RELEASED, 12 NOT_HELD, 13 WITHDRAWN (waiter left the queue),
 --   14 GRANT_RELEASED (raced grant let go), 15 GONE (no such waiter or grant)
 local rcall = redis.call
 local holders, data, queue, leases, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local session, owner, request, all = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
+local session, owner, request, how = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local coord, retain, name, prefix = ARGV[5], ARGV[6], ARGV[7], ARGV[8]
 local hid, wid = session .. ':' .. owner, session .. ':' .. request
 
@@ -24,15 +25,15 @@ for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do
 end
 
 local code, left = 12, 0
-local rec = rcall('HGET', data, 'h:' .. hid)
-local token, count, hmode, gw
+local rec, token, count, hmode, gw = rcall('HGET', data, 'h:' .. hid)
 if rec then token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$') end
 if request ~= '' then
-  if rcall('ZREM', queue, wid) == 1 then
-    code = 13; rcall('ZREM', leases, wid); rcall('HDEL', data, 'w:' .. wid)
-  else code = (rec and gw == wid) and 14 or 15 end
+  local w = rcall('HGET', data, 'w:' .. wid)
+  if w and (how == 'cancel' or string.match(w, '^%S+') == coord) then
+    code = 13; rcall('ZREM', queue, wid); rcall('ZREM', leases, wid); rcall('HDEL', data, 'w:' .. wid)
+  else code = (how == 'cancel' and rec and gw == wid) and 14 or 15 end
 elseif rec then
-  code, left = 11, all and 0 or tonumber(count) - 1
+  code, left = 11, how == 'all' and 0 or tonumber(count) - 1
   if left > 0 then rcall('HSET', data, 'h:' .. hid, token .. ' ' .. left .. ' ' .. hmode .. ' ' .. gw) end
 end
 if (code == 11 and left == 0) or code == 14 then rcall('ZREM', holders, hid); rcall('HDEL', data, 'h:' .. hid) end

@@ -4,14 +4,15 @@
 -- granted since the coordinator last heard of it is a holder now: its hold is
 -- renewed in its place, so an acknowledged keepalive always covers it. The
 -- fencing counter is kept `retain` ms past every renewed hold.
--- KEYS: 1 holders, 2 waiter leases, 3 fence (layout: acquire.lua)
+-- KEYS: 1 holders, 2 waiter leases, 3 fence, 4 data (layout: acquire.lua)
 -- ARGV: session, ttl ms, fence retain ms, holder count H, H owners,
 --       then pairs: request, owner
 -- Returns {s1, s2, ...} one per owner, then one per pair, in ARGV order:
---   1 renewed, 0 not held / not queued (expired or never there),
---   2 (pairs only) no longer queued but granted: the hold was renewed
+--   owners: "token count" of the renewed hold, or 0 (not held: expired or never)
+--   pairs:  1 renewed, 0 not queued (expired or never there),
+--           2 no longer queued but granted: the hold was renewed in its place
 local rcall = redis.call
-local holders, leases, fence = KEYS[1], KEYS[2], KEYS[3]
+local holders, leases, fence, data = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local session, ttl, retain, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 
 local t = rcall('TIME')
@@ -25,9 +26,10 @@ end
 
 local out, held = {}, false
 for i = 5, 4 + count do
-  local ok = push(holders, session .. ':' .. ARGV[i])
+  local hid = session .. ':' .. ARGV[i]
+  local ok = push(holders, hid)
   held = held or ok
-  table.insert(out, ok and 1 or 0)
+  table.insert(out, ok and string.match(rcall('HGET', data, 'h:' .. hid), '^%d+ %d+') or 0)
 end
 for i = 5 + count, #ARGV, 2 do
   local status = 0
