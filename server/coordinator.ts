@@ -38,10 +38,10 @@ export class Coordinator {
     this.table = new LockTable(options.store, this.limits, options.log);
     this.server = new Server({
       "grpc.max_receive_message_length": this.limits.maxMessageBytes,
-      "grpc.keepalive_time_ms": 10_000,
-      "grpc.keepalive_timeout_ms": 5_000,
+      "grpc.keepalive_time_ms": 5_000,
+      "grpc.keepalive_timeout_ms": 2_500,
       "grpc.keepalive_permit_without_calls": 1,
-      "grpc.http2.min_ping_interval_without_data_ms": 5_000,
+      "grpc.http2.min_ping_interval_without_data_ms": 4_000,
     });
     const deps = {
       table: this.table,
