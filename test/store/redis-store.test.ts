@@ -1,45 +1,10 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
-import type { AcquireArgs, Grant, StoreListener } from "../../server/store/store.js";
+import type { AcquireArgs } from "../../server/store/store.js";
 import { StoreUnavailableError } from "../../server/store/store-unavailable-error.js";
+import { RecordingListener } from "../harness/recording-listener.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
-
-/** A listener that records grants and resyncs, and lets a test await the next one. */
-class RecordingListener implements StoreListener {
-  readonly grants: Grant[] = [];
-  resyncs = 0;
-  private waiters: (() => void)[] = [];
-
-  grant(grant: Grant): void {
-    this.grants.push(grant);
-    this.wake();
-  }
-
-  resync(): void {
-    this.resyncs++;
-    this.wake();
-  }
-
-  /** Resolves once `done()` holds, re-evaluated on every event; rejects after `timeoutMs`. */
-  until(done: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
-      const test = () => {
-        if (!done()) return this.waiters.push(test);
-        clearTimeout(timer);
-        resolve();
-      };
-      test();
-    });
-  }
-
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
-  }
-}
 
 function claim(name: string, sessionId: string, requestId: string): AcquireArgs {
   return {

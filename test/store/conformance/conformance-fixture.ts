@@ -1,5 +1,5 @@
 import type { Store } from "../../../server/store/store.js";
-import { RecordingListener } from "./recording-listener.js";
+import { RecordingListener } from "../../harness/recording-listener.js";
 
 /** The options every store under test takes. */
 export interface ConformanceStoreOptions {

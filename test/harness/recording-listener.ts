@@ -1,4 +1,4 @@
-import type { Grant, StoreListener } from "../../../server/store/store.js";
+import type { Grant, StoreListener } from "../../server/store/store.js";
 
 /** A store listener that records every grant and resync, and lets a test await the next one. */
 export class RecordingListener implements StoreListener {
