@@ -58,14 +58,15 @@ export class MemoryLock {
   acquire(a: AcquireArgs, now: number): AcquireOutcome {
     this.purge(now);
     if (this.isEmpty) this.limit = undefined;
+    // Before re-entry: every SHARED claim, a re-entry included, must name the limit in force.
+    if (a.mode === "shared" && this.limit !== undefined && this.limit !== a.limit) {
+      return { kind: "conflict", limitInForce: this.limit };
+    }
     const held = this.holders.get(pairKey(a.sessionId, a.owner));
     if (held) {
       if (held.mode === "shared" && a.mode === "exclusive") return { kind: "upgrade" };
       held.count++;
       return { kind: "granted", token: held.token, holdCount: held.count };
-    }
-    if (a.mode === "shared" && this.limit !== undefined && this.limit !== a.limit) {
-      return { kind: "conflict", limitInForce: this.limit };
     }
     const free = this.fits(a.mode, a.limit, this.holders.size) && this.queue.size === 0;
     if (a.mode === "shared" && (free || a.mayWait)) this.limit = a.limit;

@@ -12,7 +12,7 @@
 -- Returns {1, token, count}  GRANTED (count > 1: re-entered, same token)
 --         {2, position, ms}  QUEUED; ms until the earliest holder lease ends
 --         {3}                BUSY (may wait = 0)
---         {4, limit}         CONFLICT: the shared limit in force differs
+--         {4, limit}         CONFLICT: the shared limit in force differs (re-entry too)
 --         {5}                UPGRADE refused: shared holder asked exclusive
 local rcall = redis.call
 local holders, data, queue, leases, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -31,6 +31,8 @@ end
 local n, waiting = rcall('ZCARD', holders), rcall('ZCARD', queue)
 if n == 0 then rcall('HDEL', data, 'excl'); if waiting == 0 then rcall('DEL', data) end end
 
+local inForce = rcall('HGET', data, 'limit')
+if mode == '2' and inForce and inForce ~= limit then return {4, inForce} end
 local rec = rcall('HGET', data, 'h:' .. hid)
 if rec then
   local token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$')
@@ -39,8 +41,6 @@ if rec then
   rcall('HSET', data, 'h:' .. hid, token .. ' ' .. count .. ' ' .. hmode .. ' ' .. gw)
   return {1, token, count}
 end
-local inForce = rcall('HGET', data, 'limit')
-if mode == '2' and inForce and inForce ~= limit then return {4, inForce} end
 local fits = n == 0 or (mode == '2' and rcall('HEXISTS', data, 'excl') == 0
   and (limit == '0' or n < tonumber(limit)))
 if mode == '2' and ((fits and waiting == 0) or mayWait) then rcall('HSET', data, 'limit', limit) end
