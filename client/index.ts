@@ -1,5 +1,7 @@
 export { Lock } from "./lock.js";
 export { LostLockError, type LostLockReason } from "./lost-lock-error.js";
+export { ReadWriteLock } from "./read-write-lock.js";
+export { Semaphore } from "./semaphore.js";
 export {
   type AcquireOptions,
   type TryAcquireOptions,

@@ -3,7 +3,10 @@ import { hostname } from "node:os";
 import { type ChannelCredentials, credentials as grpcCredentials } from "@grpc/grpc-js";
 import { LockMode, LockServiceClient } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { Lock } from "./lock.js";
+import { LockAcquirer } from "./lock-acquirer.js";
 import { raceSignal } from "./race-signal.js";
+import { ReadWriteLock } from "./read-write-lock.js";
+import { Semaphore } from "./semaphore.js";
 import { Session } from "./session.js";
 import { TurnstileError } from "./turnstile-error.js";
 
@@ -88,19 +91,7 @@ export class TurnstileClient {
    * with `signal.reason` and withdraws the request (a grant that crosses the abort is released).
    */
   async acquire(name: string, options: AcquireOptions = {}): Promise<Lock> {
-    const { waitMs, owner = randomUUID(), value, signal } = options;
-    if (waitMs !== undefined && !(waitMs >= 0)) {
-      throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
-    }
-    const request = {
-      name,
-      owner,
-      mode: LockMode.LOCK_MODE_EXCLUSIVE,
-      limit: 0,
-      waitMs: waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs,
-      value,
-    };
-    return this.#currentSession().acquire(request, { signal });
+    return this.#acquire(name, LockMode.LOCK_MODE_EXCLUSIVE, 0, options);
   }
 
   /**
@@ -108,12 +99,7 @@ export class TurnstileClient {
    * `acquire` for every other failure.
    */
   async tryAcquire(name: string, options: TryAcquireOptions = {}): Promise<Lock | null> {
-    try {
-      return await this.acquire(name, { ...options, waitMs: 0 });
-    } catch (error) {
-      if (error instanceof TurnstileError && error.reason === "busy") return null;
-      throw error;
-    }
+    return this.#acquirer(name, LockMode.LOCK_MODE_EXCLUSIVE, 0).tryAcquire(options);
   }
 
   /**
@@ -121,16 +107,22 @@ export class TurnstileClient {
    * returns. `fn` should watch `lock.signal`; an error from `fn` wins over one from the release.
    */
   async withLock<T>(name: string, fn: (lock: Lock) => Promise<T> | T, options: AcquireOptions = {}): Promise<T> {
-    const lock = await this.acquire(name, options);
-    let result: T;
-    try {
-      result = await fn(lock);
-    } catch (error) {
-      await lock.release().catch(() => {});
-      throw error;
-    }
-    await lock.release();
-    return result;
+    return this.#acquirer(name, LockMode.LOCK_MODE_EXCLUSIVE, 0).withLock(fn, options);
+  }
+
+  /**
+   * A counting semaphore on `name`: at most `limit` holders at once (see Semaphore). Throws
+   * TurnstileError 'invalid-argument' unless `limit` is an integer from 1 to 2^32 - 1; the server
+   * checks it against its own maximum at the first acquire.
+   */
+  semaphore(name: string, limit: number): Semaphore {
+    return new Semaphore(name, limit, this.#acquirer(name, LockMode.LOCK_MODE_SHARED, limit));
+  }
+
+  /** A read-write lock on `name`: shared readers (no limit) and exclusive writers, one FIFO. */
+  readWriteLock(name: string): ReadWriteLock {
+    const readers = this.#acquirer(name, LockMode.LOCK_MODE_SHARED, 0);
+    return new ReadWriteLock(name, readers, this.#acquirer(name, LockMode.LOCK_MODE_EXCLUSIVE, 0));
   }
 
   /**
@@ -149,6 +141,26 @@ export class TurnstileClient {
     } finally {
       this.#rpc.close();
     }
+  }
+
+  #acquirer(name: string, mode: LockMode, limit: number): LockAcquirer {
+    return new LockAcquirer((options) => this.#acquire(name, mode, limit, options));
+  }
+
+  async #acquire(name: string, mode: LockMode, limit: number, options: AcquireOptions): Promise<Lock> {
+    const { waitMs, owner = randomUUID(), value, signal } = options;
+    if (waitMs !== undefined && !(waitMs >= 0)) {
+      throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
+    }
+    const request = {
+      name,
+      owner,
+      mode,
+      limit,
+      waitMs: waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs,
+      value,
+    };
+    return this.#currentSession().acquire(request, { signal });
   }
 
   #currentSession(): Session {

@@ -94,7 +94,8 @@ export class LockTable implements StoreListener {
       case "conflict":
         throw new ServerError(
           "conflict",
-          `acquire.limit: ${a.limit} differs from the limit ${outcome.limitInForce} in force on "${a.name}"`,
+          `acquire.limit: ${limitText(a.limit)} differs from the SHARED limit ${limitText(outcome.limitInForce)} ` +
+            `in force on "${a.name}" (it holds until nobody holds or waits for the name)`,
         );
       case "upgrade":
         throw new ServerError(
@@ -243,6 +244,10 @@ export class LockTable implements StoreListener {
     set?.delete(p);
     if (set?.size === 0) this.waitersByName.delete(p.name);
   }
+}
+
+function limitText(limit: number): string {
+  return limit === 0 ? "0 (unlimited)" : String(limit);
 }
 
 function waiterKey(sessionId: string, requestId: string): string {

@@ -1,6 +1,6 @@
 import { status } from "@grpc/grpc-js";
 import { expect } from "chai";
-import { FailureReason, type LockMode } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { FailureReason, LockMode } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { acquireMsg, cancelMsg, releaseMsg } from "../harness/requests.js";
@@ -76,6 +76,33 @@ describe("bad input", () => {
     expect([f.reason, f.message]).to.deep.equal([
       INVALID,
       "acquire.mode: unknown value 7 (expected EXCLUSIVE or SHARED)",
+    ]);
+  });
+
+  it("fails a SHARED acquire with a limit over the maximum, naming acquire.limit and the maximum", async () => {
+    const s = await session();
+    s.send(acquireMsg("r1", "bad/limit", { mode: LockMode.LOCK_MODE_SHARED, limit: 1_000_001 }));
+    const f = await failure(s, "r1");
+    expect([f.reason, f.message]).to.deep.equal([INVALID, "acquire.limit: 1000001 exceeds the maximum of 1000000"]);
+  });
+
+  it("fails an EXCLUSIVE acquire with a non-zero limit, naming acquire.limit", async () => {
+    const s = await session();
+    s.send(acquireMsg("r1", "bad/limit", { limit: 3 }));
+    const f = await failure(s, "r1");
+    expect([f.reason, f.message]).to.deep.equal([INVALID, "acquire.limit: must be 0 for EXCLUSIVE locks (got 3)"]);
+  });
+
+  it("fails a SHARED acquire naming another limit than the one in force with CONFLICT", async () => {
+    const s = await session();
+    s.send(acquireMsg("r1", "bad/shared", { mode: LockMode.LOCK_MODE_SHARED, limit: 2 }));
+    await s.next("acquired");
+    s.send(acquireMsg("r2", "bad/shared", { mode: LockMode.LOCK_MODE_SHARED, limit: 0 }));
+    const f = await failure(s, "r2");
+    expect([f.reason, f.message]).to.deep.equal([
+      FailureReason.FAILURE_REASON_CONFLICT,
+      'acquire.limit: 0 (unlimited) differs from the SHARED limit 2 in force on "bad/shared" ' +
+        "(it holds until nobody holds or waits for the name)",
     ]);
   });
 

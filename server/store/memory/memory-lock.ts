@@ -58,6 +58,10 @@ export class MemoryLock {
   acquire(a: AcquireArgs, now: number): AcquireOutcome {
     this.purge(now);
     if (this.isEmpty) this.limit = undefined;
+    // Before re-entry: every SHARED claim, a re-entry included, must name the limit in force.
+    if (a.mode === "shared" && this.limit !== undefined && this.limit !== a.limit) {
+      return { kind: "conflict", limitInForce: this.limit };
+    }
     const held = this.holders.get(pairKey(a.sessionId, a.owner));
     if (held?.requestId === a.requestId) {
       // A re-sent request already granted: answer its grant again and renew it (acquire.lua).
@@ -73,9 +77,6 @@ export class MemoryLock {
     if (requeued) {
       requeued.deadline = now + a.ttlMs;
       return this.queuedAnswer(pairKey(a.sessionId, a.requestId), now);
-    }
-    if (a.mode === "shared" && this.limit !== undefined && this.limit !== a.limit) {
-      return { kind: "conflict", limitInForce: this.limit };
     }
     const free = this.fits(a.mode, a.limit, this.holders.size) && this.queue.size === 0;
     if (a.mode === "shared" && (free || a.mayWait)) this.limit = a.limit;

@@ -93,6 +93,18 @@ export function acquireConformance(f: ConformanceFixture): void {
     });
   });
 
+  f.it("answers conflict to a shared holder re-entering with another limit, and keeps its hold", async () => {
+    await f.store.acquire(askShared("a", "s1", 2, { requestId: "r1" }));
+    expect(await f.store.acquire(askShared("a", "s1", 3, { requestId: "r2" }))).to.deep.equal({
+      kind: "conflict",
+      limitInForce: 2,
+    });
+    expect(await f.store.release(holdOf("a", "s1"), false)).to.deep.equal({
+      kind: "released",
+      holdCount: 0,
+    });
+  });
+
   f.it("refuses to upgrade a shared hold to exclusive and keeps the hold", async () => {
     await f.store.acquire(askShared("a", "s1", 0, { requestId: "r1" }));
     expect(await f.store.acquire(ask("a", "s1", { requestId: "r2" }))).to.deep.equal({

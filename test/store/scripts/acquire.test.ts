@@ -77,6 +77,19 @@ describe("acquire.lua", () => {
     expect(await f.redis.hget(keys("a").data, "h:s1:o")).to.equal("1 1 2 s1:r1");
   });
 
+  it("returns CONFLICT when a shared holder re-enters naming another limit, and keeps its count", async () => {
+    await acquire(f, "a", { session: "s1", request: "r1", mode: 2, limit: 2 });
+    expect(await acquire(f, "a", { session: "s1", request: "r2", mode: 2, limit: 3 })).to.deep.equal([4, "2"]);
+    expect(await f.redis.hget(keys("a").data, "h:s1:o")).to.equal("1 1 2 s1:r1");
+  });
+
+  it("returns GRANTED as a re-entry when an exclusive holder asks shared: same token, still exclusive", async () => {
+    await acquire(f, "a", { session: "s1", request: "r1", mode: 1 });
+    expect(await acquire(f, "a", { session: "s1", request: "r2", mode: 2, limit: 0 })).to.deep.equal([1, "1", 2]);
+    expect(await f.redis.hget(keys("a").data, "h:s1:o")).to.equal("1 2 1 s1:r1");
+    expect(await f.redis.hget(keys("a").data, "excl")).to.equal("1");
+  });
+
   it("grants shared claims up to the limit, each with a new token, and queues the next", async () => {
     const shared = { mode: 2, limit: 2 } as const;
     expect(await acquire(f, "a", { session: "s1", ...shared })).to.deep.equal([1, "1", 1]);
@@ -134,10 +147,8 @@ describe("acquire.lua", () => {
     expect(await acquire(f, "a", { session: "s2", mode: 2, limit: 3 })).to.deep.equal([1, "2", 1]);
   });
 
-  // BUG: a withdrawn shared waiter (or shared holders that handed the lock to an exclusive
-  // waiter) leaves data.limit behind while the lock stays busy; it answers {4, "2"}.
-  // The documented rule (docs/data-model.md): a SHARED limit, once set, holds until the name is
-  // idle — no holder and no waiter — even if only exclusive claims remain meanwhile.
+  // The rule (docs/semaphores.md): a SHARED limit, once set, holds until the name is idle — no
+  // holder and no waiter — even if only exclusive claims remain meanwhile.
   it("keeps the shared limit in force until the name is idle, even after its shared waiter left", async () => {
     await acquire(f, "a", { session: "x1", mode: 1 });
     await acquire(f, "a", { session: "s2", mode: 2, limit: 2 });

@@ -12,7 +12,7 @@
 -- Returns {1, token, count}  GRANTED (count > 1: re-entered, same token)
 --         {2, position, ms}  QUEUED; ms until the earliest holder lease ends
 --         {3}                BUSY (may wait = 0)
---         {4, limit}         CONFLICT: the shared limit in force differs
+--         {4, limit}         CONFLICT: the shared limit in force differs (re-entry too)
 --         {5}                UPGRADE refused: shared holder asked exclusive
 local rcall = redis.call
 local holders, data, queue, leases, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -33,6 +33,8 @@ local function queued()
   return {2, rcall('ZRANK', queue, wid) + 1, first[2] and math.max(0, first[2] - now) or 0}
 end
 
+local inForce = rcall('HGET', data, 'limit')
+if mode == '2' and inForce and inForce ~= limit then return {4, inForce} end
 local rec = rcall('HGET', data, 'h:' .. hid)
 if rec then
   local token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$')
@@ -43,8 +45,6 @@ if rec then
   return {1, token, count}
 end
 if rcall('ZSCORE', queue, wid) then return queued() end
-local inForce = rcall('HGET', data, 'limit')
-if mode == '2' and inForce and inForce ~= limit then return {4, inForce} end
 local fits = n == 0 or (mode == '2' and rcall('HEXISTS', data, 'excl') == 0 and (limit == '0' or n < tonumber(limit)))
 if mode == '2' and ((fits and waiting == 0) or mayWait) then rcall('HSET', data, 'limit', limit) end
 if fits and waiting == 0 then
