@@ -87,7 +87,8 @@ export class TurnstileClient {
   /**
    * Waits for the exclusive lock `name` and resolves with its Lock. Rejects with a TurnstileError:
    * 'timeout' when `waitMs` runs out, 'busy' when `waitMs` is 0 and the lock is taken, 'lost' if
-   * the lease ran out before the grant arrived, others as the server says; on abort it rejects
+   * the lease ran out before the grant arrived, 'expired' if the server let the queue entry lapse
+   * (keepalives did not arrive), others as the server says; on abort it rejects
    * with `signal.reason` and withdraws the request (a grant that crosses the abort is released).
    */
   async acquire(name: string, options: AcquireOptions = {}): Promise<Lock> {

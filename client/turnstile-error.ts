@@ -15,6 +15,7 @@ export type TurnstileErrorReason =
   | "unavailable"
   | "internal"
   | "busy"
+  | "expired"
   | "session-ended"
   | "lost"
   | "connection";
@@ -57,6 +58,8 @@ export function errorReasonFromFailure(reason: FailureReason): TurnstileErrorRea
       return "unavailable";
     case FailureReason.FAILURE_REASON_BUSY:
       return "busy";
+    case FailureReason.FAILURE_REASON_EXPIRED:
+      return "expired";
     default:
       return "internal";
   }
