@@ -13,4 +13,5 @@ step() {
   echo "build:examples: $label took $((SECONDS - start)) s" >&2
 }
 step "go build" bash -c 'cd go && go build -o bin/turnstile-example .'
-step "mvn package" bash -c 'cd java && mvn -B -q package'
+# Maven 3.8 prints bare colour resets even in batch mode; strip them (errors still show).
+step "mvn package" bash -c 'set -o pipefail; cd java && mvn -B -q package 2>&1 | sed "s/\x1b\[0m//g"'
