@@ -6,6 +6,7 @@ const { spawnSync } = require("node:child_process");
 const hasRedis = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
 const withoutRedis = [
   "test/lease-clock.test.ts",
+  "test/check-shared-log.test.ts",
   "test/store/memory-store.test.ts",
   "test/store/conformance/memory-store.test.ts",
   "test/harness/redis-suites-skipped.ts",
@@ -14,6 +15,8 @@ const withoutRedis = [
 module.exports = {
   "node-option": ["import=tsx"],
   spec: hasRedis ? ["test/**/*.test.ts"] : withoutRedis,
+  // Needs Go and Java: run by `npm run test:interop` only.
+  ignore: ["test/interop/**"],
   extension: ["ts"],
   timeout: 20000,
   "forbid-only": true,

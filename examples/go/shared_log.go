@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+// sharedLog appends lines to a file that several processes write at once. The file is opened
+// with O_APPEND and every line goes out in one write(2), so lines from different writers never
+// interleave.
+type sharedLog struct{ file *os.File }
+
+func openSharedLog(path string) (*sharedLog, error) {
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &sharedLog{file: file}, nil
+}
+
+// Append writes "<event> <worker> <token>\n" in one write; a nil log writes nothing.
+func (l *sharedLog) Append(event, worker string, token uint64) error {
+	if l == nil {
+		return nil
+	}
+	_, err := l.file.Write([]byte(fmt.Sprintf("%s %s %d\n", event, worker, token)))
+	return err
+}
+
+func (l *sharedLog) Close() error {
+	if l == nil {
+		return nil
+	}
+	return l.file.Close()
+}

@@ -1,0 +1,91 @@
+package turnstile.example;
+
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import turnstile.v1.LockServiceGrpc;
+
+/**
+ * A Turnstile client built only from the stubs generated at build time and grpc-java. Each worker
+ * (a thread) opens its own session, then runs rounds of acquire → hold → release; with --log every
+ * worker appends "enter/exit {worker} {token}" lines to one shared file, which is how the interop
+ * test (test/interop/) checks exclusion. Flags take --name=value; each falls back to an env var.
+ */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> flags = parseFlags(args);
+    String addr = flag(flags, "addr", "TURNSTILE_ADDR", "127.0.0.1:7420");
+    String lockName = flag(flags, "lock", "TURNSTILE_LOCK", "examples/demo");
+    int rounds = Integer.parseInt(flag(flags, "rounds", "TURNSTILE_ROUNDS", "1"));
+    int workers = Integer.parseInt(flag(flags, "workers", "TURNSTILE_WORKERS", "1"));
+    String prefix = flag(flags, "name", "TURNSTILE_WORKER_NAME", "java");
+    String logPath = flag(flags, "log", "TURNSTILE_LOG", "");
+    Duration hold = parseDuration(flag(flags, "hold", "TURNSTILE_HOLD", "200ms"));
+    Duration wait = parseDuration(flag(flags, "wait", "TURNSTILE_WAIT", "30s"));
+    Duration ttl = parseDuration(flag(flags, "ttl", "TURNSTILE_TTL", "15s"));
+
+    ManagedChannel channel = ManagedChannelBuilder.forTarget(addr).usePlaintext().build();
+    ExecutorService pool = Executors.newFixedThreadPool(workers);
+    boolean failed = false;
+    try (SharedLog log = logPath.isEmpty() ? null : new SharedLog(Path.of(logPath))) {
+      LockServiceGrpc.LockServiceStub stub = LockServiceGrpc.newStub(channel);
+      List<Future<Void>> results = new ArrayList<>();
+      for (int i = 1; i <= workers; i++) {
+        var config = new Worker.Config(prefix + "-" + i, lockName, rounds, hold, wait, ttl, log);
+        results.add(pool.submit(new Worker(stub, config)));
+      }
+      for (Future<Void> result : results) {
+        try {
+          result.get();
+        } catch (ExecutionException e) {
+          log("worker failed: " + e.getCause());
+          failed = true;
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+      channel.shutdownNow();
+    }
+    if (failed) System.exit(1);
+    log(workers + " worker(s) finished " + rounds + " round(s) each");
+  }
+
+  static void log(String message) {
+    System.err.println(LocalTime.now() + " " + message);
+  }
+
+  private static Map<String, String> parseFlags(String[] args) {
+    Map<String, String> flags = new HashMap<>();
+    for (String arg : args) {
+      String[] parts = arg.replaceFirst("^--?", "").split("=", 2);
+      if (parts.length != 2) throw new IllegalArgumentException("flags take the form --name=value, got " + arg);
+      flags.put(parts[0], parts[1]);
+    }
+    return flags;
+  }
+
+  private static String flag(Map<String, String> flags, String name, String env, String fallback) {
+    String value = flags.getOrDefault(name, System.getenv(env));
+    return value == null ? fallback : value;
+  }
+
+  /** Parses "250ms", "2s" or "1m". */
+  static Duration parseDuration(String text) {
+    if (text.endsWith("ms")) return Duration.ofMillis(Long.parseLong(text.substring(0, text.length() - 2)));
+    if (text.endsWith("s")) return Duration.ofSeconds(Long.parseLong(text.substring(0, text.length() - 1)));
+    if (text.endsWith("m")) return Duration.ofMinutes(Long.parseLong(text.substring(0, text.length() - 1)));
+    throw new IllegalArgumentException("durations take the form 250ms, 2s or 1m, got " + text);
+  }
+}

@@ -1,0 +1,110 @@
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import { TurnstileClient } from "../../client/index.js";
+import { checkSharedLog } from "../harness/check-shared-log.js";
+import { type CoordinatorProcess, spawnCoordinator } from "../harness/coordinator-process.js";
+import { redisServerAvailable, startRedis, type TestRedis } from "../harness/redis-server.js";
+import { waitForQueue } from "../harness/wait-for-queue.js";
+import { type ExampleProcess, rejectOnExit, spawnExample } from "./example-process.js";
+import { runTsWorker } from "./ts-worker.js";
+
+// Run by `npm run test:interop` (which builds both examples first), never by plain `npm test`.
+const GO_BIN = fileURLToPath(new URL("../../examples/go/bin/turnstile-example", import.meta.url));
+const JAVA_JAR = fileURLToPath(new URL("../../examples/java/target/turnstile-example.jar", import.meta.url));
+
+const LOCK = "interop/polyglot";
+const WORKERS_PER_LANGUAGE = 3;
+const ROUNDS = 20;
+const HOLD_MS = 10;
+const WAIT_MS = 60_000;
+
+describe("polyglot contention: TypeScript, Go and Java clients on one lock", () => {
+  let redis: TestRedis | undefined;
+  let coordinator: CoordinatorProcess | undefined;
+  let logDir: string;
+
+  before(async function () {
+    this.timeout(30_000);
+    if (!redisServerAvailable())
+      throw new Error("redis-server not found on PATH (Debian: apt-get install redis-server)");
+    for (const built of [GO_BIN, JAVA_JAR]) {
+      if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build:examples`);
+    }
+    redis = await startRedis();
+    coordinator = await spawnCoordinator(redis.url);
+    logDir = mkdtempSync(join(tmpdir(), "turnstile-interop-"));
+  });
+  after(async () => {
+    await coordinator?.kill();
+    await redis?.stop();
+    if (logDir) rmSync(logDir, { recursive: true, force: true });
+  });
+
+  it(`keeps holds apart with strictly increasing tokens while ${WORKERS_PER_LANGUAGE} workers per language contend for ${ROUNDS} rounds, and every language gets the lock`, async function () {
+    this.timeout(180_000);
+    const address = coordinator!.address;
+    const logPath = join(logDir, "shared.log");
+    const logFd = openSync(logPath, "a");
+    const flags = (name: string) => [
+      `--addr=${address}`,
+      `--lock=${LOCK}`,
+      `--rounds=${ROUNDS}`,
+      `--workers=${WORKERS_PER_LANGUAGE}`,
+      `--name=${name}`,
+      `--log=${logPath}`,
+      `--hold=${HOLD_MS}ms`,
+      `--wait=${WAIT_MS / 1000}s`,
+    ];
+    // A gate holds the lock until every worker waits in the queue, so all three languages
+    // contend from the first round on instead of whoever starts fastest running alone.
+    const gate = new TurnstileClient(address, { clientName: "gate" });
+    const gateLock = await gate.acquire(LOCK);
+    const examples: ExampleProcess[] = [
+      spawnExample("go example", GO_BIN, flags("go")),
+      spawnExample("java example", "java", ["-jar", JAVA_JAR, ...flags("java")]),
+    ];
+    try {
+      const tsWorkers = Array.from({ length: WORKERS_PER_LANGUAGE }, (_, i) =>
+        runTsWorker({
+          address,
+          name: `ts-${i + 1}`,
+          lock: LOCK,
+          rounds: ROUNDS,
+          holdMs: HOLD_MS,
+          waitMs: WAIT_MS,
+          logFd,
+        }),
+      );
+      const earlyExit = rejectOnExit(examples);
+      try {
+        await Promise.race([waitForQueue(redis!.url, LOCK, 3 * WORKERS_PER_LANGUAGE, 60_000), earlyExit.promise]);
+      } finally {
+        earlyExit.dispose();
+        await gateLock.release();
+        await gate.close();
+      }
+      const [results] = await Promise.all([Promise.all(examples.map((e) => e.exited)), Promise.all(tsWorkers)]);
+      results.forEach(({ code, output }, i) => {
+        expect(code, `${examples[i].label} exit code; output:\n${output}`).to.equal(0);
+      });
+    } finally {
+      closeSync(logFd);
+      await Promise.all(examples.map((e) => e.kill()));
+    }
+
+    const report = checkSharedLog(readFileSync(logPath, "utf8"));
+    const counts = [...report.holdsByLanguage].map(([language, holds]) => `${language} ${holds}`).join(", ");
+    console.log(`      ${report.holds} holds (${counts}), ${report.languageSwitches} hand-offs between languages`);
+    const perLanguage = WORKERS_PER_LANGUAGE * ROUNDS;
+    expect(Object.fromEntries(report.holdsByLanguage)).to.deep.equal({
+      ts: perLanguage,
+      go: perLanguage,
+      java: perLanguage,
+    });
+    // FIFO hand-off with everyone queued interleaves the languages; a run per language would switch twice.
+    expect(report.languageSwitches).to.be.at.least(ROUNDS);
+  });
+});
