@@ -182,10 +182,8 @@ export class SessionStream {
     // The stream is in object mode: writableLength counts messages. 'drain' only reflects this
     // local buffer, so this bound is what stops a client that never reads from growing it.
     const max = this.deps.limits.maxOutboundMessages;
-    if (this.call.writableLength >= max) {
-      return this.abort(status.RESOURCE_EXHAUSTED, `session: more than ${max} messages unread by the client`);
-    }
-    this.call.write(response);
+    if (this.call.writableLength < max) this.call.write(response);
+    else this.abort(status.RESOURCE_EXHAUSTED, `session: more than ${max} messages unread by the client`);
   }
 
   /** Marks this stream done and unregisters its session; true the first time only. */
