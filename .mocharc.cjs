@@ -10,6 +10,7 @@ const withoutRedis = [
   "test/client/pending-acquire.test.ts",
   "test/client/resume-protocol.test.ts",
   "test/client/resume-reconciliation.test.ts",
+  "test/client/session-reconnect.test.ts",
   "test/client/stream-end.test.ts",
   "test/store/memory-store.test.ts",
   "test/store/conformance/memory-store.test.ts",

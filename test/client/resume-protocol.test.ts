@@ -1,29 +1,10 @@
 import { once } from "node:events";
-import { credentials, status } from "@grpc/grpc-js";
+import { status } from "@grpc/grpc-js";
 import { expect } from "chai";
-import { ChannelPool } from "../../client/channel-pool.js";
 import { type Lock, type LostLockError, TurnstileClient, TurnstileError } from "../../client/index.js";
-import { Session, type SessionEvent } from "../../client/session.js";
-import { LockMode } from "../../gen/ts/turnstile/v1/turnstile.js";
+import type { SessionEvent } from "../../client/session.js";
 import { freePort } from "../harness/free-port.js";
-import { ScriptedCoordinator, type ScriptedStream } from "../harness/scripted-coordinator.js";
-
-const TTL = { seconds: 15n, nanos: 0 };
-
-/** Answers the stream's `open` as a fresh session and returns it. */
-async function openFresh(stream: ScriptedStream, sessionId = "s1") {
-  const { open } = await stream.next("open");
-  stream.send({ $case: "opened", opened: { sessionId, resumeSecret: "secret", ttl: TTL, resumed: false, held: [] } });
-  return open;
-}
-
-/** Answers the next `acquire` on the stream with a grant of `token` and returns the request. */
-async function grantNext(stream: ScriptedStream, token: bigint, holdCount = 1) {
-  const { acquire } = await stream.next("acquire");
-  const { requestId, name } = acquire;
-  stream.send({ $case: "acquired", acquired: { requestId, name, fencingToken: token, holdCount } });
-  return acquire;
-}
+import { ScriptedCoordinator } from "../harness/scripted-coordinator.js";
 
 function lostReasonOf(lock: Lock): string | undefined {
   return (lock.signal.reason as LostLockError | undefined)?.lostReason;
@@ -55,16 +36,16 @@ describe("session resume protocol (scripted coordinators)", () => {
       c.on(type, () => events.push(type));
     const connecting = c.connect();
     const first = await one.nextStream();
-    expect((await openFresh(first)).resumeSessionId).to.equal("");
+    expect((await first.openFresh()).resumeSessionId).to.equal("");
     await connecting;
     const aGranted = c.acquire("a", { owner: "o" });
-    await grantNext(first, 7n);
+    await first.grantNext(7n);
     const a = await aGranted;
     const b1Granted = c.acquire("b", { owner: "o" });
-    await grantNext(first, 8n);
+    await first.grantNext(8n);
     const b1 = await b1Granted;
     const b2Granted = c.acquire("b", { owner: "o" });
-    await grantNext(first, 8n, 2);
+    await first.grantNext(8n, 2);
     const b2 = await b2Granted;
     const releasing = b2.release();
     const { release: lostRelease } = await first.next("release");
@@ -80,10 +61,7 @@ describe("session resume protocol (scripted coordinators)", () => {
       { name: "b", owner: "o", fencingToken: 8n, holdCount: 2 },
     ]);
     const resumed = once(c, "resumed");
-    second.send({
-      $case: "opened",
-      opened: { sessionId: "s1", resumeSecret: "", ttl: TTL, resumed: true, held: open.held },
-    });
+    second.resumed(open.held);
     await resumed;
     await releasing;
     const { release } = await second.next("release");
@@ -106,7 +84,7 @@ describe("session resume protocol (scripted coordinators)", () => {
     const c = client([one.address, two.address]);
     const connecting = c.connect();
     const first = await one.nextStream();
-    await openFresh(first);
+    await first.openFresh();
     await connecting;
     const locks: Lock[] = [];
     for (const [name, token] of [
@@ -115,11 +93,11 @@ describe("session resume protocol (scripted coordinators)", () => {
       ["stolen", 3n],
     ] as const) {
       const granted = c.acquire(name, { owner: "o" });
-      await grantNext(first, token);
+      await first.grantNext(token);
       locks.push(await granted);
     }
     const again = c.acquire("kept", { owner: "o" });
-    await grantNext(first, 1n, 2);
+    await first.grantNext(1n, 2);
     const releasing = (await again).release();
     await first.next("release");
 
@@ -135,7 +113,7 @@ describe("session resume protocol (scripted coordinators)", () => {
       { name: "kept", owner: "o", fencingToken: 1n, holdCount: 1 },
       { name: "stolen", owner: "o", fencingToken: 30n, holdCount: 1 },
     ];
-    second.send({ $case: "opened", opened: { sessionId: "s1", resumeSecret: "", ttl: TTL, resumed: true, held } });
+    second.resumed(held);
     await releasing;
     expect(locks.map(lostReasonOf)).to.deep.equal([undefined, "expired", "expired"]);
     const probe = c.acquire("probe");
@@ -148,10 +126,10 @@ describe("session resume protocol (scripted coordinators)", () => {
     const c = client([one.address, two.address]);
     const connecting = c.connect();
     const first = await one.nextStream();
-    await openFresh(first);
+    await first.openFresh();
     await connecting;
     const granted = c.acquire("x");
-    await grantNext(first, 5n);
+    await first.grantNext(5n);
     const lock = await granted;
     const waiting = c.acquire("y").catch((e) => e);
     await first.next("acquire");
@@ -168,7 +146,7 @@ describe("session resume protocol (scripted coordinators)", () => {
 
     const fresh = c.connect();
     const third = await one.nextStream();
-    expect((await openFresh(third, "s2")).resumeSessionId).to.equal("");
+    expect((await third.openFresh("s2")).resumeSessionId).to.equal("");
     await fresh;
     expect([c.sessionId, c.state]).to.deep.equal(["s2", "connected"]);
   });
@@ -177,10 +155,10 @@ describe("session resume protocol (scripted coordinators)", () => {
     const c = client([one.address, two.address]);
     const connecting = c.connect();
     const first = await one.nextStream();
-    await openFresh(first);
+    await first.openFresh();
     await connecting;
     const granted = c.acquire("x");
-    await grantNext(first, 5n);
+    await first.grantNext(5n);
     const lock = await granted;
     const waiting = c.acquire("y").catch((e) => e);
     await first.next("acquire");
@@ -199,10 +177,10 @@ describe("session resume protocol (scripted coordinators)", () => {
     clients.push(c);
     const connecting = c.connect();
     const first = await one.nextStream();
-    await openFresh(first);
+    await first.openFresh();
     await connecting;
     const granted = c.acquire("x");
-    await grantNext(first, 5n);
+    await first.grantNext(5n);
     const lock = await granted;
     const reconnecting = once(c, "reconnecting");
     first.fail(status.UNAVAILABLE, "connection reset");
@@ -219,111 +197,8 @@ describe("session resume protocol (scripted coordinators)", () => {
 
     const fallsThrough = client([dead[0], one.address]);
     const connecting = fallsThrough.connect();
-    await openFresh(await one.nextStream());
+    await (await one.nextStream()).openFresh();
     await connecting;
     expect(fallsThrough.state).to.equal("connected");
-  });
-});
-
-describe("Session reconnect timing (scripted coordinators, injected clock)", () => {
-  let one: ScriptedCoordinator;
-  let two: ScriptedCoordinator;
-  let session: Session | undefined;
-  let nowMs = 1_000;
-  let onEvent: (event: SessionEvent) => void = () => {};
-  const start = (backoff = { baseMs: 60_000, maxMs: 60_000 }) => {
-    const channels = new ChannelPool([one.address, two.address], credentials.createInsecure());
-    session = new Session(channels, {
-      ttlMs: 15_000,
-      clientName: "test",
-      backoff,
-      random: () => 1,
-      now: () => nowMs,
-      onEvent: (event) => onEvent(event),
-    });
-    return session;
-  };
-  const request = (name: string, waitMs?: number) => ({
-    name,
-    owner: "o",
-    mode: LockMode.LOCK_MODE_EXCLUSIVE,
-    limit: 0,
-    waitMs,
-  });
-
-  beforeEach(async () => {
-    nowMs = 1_000;
-    onEvent = () => {};
-    [one, two] = await Promise.all([ScriptedCoordinator.start(), ScriptedCoordinator.start()]);
-  });
-  afterEach(async () => {
-    await session?.close({ signal: AbortSignal.timeout(1000) }).catch(() => {});
-    one.stop();
-    two.stop();
-  });
-
-  it("resumes on the next address at once when the coordinator drains, with no backoff delay", async () => {
-    const s = start();
-    const opening = s.open();
-    const first = await one.nextStream();
-    await openFresh(first);
-    await opening;
-    first.fail(status.UNAVAILABLE, "coordinator draining: resume on another coordinator");
-    // The backoff would wait 60 s here (random() = 1): only the drain rule explains a stream now.
-    const second = await two.nextStream(2000);
-    expect((await second.next("open")).open.resumeSessionId).to.equal("s1");
-  });
-
-  it("counts the resume's open send time as a renewal of the held locks", async () => {
-    const s = start();
-    const opening = s.open();
-    const first = await one.nextStream();
-    await openFresh(first);
-    await opening;
-    const granted = s.acquire(request("x"));
-    await grantNext(first, 5n);
-    const lock = await granted;
-    expect(lock.leaseRemainingMs).to.equal(15_000 - 1_500);
-    nowMs += 10_000;
-    first.fail(status.UNAVAILABLE, "coordinator draining: resume on another coordinator");
-    const second = await two.nextStream();
-    const { open } = await second.next("open");
-    nowMs += 1_000;
-    const resumed = new Promise<void>((resolve) => {
-      onEvent = (event) => event.type === "resumed" && resolve();
-    });
-    second.send({
-      $case: "opened",
-      opened: { sessionId: "s1", resumeSecret: "", ttl: TTL, resumed: true, held: open.held },
-    });
-    await resumed;
-    // Open sent at +10 s: the lease now ends 15 s − 1.5 s after that, 1 s of which has passed.
-    expect(lock.leaseRemainingMs).to.equal(15_000 - 1_500 - 1_000);
-  });
-
-  it("rejects an acquire whose wait ran out while reconnecting with 'timeout', re-sends it as try-once + cancel, and releases a grant that raced the break", async () => {
-    const s = start();
-    const opening = s.open();
-    const first = await one.nextStream();
-    await openFresh(first);
-    await opening;
-    const waiting = s.acquire(request("x", 500)).catch((e) => e);
-    const { acquire: sent } = await first.next("acquire");
-    first.fail(status.UNAVAILABLE, "coordinator draining: resume on another coordinator");
-    const second = await two.nextStream();
-    await second.next("open");
-    nowMs += 600;
-    second.send({ $case: "opened", opened: { sessionId: "s1", resumeSecret: "", ttl: TTL, resumed: true, held: [] } });
-    const err = await waiting;
-    expect([err instanceof TurnstileError, err.reason]).to.deep.equal([true, "timeout"]);
-    const { acquire } = await second.next("acquire");
-    expect([acquire.requestId, acquire.wait]).to.deep.equal([sent.requestId, { seconds: 0n, nanos: 0 }]);
-    expect((await second.next("cancel")).cancel.requestId).to.equal(sent.requestId);
-    second.send({
-      $case: "acquired",
-      acquired: { requestId: sent.requestId, name: "x", fencingToken: 9n, holdCount: 1 },
-    });
-    const { release } = await second.next("release");
-    expect([release.name, release.owner]).to.deep.equal(["x", "o"]);
   });
 });

@@ -1,5 +1,14 @@
 import { Server, ServerCredentials, type ServerDuplexStream, type status } from "@grpc/grpc-js";
-import { LockServiceService, type SessionRequest, type SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
+import {
+  type Acquire,
+  type HeldLock,
+  LockServiceService,
+  type Open,
+  type SessionRequest,
+  type SessionResponse,
+} from "../../gen/ts/turnstile/v1/turnstile.js";
+
+const TTL = { seconds: 15n, nanos: 0 };
 
 type Kind = NonNullable<SessionRequest["kind"]>;
 type Of<C extends Kind["$case"]> = Extract<Kind, { $case: C }>;
@@ -102,6 +111,27 @@ export class ScriptedStream {
   /** The requests received and not yet taken, by case, oldest first. */
   pending(): Kind["$case"][] {
     return this.#received.map((kind) => kind.$case);
+  }
+
+  /** Answers the stream's `open` as a fresh session (secret "secret", TTL 15 s) and returns the open. */
+  async openFresh(sessionId = "s1"): Promise<Open> {
+    const { open } = await this.next("open");
+    const opened = { sessionId, resumeSecret: "secret", ttl: TTL, resumed: false, held: [] };
+    this.send({ $case: "opened", opened });
+    return open;
+  }
+
+  /** Answers a resume's `open` as resumed, listing `held` as still held. */
+  resumed(held: HeldLock[], sessionId = "s1"): void {
+    this.send({ $case: "opened", opened: { sessionId, resumeSecret: "", ttl: TTL, resumed: true, held } });
+  }
+
+  /** Answers the next `acquire` with a grant of `token` and returns the request. */
+  async grantNext(token: bigint, holdCount = 1): Promise<Acquire> {
+    const { acquire } = await this.next("acquire");
+    const { requestId, name } = acquire;
+    this.send({ $case: "acquired", acquired: { requestId, name, fencingToken: token, holdCount } });
+    return acquire;
   }
 
   /** Writes one response. */
