@@ -101,8 +101,8 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
   }
 
   /**
-   * Opens the session now instead of at the first acquire. Rejects with a TurnstileError
-   * ('connection', ...) when the stream fails, or with `signal.reason` on abort.
+   * Opens the session now instead of at the first acquire, trying each address once. Rejects with a
+   * TurnstileError ('connection', ...) when none answers, or with `signal.reason` on abort.
    */
   async connect(options: { signal?: AbortSignal } = {}): Promise<void> {
     await this.#currentSession().open(options);
@@ -152,8 +152,9 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
 
   /**
    * Closes the session (held locks are lost with 'session-ended', the server releases them,
-   * pending acquires reject with 'session-ended') and then the channel. Idempotent; on abort it
-   * cancels the stream and rejects with `signal.reason`.
+   * pending acquires reject with 'session-ended') and then the channels. While reconnecting it just
+   * stops: the server releases the locks when their lease runs out. Idempotent; on abort it cancels
+   * the stream and rejects with `signal.reason`.
    */
   async close(options: { signal?: AbortSignal } = {}): Promise<void> {
     this.#closing ??= this.#closeOnce(options.signal);
