@@ -7,6 +7,12 @@ const hasRedis = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).s
 const withoutRedis = [
   "test/lease-clock.test.ts",
   "test/check-shared-log.test.ts",
+  "test/client/backoff.test.ts",
+  "test/client/pending-acquire.test.ts",
+  "test/client/resume-protocol.test.ts",
+  "test/client/resume-reconciliation.test.ts",
+  "test/client/session-reconnect.test.ts",
+  "test/client/stream-end.test.ts",
   "test/store/memory-store.test.ts",
   "test/store/conformance/memory-store.test.ts",
   "test/harness/redis-suites-skipped.ts",

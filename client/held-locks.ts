@@ -93,11 +93,33 @@ export class HeldLocks {
     this.rearm();
   }
 
-  /** Loses every holding at once with 'session-ended'; `cause` says why the session ended. */
-  loseAll(cause: unknown): void {
+  /**
+   * Loses every holding at once, by default with 'session-ended' ('expired' when the server no
+   * longer knows the session); `cause` says why the session ended.
+   */
+  loseAll(cause: unknown, lostReason: LostLockReason = "session-ended"): void {
     for (const holding of [...this.#holdings.values()]) {
-      this.#lose(holding, "session-ended", false, cause);
+      this.#lose(holding, lostReason, false, cause);
     }
+    this.rearm();
+  }
+
+  /** Every holding still registered: with live handles, or with releases in flight. */
+  holdings(): Holding[] {
+    return [...this.#holdings.values()];
+  }
+
+  /** Notes that a resume renewed `holding` with an `open` sent at `sentAtMs` (see LeaseClock.confirmFor). */
+  renewed(holding: Holding, sentAtMs: number): void {
+    if (holding.gone) return;
+    this.#clock.confirmFor(holding, sentAtMs);
+    this.rearm();
+  }
+
+  /** Loses one holding that a resume found gone on the server ('expired'). */
+  loseOnResume(holding: Holding): void {
+    if (holding.gone) return;
+    this.#lose(holding, "expired", false);
     this.rearm();
   }
 

@@ -1,3 +1,4 @@
+export type { BackoffOptions } from "./backoff.js";
 export { Lock } from "./lock.js";
 export { LostLockError, type LostLockReason } from "./lost-lock-error.js";
 export { ReadWriteLock } from "./read-write-lock.js";
@@ -8,4 +9,9 @@ export {
   TurnstileClient,
   type TurnstileClientOptions,
 } from "./turnstile-client.js";
+export type {
+  TurnstileClientEvents,
+  TurnstileClientState,
+  TurnstileSessionEvent,
+} from "./turnstile-client-events.js";
 export { TurnstileError, type TurnstileErrorReason } from "./turnstile-error.js";

@@ -13,8 +13,9 @@ export interface LeaseClockOptions {
 
 /**
  * The told-first lease arithmetic of one session, pure apart from reading `now`. A lease tracked
- * under key K ends at max(acquire sent, newest confirmed keepalive sent) + ttl − margin, so the
- * client always judges a lock lost before the server could grant it to anyone else.
+ * under key K ends at max(acquire sent, newest confirmed renewal of K sent, newest confirmed
+ * keepalive sent) + ttl − margin, so the client always judges a lock lost before the server could
+ * grant it to anyone else.
  */
 export class LeaseClock<K> {
   /** The monotonic clock every timestamp is measured on. */
@@ -77,6 +78,16 @@ export class LeaseClock<K> {
   /** Starts tracking the lease of `key`, granted for an acquire sent at `acquireSentAtMs`. */
   track(key: K, acquireSentAtMs: number): void {
     this.#acquireSentAtMs.set(key, acquireSentAtMs);
+  }
+
+  /**
+   * Records that the lease of `key` alone was renewed by a request sent at `sentAtMs` (a resume's
+   * `open` listing it): its deadline is then at least `sentAtMs` + ttl − margin. Untracked keys
+   * are ignored; other keys keep their deadlines.
+   */
+  confirmFor(key: K, sentAtMs: number): void {
+    const baseMs = this.#acquireSentAtMs.get(key);
+    if (baseMs !== undefined && sentAtMs > baseMs) this.#acquireSentAtMs.set(key, sentAtMs);
   }
 
   /** Stops tracking the lease of `key` (released or lost). */

@@ -6,6 +6,12 @@ export type RequestAnswer =
   | { $case: "released"; released: Released }
   | { $case: "failed"; failed: Failed };
 
+/** The request id an answer is for. */
+export function requestIdOf(answer: RequestAnswer): string {
+  if (answer.$case === "acquired") return answer.acquired.requestId;
+  return answer.$case === "released" ? answer.released.requestId : answer.failed.requestId;
+}
+
 /** Receives exactly one call: `answer` when the server answers, or `end` when the session ends. */
 export interface RequestHandler {
   answer(answer: RequestAnswer): void;

@@ -1,16 +1,15 @@
 import type { ClientDuplexStream, StatusObject } from "@grpc/grpc-js";
 import type { LockServiceClient, SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
 import { errorFromStatus } from "./status-error.js";
+import type { FinalStatus } from "./stream-end.js";
 import type { TurnstileError } from "./turnstile-error.js";
 
 /** What a SessionStream reports: every server message, then the end exactly once. */
 export interface SessionStreamHandlers {
   message(message: SessionResponse): void;
-  /** The stream is over; `error` is derived from its final gRPC status. */
-  ended(error: TurnstileError): void;
+  /** The stream is over; `error` is derived from its final gRPC status `final` (if it had one). */
+  ended(error: TurnstileError, final: FinalStatus | undefined): void;
 }
-
-type FinalStatus = Pick<StatusObject, "code" | "details">;
 
 /**
  * One `Session` bidi call: writes requests while the write side is open and reports the stream's
@@ -41,7 +40,7 @@ export class SessionStream {
       call.off("end", onEnd);
       call.off("status", onStatus);
       this.end();
-      handlers.ended(errorFromStatus(final));
+      handlers.ended(errorFromStatus(final), final);
       markDone();
     };
     const onStatus = (status: StatusObject) => {

@@ -1,74 +1,84 @@
-import type {
-  KeepAliveAck,
-  LockMode,
-  LockServiceClient,
-  Opened,
-  SessionRequest,
-  SessionResponse,
-} from "../gen/ts/turnstile/v1/turnstile.js";
+import type { KeepAliveAck, Open, Opened, SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
+import { AcquiresInFlight } from "./acquires-in-flight.js";
+import type { BackoffOptions } from "./backoff.js";
+import type { ChannelPool } from "./channel-pool.js";
 import { durationFromMs, msFromDuration } from "./duration.js";
 import { HeldLocks, type Holding } from "./held-locks.js";
 import { KeepAliveTimer } from "./keep-alive-timer.js";
 import { LeaseClock, type MonotonicClock } from "./lease-clock.js";
 import type { Lock, LockReleaser } from "./lock.js";
-import { PendingRequests, type RequestAnswer } from "./pending-requests.js";
+import type { LostLockReason } from "./lost-lock-error.js";
+import { acquireMessage, type SessionAcquire } from "./pending-acquire.js";
+import { PendingRequests, type RequestAnswer, requestIdOf } from "./pending-requests.js";
 import { raceSignal } from "./race-signal.js";
-import { SessionStream } from "./session-stream.js";
+import { type ReleasedHold, ReleasesInFlight } from "./releases-in-flight.js";
+import type { SessionEvent, SessionState } from "./session-event.js";
+import { SessionLink } from "./session-link.js";
+import { SessionResumer } from "./session-resume.js";
+import { decideStreamEnd, expiryError, type FinalStatus } from "./stream-end.js";
 import { errorFromFailed, TurnstileError } from "./turnstile-error.js";
 
-/** How a Session opens: requested TTL, client name, optional fixed safety margin and clock. */
+export type { SessionAcquire } from "./pending-acquire.js";
+export type { SessionEvent, SessionState } from "./session-event.js";
+
+/** How a Session opens and reconnects: TTL, client name, margin, backoff, clock, event listener. */
 export interface SessionOptions {
   ttlMs: number;
   clientName: string;
   safetyMarginMs?: number;
+  backoff?: BackoffOptions;
+  /** Injectable for tests: jitter source (default Math.random) and monotonic clock. */
+  random?: () => number;
   now?: MonotonicClock;
-}
-
-/** One acquire as the session sends it; mode and limit are here so shared locks can reuse it. */
-export interface SessionAcquire {
-  name: string;
-  owner: string;
-  mode: LockMode;
-  limit: number;
-  /** Absent: wait forever; 0: try once. */
-  waitMs?: number;
-  value?: Uint8Array;
-}
-
-/** One acquire in flight: when it was sent, and whether its caller gave up on it. */
-interface AcquireAttempt {
-  owner: string;
-  sentAtMs: number;
-  abandoned: boolean;
-  granted?: Lock;
+  onEvent?: (event: SessionEvent) => void;
 }
 
 /**
- * One session: one bidi stream that opens, sends a keepalive every ttl/3 and routes answers by
- * request id. When the stream ends, every held lock is lost ('session-ended') and every request
- * in flight rejects; the session object does not reconnect.
+ * One session: it survives broken streams. It opens a stream, sends a keepalive every ttl/3 and
+ * routes answers by request id; when a stream breaks it reconnects over the coordinator addresses
+ * and resumes (docs/sessions.md), keeping held locks (valid by the local lease meanwhile), pending
+ * acquires and releases in flight. It ends on close, when the session expired, or on a fatal status.
  */
 export class Session implements LockReleaser {
-  readonly #rpc: LockServiceClient;
+  readonly #channels: ChannelPool;
   readonly #options: SessionOptions;
   readonly #clock: LeaseClock<Holding>;
   readonly #held: HeldLocks;
   readonly #pending = new PendingRequests();
-  #stream: SessionStream | undefined;
+  readonly #acquires: AcquiresInFlight;
+  readonly #releases: ReleasesInFlight;
+  readonly #keepAlive: KeepAliveTimer;
+  readonly #link: SessionLink;
+  readonly #resumer: SessionResumer;
+  #state: SessionState = "connecting";
   #opened: Promise<void> | undefined;
   #openWaiter: { resolve: () => void; reject: (error: Error) => void } | undefined;
   #ended: TurnstileError | undefined;
-  readonly #keepAlive: KeepAliveTimer;
   #resume = { sessionId: "", secret: "" };
+  #failedOpens = 0;
+  /** Send time of the newest request that renewed the session record (an answered open). */
+  #renewedAtMs = Number.NEGATIVE_INFINITY;
 
-  constructor(rpc: LockServiceClient, options: SessionOptions) {
-    this.#rpc = rpc;
+  constructor(channels: ChannelPool, options: SessionOptions) {
+    this.#channels = channels;
     this.#options = options;
     const { ttlMs, safetyMarginMs, now } = options;
     this.#clock = new LeaseClock({ ttlMs, safetyMarginMs, now });
-    this.#held = new HeldLocks(this.#clock, this, (lock) => this.#releaseQuietly(lock));
+    this.#releases = new ReleasesInFlight(this.#pending, (kind) => this.#send(kind));
+    const releaseQuietly = (hold: ReleasedHold) => this.#releaseQuietly(hold);
+    this.#held = new HeldLocks(this.#clock, this, releaseQuietly);
+    this.#acquires = new AcquiresInFlight(this.#pending, this.#held, this.#clock.now, releaseQuietly);
     this.#keepAlive = new KeepAliveTimer(this.#clock, (seq) => {
       this.#send({ $case: "keepAlive", keepAlive: { seq } });
+    });
+    const resumeContext = { held: this.#held, acquires: this.#acquires.byId, releases: this.#releases };
+    this.#resumer = new SessionResumer({ ...resumeContext, send: (kind) => this.#send(kind) });
+    const linkOptions = { backoff: options.backoff, random: options.random, now: this.#clock.now };
+    this.#link = new SessionLink(channels, linkOptions, {
+      open: () => this.#openMessage(),
+      opened: (opened, attempt) => this.#onOpened(opened, attempt.openSentAtMs),
+      message: (message) => this.#onMessage(message),
+      ended: (error, final, wasOpened) => this.#onStreamEnd(error, final, wasOpened),
     });
   }
 
@@ -77,14 +87,20 @@ export class Session implements LockReleaser {
     return this.#resume.sessionId;
   }
 
-  /** True once the session is over (stream ended or closed); it then accepts no more requests. */
+  /** Where the session is (see SessionState). */
+  get state(): SessionState {
+    return this.#state;
+  }
+
+  /** True once the session is over (closed, expired or failed); it then accepts no more requests. */
   get ended(): boolean {
     return this.#ended !== undefined;
   }
 
   /**
-   * Starts the stream on first call and resolves once the server answered `opened`. Rejects with
-   * a TurnstileError when the stream ends first, or with `signal.reason` (opening goes on).
+   * Starts connecting on first call and resolves once a coordinator answered `opened`. Rejects with
+   * a TurnstileError when the session ends first (no address answered, or a fatal status), or with
+   * `signal.reason` (opening goes on).
    */
   open(options: { signal?: AbortSignal } = {}): Promise<void> {
     if (this.#ended !== undefined) return Promise.reject(this.#ended);
@@ -93,80 +109,42 @@ export class Session implements LockReleaser {
         this.#openWaiter = { resolve, reject };
       });
       this.#opened.catch(() => {});
-      this.#start();
+      this.#link.connect("now");
     }
     return raceSignal(this.#opened, options.signal);
   }
 
   /**
-   * Sends an acquire and resolves with the granted Lock. Rejects with a TurnstileError for a
-   * `failed` answer or the end of the session, with a LostLockError when the lease had already
-   * run out at grant time, and with `signal.reason` on abort (cancelling, or releasing a late grant).
+   * Sends an acquire and resolves with the granted Lock; across a reconnect it is re-sent with its
+   * request id and what is left of its wait. Rejects with a TurnstileError for a `failed` answer,
+   * a wait that ran out while reconnecting ('timeout') or the end of the session, with a
+   * LostLockError when the lease had already run out at grant time, and with `signal.reason` on
+   * abort (cancelling, or releasing a late grant).
    */
   async acquire(request: SessionAcquire, options: { signal?: AbortSignal } = {}): Promise<Lock> {
     const { signal } = options;
     await this.open({ signal });
     signal?.throwIfAborted();
     if (this.#ended !== undefined) throw this.#ended;
-    const attempt: AcquireAttempt = { owner: request.owner, sentAtMs: 0, abandoned: false };
-    let requestId = "";
-    const answer = new Promise<Lock>((resolve, reject) => {
-      requestId = this.#pending.add({
-        answer: (reply) => this.#onAcquireAnswer(attempt, reply, resolve, reject),
-        end: reject,
-      });
-    });
-    const { name, owner, mode, limit, waitMs, value = new Uint8Array() } = request;
-    const wait = waitMs === undefined ? undefined : durationFromMs(waitMs);
-    const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-    attempt.sentAtMs = this.#clock.now();
-    this.#send({
-      $case: "acquire",
-      acquire: { requestId, name, mode, limit, wait, owner, value: bytes },
-    });
+    const { requestId, answer, abandon } = this.#acquires.add(request);
+    this.#send(acquireMessage(requestId, request, request.waitMs));
     try {
       return await raceSignal(answer, signal);
     } catch (error) {
-      if (signal?.aborted && error === signal.reason) {
-        attempt.abandoned = true;
-        if (attempt.granted !== undefined) attempt.granted.release().catch(() => {});
-        else this.#send({ $case: "cancel", cancel: { requestId } });
-      }
+      if (signal?.aborted && error === signal.reason && abandon())
+        this.#send({ $case: "cancel", cancel: { requestId } });
       throw error;
     }
   }
 
-  // Runs in the message handler, so the holding exists before a `lost` right behind the grant.
-  #onAcquireAnswer(
-    attempt: AcquireAttempt,
-    reply: RequestAnswer,
-    resolve: (lock: Lock) => void,
-    reject: (error: Error) => void,
-  ): void {
-    if (reply.$case === "failed") {
-      reject(errorFromFailed(reply.failed));
-    } else if (reply.$case !== "acquired") {
-      reject(new TurnstileError("internal", `acquire answered with ${reply.$case}`));
-    } else if (attempt.abandoned) {
-      this.#releaseQuietly({ name: reply.acquired.name, owner: attempt.owner });
-    } else {
-      const lock = this.#held.grant(reply.acquired, attempt.owner, attempt.sentAtMs);
-      attempt.granted = lock;
-      if (lock.lost) reject(lock.signal.reason);
-      else resolve(lock);
-    }
-  }
-
-  /** Sends the release of one hold and waits for the answer (see LockReleaser). */
+  /** Sends the release of one hold and waits for the answer, across reconnects (see LockReleaser). */
   async releaseLock(lock: Lock): Promise<void> {
     const holding = this.#held.beginRelease(lock);
     if (holding === undefined) return;
     try {
       if (this.#ended !== undefined) return;
       const answer = await new Promise<RequestAnswer>((resolve, reject) => {
-        const requestId = this.#pending.add({ answer: resolve, end: reject });
-        const { name, owner } = lock;
-        this.#send({ $case: "release", release: { requestId, name, owner } });
+        this.#releases.send(holding, { answer: resolve, end: reject });
       });
       // A `lost` that crossed the release on the wire already took the hold: nothing to report.
       if (answer.$case === "failed" && !holding.gone) throw errorFromFailed(answer.failed);
@@ -188,51 +166,56 @@ export class Session implements LockReleaser {
   }
 
   /**
-   * Ends the session: loses every held lock and rejects every pending request ('session-ended'),
-   * sends `close` so the server releases everything, and waits for the stream to end. On abort
-   * it cancels the stream and rejects with `signal.reason`.
+   * Ends the session: loses every held lock and rejects every pending request ('session-ended').
+   * With a stream open it sends `close` (the server releases everything) and waits for the stream
+   * to end; while reconnecting it just stops (the server releases the locks when their lease
+   * runs out). On abort it cancels the stream and rejects with `signal.reason`.
    */
   async close(options: { signal?: AbortSignal } = {}): Promise<void> {
-    const stream = this.#stream;
-    this.#end(new TurnstileError("session-ended", "session closed by the client"));
-    if (stream === undefined) return;
-    // No half-close here: the server ends the stream once it has released everything.
-    stream.send({ $case: "close", close: {} });
-    try {
-      await raceSignal(stream.done, options.signal);
-    } catch (error) {
-      stream.cancel();
-      throw error;
-    }
+    if (this.#ended !== undefined) return;
+    this.#finish("ended", new TurnstileError("session-ended", "session closed by the client"), "session-ended", false);
+    await this.#link.close(options.signal);
   }
 
-  #start(): void {
-    this.#stream = new SessionStream(this.#rpc, {
-      message: (message) => this.#onMessage(message),
-      ended: (error) => this.#end(error),
-    });
+  #openMessage(): Open {
     const { clientName, ttlMs } = this.#options;
-    this.#stream.send({
-      $case: "open",
-      open: { clientName, ttl: durationFromMs(ttlMs), resumeSessionId: "", resumeSecret: "", held: [] },
-    });
+    const ttl = durationFromMs(ttlMs);
+    const { sessionId, secret } = this.#resume;
+    if (sessionId === "") return { clientName, ttl, resumeSessionId: "", resumeSecret: "", held: [] };
+    return { clientName, ttl, resumeSessionId: sessionId, resumeSecret: secret, held: this.#resumer.claim() };
+  }
+
+  #onOpened(opened: Opened, openSentAtMs: number): void {
+    if (this.#ended !== undefined) return;
+    const resuming = this.#resume.sessionId !== "";
+    if (resuming && (!opened.resumed || opened.sessionId !== this.#resume.sessionId)) {
+      const message = `session ${this.#resume.sessionId} could not be resumed: the coordinator opened a new session`;
+      this.#finish("expired", new TurnstileError("session-ended", message), "expired");
+      return;
+    }
+    this.#resume = { sessionId: opened.sessionId, secret: opened.resumeSecret || this.#resume.secret };
+    this.#renewedAtMs = openSentAtMs;
+    const grantedMs = opened.ttl === undefined ? 0 : msFromDuration(opened.ttl);
+    this.#adoptTtl(grantedMs > 0 ? grantedMs : this.#options.ttlMs);
+    this.#state = "connected";
+    if (!resuming) {
+      this.#openWaiter?.resolve();
+      this.#openWaiter = undefined;
+      this.#emit("connected");
+      return;
+    }
+    this.#resumer.apply(opened.held, openSentAtMs, this.#clock.now());
+    this.#emit("resumed");
   }
 
   #onMessage(message: SessionResponse): void {
     if (this.#ended !== undefined) return;
     const kind = message.kind;
     switch (kind?.$case) {
-      case "opened":
-        this.#onOpened(kind.opened);
-        break;
       case "acquired":
-        this.#pending.settle(kind.acquired.requestId, kind);
-        break;
       case "released":
-        this.#pending.settle(kind.released.requestId, kind);
-        break;
       case "failed":
-        this.#pending.settle(kind.failed.requestId, kind);
+        this.#pending.settle(requestIdOf(kind), kind);
         break;
       case "lost":
         this.#held.loseReported(kind.lost);
@@ -241,19 +224,36 @@ export class Session implements LockReleaser {
         this.#onKeepAliveAck(kind.keepAliveAck);
         break;
       default:
-        // `queued` (position only) and unknown kinds from a newer server need no action.
+        // `queued` (position only), a stray `opened` and unknown kinds from a newer server need no action.
         break;
     }
   }
 
-  #onOpened(opened: Opened): void {
-    const waiter = this.#openWaiter;
-    if (waiter === undefined) return;
-    this.#openWaiter = undefined;
-    this.#resume = { sessionId: opened.sessionId, secret: opened.resumeSecret };
-    const grantedMs = opened.ttl === undefined ? 0 : msFromDuration(opened.ttl);
-    this.#adoptTtl(grantedMs > 0 ? grantedMs : this.#options.ttlMs);
-    waiter.resolve();
+  #onStreamEnd(error: TurnstileError, final: FinalStatus | undefined, wasOpened: boolean): void {
+    if (this.#ended !== undefined) return;
+    this.#keepAlive.stop();
+    const established = this.#resume.sessionId !== "";
+    if (!established) this.#failedOpens += 1;
+    const decision = decideStreamEnd(final, {
+      established,
+      failedOpens: this.#failedOpens,
+      addressCount: this.#channels.addresses.length,
+      wasOpened,
+      nowMs: this.#clock.now(),
+      renewedAtMs: Math.max(this.#renewedAtMs, this.#clock.lastConfirmedSendMs),
+      ttlMs: this.#clock.ttlMs,
+    });
+    if (decision.action === "fail") {
+      this.#finish("ended", error, "session-ended");
+    } else if (decision.action === "expire") {
+      const expired = expiryError(decision.why, this.#resume.sessionId, this.#clock.ttlMs, error);
+      this.#finish("expired", expired, decision.why === "refused" ? "session-ended" : "expired");
+    } else {
+      const broke = established && this.#state !== "reconnecting";
+      if (broke) this.#state = "reconnecting";
+      this.#link.connect(decision.when);
+      if (broke) this.#emit("reconnecting", error);
+    }
   }
 
   #onKeepAliveAck(ack: KeepAliveAck): void {
@@ -270,26 +270,31 @@ export class Session implements LockReleaser {
   }
 
   /** Best-effort release of a hold nobody waits for (lease unconfirmed, or granted too late). */
-  #releaseQuietly(hold: { name: string; owner: string }): void {
-    if (this.#ended !== undefined) return;
-    const requestId = this.#pending.add({ answer: () => {}, end: () => {} });
-    const { name, owner } = hold;
-    this.#send({ $case: "release", release: { requestId, name, owner } });
+  #releaseQuietly(hold: ReleasedHold): void {
+    if (this.#ended === undefined) this.#releases.send(hold);
   }
 
   #send(kind: SessionRequest["kind"]): void {
-    if (this.#ended === undefined) this.#stream?.send(kind);
+    if (this.#ended === undefined) this.#link.send(kind);
   }
 
-  #end(error: TurnstileError): void {
+  // Called last in every handler: a throwing listener cannot leave the session half-updated.
+  #emit(type: SessionEvent["type"], error?: TurnstileError): void {
+    this.#options.onEvent?.({ type, sessionId: this.#resume.sessionId, address: this.#link.address, error });
+  }
+
+  #finish(state: SessionState, error: TurnstileError, lostReason: LostLockReason, stopLink = true): void {
     if (this.#ended !== undefined) return;
     this.#ended = error;
+    this.#state = state;
+    if (stopLink) this.#link.stop();
     this.#keepAlive.stop();
     this.#openWaiter?.reject(error);
     this.#openWaiter = undefined;
     // Told first: held locks are lost before anything else happens.
-    this.#held.loseAll(error);
+    this.#held.loseAll(error, lostReason);
     this.#held.dispose();
     this.#pending.endAll(error);
+    if (stopLink && this.#resume.sessionId !== "") this.#emit(state === "expired" ? "expired" : "ended", error);
   }
 }

@@ -1,23 +1,20 @@
 import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { type ChannelCredentials, credentials as grpcCredentials } from "@grpc/grpc-js";
-import { LockMode, LockServiceClient } from "../gen/ts/turnstile/v1/turnstile.js";
+import { LockMode } from "../gen/ts/turnstile/v1/turnstile.js";
+import { Backoff, type BackoffOptions } from "./backoff.js";
+import { ChannelPool } from "./channel-pool.js";
 import type { Lock } from "./lock.js";
 import { LockAcquirer } from "./lock-acquirer.js";
 import { raceSignal } from "./race-signal.js";
 import { ReadWriteLock } from "./read-write-lock.js";
 import { Semaphore } from "./semaphore.js";
 import { Session } from "./session.js";
+import type { TurnstileClientEvents, TurnstileClientState } from "./turnstile-client-events.js";
 import { TurnstileError } from "./turnstile-error.js";
 
 const DEFAULT_TTL_MS = 15_000;
-
-// Detect a dead connection within ~15 s even while the session stream is quiet.
-const CHANNEL_OPTIONS = {
-  "grpc.keepalive_time_ms": 10_000,
-  "grpc.keepalive_timeout_ms": 5_000,
-  "grpc.keepalive_permit_without_calls": 1,
-};
 
 /** Options of a TurnstileClient; all optional. */
 export interface TurnstileClientOptions {
@@ -29,6 +26,8 @@ export interface TurnstileClientOptions {
   safetyMarginMs?: number;
   /** Channel credentials; default insecure (plaintext). */
   credentials?: ChannelCredentials;
+  /** Spacing of reconnect attempts; default 50 ms × 2^n capped at 2 s, with full jitter. */
+  backoff?: BackoffOptions;
 }
 
 /** Options of `acquire` and `withLock`. */
@@ -47,20 +46,27 @@ export interface AcquireOptions {
 export type TryAcquireOptions = Omit<AcquireOptions, "waitMs">;
 
 /**
- * The Turnstile client: one gRPC channel and one session at a time, opened lazily. If the session
- * ends (its locks are then lost), the next call opens a fresh one; after `close()` every call
+ * The Turnstile client: one session at a time, opened lazily on one of the coordinator addresses
+ * (one gRPC channel per address). A broken stream is resumed on the next address with the locks
+ * kept (docs/sessions.md); events report it (TurnstileClientEvents). If the session ends or
+ * expires (its locks are then lost), the next call opens a fresh one; after `close()` every call
  * rejects with reason 'session-ended'.
  */
-export class TurnstileClient {
-  readonly #rpc: LockServiceClient;
+export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
+  readonly #channels: ChannelPool;
+  readonly #backoff: BackoffOptions | undefined;
   readonly #ttlMs: number;
   readonly #clientName: string;
   readonly #safetyMarginMs: number | undefined;
   #session: Session | undefined;
   #closing: Promise<void> | undefined;
 
-  /** Creates the channel to `address` (host:port) without connecting; throws on bad options. */
-  constructor(address: string, options: TurnstileClientOptions = {}) {
+  /**
+   * Takes one coordinator address (host:port) or a list tried in turn, without connecting; throws a
+   * TurnstileError ('invalid-argument') on bad options.
+   */
+  constructor(address: string | readonly string[], options: TurnstileClientOptions = {}) {
+    super();
     const { ttlMs = DEFAULT_TTL_MS, safetyMarginMs } = options;
     if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
       throw new TurnstileError("invalid-argument", `ttlMs must be a positive number, got ${ttlMs}`);
@@ -72,13 +78,31 @@ export class TurnstileClient {
     this.#ttlMs = ttlMs;
     this.#safetyMarginMs = safetyMarginMs;
     this.#clientName = options.clientName ?? `${hostname()}/${process.pid}`;
+    new Backoff(options.backoff); // validates the options
+    this.#backoff = options.backoff;
     const credentials = options.credentials ?? grpcCredentials.createInsecure();
-    this.#rpc = new LockServiceClient(address, credentials, CHANNEL_OPTIONS);
+    this.#channels = new ChannelPool(address, credentials);
   }
 
   /**
-   * Opens the session now instead of at the first acquire. Rejects with a TurnstileError
-   * ('connection', ...) when the stream fails, or with `signal.reason` on abort.
+   * Where the client is: 'idle' (no session), 'connecting', 'connected', 'reconnecting' (locks
+   * valid by their local lease), 'expired' (the session was lost; the next call opens a new one),
+   * or 'closed'.
+   */
+  get state(): TurnstileClientState {
+    if (this.#closing !== undefined) return "closed";
+    const state = this.#session?.state;
+    return state === undefined || state === "ended" ? "idle" : state;
+  }
+
+  /** The id of the current session; empty before the first one opened. */
+  get sessionId(): string {
+    return this.#session?.sessionId ?? "";
+  }
+
+  /**
+   * Opens the session now instead of at the first acquire, trying each address once. Rejects with a
+   * TurnstileError ('connection', ...) when none answers, or with `signal.reason` on abort.
    */
   async connect(options: { signal?: AbortSignal } = {}): Promise<void> {
     await this.#currentSession().open(options);
@@ -128,8 +152,9 @@ export class TurnstileClient {
 
   /**
    * Closes the session (held locks are lost with 'session-ended', the server releases them,
-   * pending acquires reject with 'session-ended') and then the channel. Idempotent; on abort it
-   * cancels the stream and rejects with `signal.reason`.
+   * pending acquires reject with 'session-ended') and then the channels. While reconnecting it just
+   * stops: the server releases the locks when their lease runs out. Idempotent; on abort it cancels
+   * the stream and rejects with `signal.reason`.
    */
   async close(options: { signal?: AbortSignal } = {}): Promise<void> {
     this.#closing ??= this.#closeOnce(options.signal);
@@ -140,7 +165,8 @@ export class TurnstileClient {
     try {
       await this.#session?.close({ signal });
     } finally {
-      this.#rpc.close();
+      this.#channels.close();
+      this.emit("closed");
     }
   }
 
@@ -169,10 +195,12 @@ export class TurnstileClient {
       throw new TurnstileError("session-ended", "the client is closed");
     }
     if (this.#session === undefined || this.#session.ended) {
-      this.#session = new Session(this.#rpc, {
+      this.#session = new Session(this.#channels, {
         ttlMs: this.#ttlMs,
         clientName: this.#clientName,
         safetyMarginMs: this.#safetyMarginMs,
+        backoff: this.#backoff,
+        onEvent: (event) => this.emit(event.type, event),
       });
     }
     return this.#session;

@@ -72,6 +72,20 @@ describe("LeaseClock", () => {
     expect(leases.lastConfirmedSendMs).to.equal(2_000);
   });
 
+  it("renews only the keys a resume confirmed, from the resume's send time, never backwards", () => {
+    const clock = fakeClock();
+    const leases = new LeaseClock<string>({ ttlMs: 10_000, safetyMarginMs: 500, now: clock.now });
+    leases.track("kept", 1_000);
+    leases.track("other", 1_000);
+    leases.confirmFor("kept", 6_000);
+    leases.confirmFor("kept", 2_000);
+    leases.confirmFor("untracked", 6_000);
+    expect([leases.deadlineOf("kept"), leases.deadlineOf("other")]).to.deep.equal([15_500, 10_500]);
+    expect(leases.deadlineOf("untracked")).to.equal(undefined);
+    expect(leases.lastConfirmedSendMs).to.equal(Number.NEGATIVE_INFINITY);
+    expect(leases.takeExpired(12_000)).to.deep.equal(["other"]);
+  });
+
   it("does not extend leases while keepalives go unacknowledged", () => {
     const clock = fakeClock();
     const leases = new LeaseClock<string>({ ttlMs: 9_000, safetyMarginMs: 900, now: clock.now });
