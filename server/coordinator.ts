@@ -1,9 +1,13 @@
 import { Server, ServerCredentials, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { LockServiceService } from "../gen/ts/turnstile/v1/turnstile.js";
+import { StoreHealthService } from "./health/store-health-service.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { lockService } from "./lock-service.js";
 import { LockTable } from "./lock-table.js";
+import { InstrumentedStore } from "./metrics/instrumented-store.js";
+import type { Metrics } from "./metrics/metrics.js";
+import { addReflection } from "./reflection.js";
 import { RequestValidator } from "./request-validator.js";
 import type { SessionStream } from "./session-stream.js";
 import type { Store } from "./store/store.js";
@@ -17,6 +21,8 @@ export interface CoordinatorOptions {
   limits?: Partial<Limits>;
   /** How long shutdown waits for streams to end before cutting them (default 5000 ms). */
   shutdownGraceMs?: number;
+  /** Where to record metrics (default: nowhere). */
+  metrics?: Metrics;
 }
 
 /**
@@ -29,11 +35,21 @@ export class Coordinator {
   readonly limits: Limits;
   private readonly server: Server;
   private readonly sessions = new Set<SessionStream>();
+  private readonly store: Store;
+  private readonly health: StoreHealthService;
   port = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
-    this.table = new LockTable(options.store, this.limits, options.log);
+    const { metrics } = options;
+    this.store = metrics ? new InstrumentedStore(options.store, metrics) : options.store;
+    this.table = new LockTable(this.store, this.limits, options.log, metrics);
+    metrics?.track({
+      sessions: () => this.sessions.size,
+      locksHeld: () => [...this.sessions].reduce((n, s) => n + s.heldCount, 0),
+      waiters: () => this.table.waiterCount,
+      storeHealthy: () => this.store.healthy(),
+    });
     this.server = new Server({
       "grpc.max_receive_message_length": this.limits.maxMessageBytes,
       "grpc.keepalive_time_ms": 10_000,
@@ -49,10 +65,13 @@ export class Coordinator {
       sessions: this.sessions,
     };
     this.server.addService(LockServiceService, lockService(deps));
+    this.health = new StoreHealthService(this.store);
+    this.health.addToServer(this.server);
+    addReflection(this.server);
   }
 
   async start(): Promise<number> {
-    await this.options.store.start(this.table);
+    await this.store.start(this.table);
     this.port = await new Promise<number>((resolve, reject) =>
       this.server.bindAsync(this.options.listen, ServerCredentials.createInsecure(), (err, port) =>
         err ? reject(err) : resolve(port),
@@ -62,7 +81,7 @@ export class Coordinator {
       {
         listen: this.options.listen,
         port: this.port,
-        coordinator: this.options.store.coordinatorId,
+        coordinator: this.store.coordinatorId,
       },
       "listening",
     );
@@ -70,6 +89,7 @@ export class Coordinator {
   }
 
   async stop(): Promise<void> {
+    this.health.shutdown();
     for (const s of [...this.sessions]) s.abort(status.UNAVAILABLE, "coordinator shutting down: reconnect to another");
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
@@ -82,6 +102,6 @@ export class Coordinator {
       });
     });
     this.table.stop();
-    await this.options.store.close();
+    await this.store.close();
   }
 }

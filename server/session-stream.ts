@@ -43,6 +43,11 @@ export class SessionStream {
     call.on("close", () => this.finish(false));
   }
 
+  /** Holds of this session right now (for the locks-held gauge). */
+  get heldCount(): number {
+    return this.session?.held.size ?? 0;
+  }
+
   /** Ends the stream with a status (coordinator shutdown or a session-level fault). */
   abort(code: status, details: string): void {
     if (!this.ended) this.call.emit("error", { code, details });

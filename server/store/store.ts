@@ -58,6 +58,11 @@ export interface Grant {
   sessionId: string;
   requestId: string;
   token: bigint;
+  /**
+   * `performance.now()` when this coordinator issued the release or withdrawal that made the
+   * grant; absent for grants made by re-checks, acquires and other coordinators.
+   */
+  freedAtMs?: number;
 }
 
 /** Store events: grants for this coordinator's waiters, and pub/sub gaps to re-check after. */
@@ -87,5 +92,9 @@ export interface Store {
   check(name: string, waiters: Claim[]): Promise<CheckOutcome>;
   /** Renew a session's holds (by owner) and queue entries on one lock. */
   renew(name: string, sessionId: string, ttlMs: number, owners: string[], waiters: Claim[]): Promise<RenewOutcome>;
+  /** True while the backing store is connected and can serve operations (what health checks report). */
+  healthy(): boolean;
+  /** Calls `listener` on every change of `healthy()`; returns the function that removes it. */
+  onHealthChange(listener: (healthy: boolean) => void): () => void;
   close(): Promise<void>;
 }

@@ -7,12 +7,15 @@ import { startRedis, type TestRedis } from "../harness/redis-server.js";
 
 /** A listener that records grants and resyncs, and lets a test await the next one. */
 class RecordingListener implements StoreListener {
-  readonly grants: Grant[] = [];
+  /** Grants as received, without `freedAtMs` (recorded apart in `freedAt`, as it varies). */
+  readonly grants: Omit<Grant, "freedAtMs">[] = [];
+  readonly freedAt: (number | undefined)[] = [];
   resyncs = 0;
   private waiters: (() => void)[] = [];
 
-  grant(grant: Grant): void {
+  grant({ freedAtMs, ...grant }: Grant): void {
     this.grants.push(grant);
+    this.freedAt.push(freedAtMs);
     this.wake();
   }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { HealthSignal } from "../health-signal.js";
 import type {
   AcquireArgs,
   AcquireOutcome,
@@ -36,6 +37,7 @@ export class MemoryStore implements Store {
   private readonly clock: () => number;
   private listener?: StoreListener;
   private closed = false;
+  private readonly health = new HealthSignal(true);
 
   constructor(options: MemoryStoreOptions = {}) {
     this.fences = new FencingCounters(options.fenceRetainMs ?? 30 * DAY_MS);
@@ -84,18 +86,28 @@ export class MemoryStore implements Store {
     return { holdersAlive: owners.map(() => false), waiters: waiters.map(() => "gone") };
   }
 
+  healthy(): boolean {
+    return this.health.healthy;
+  }
+
+  onHealthChange(listener: (healthy: boolean) => void): () => void {
+    return this.health.subscribe(listener);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.locks.clear();
+    this.health.set(false);
   }
 
   // Like release.lua: an empty request id releases a hold, any other withdraws that waiter.
   private async letGo(claim: Claim, all: boolean): Promise<ReleaseOutcome> {
+    const freedAtMs = performance.now();
     const now = this.begin();
     const lock = this.lockOf(claim.name);
     const { outcome, grants } = lock.letGo(claim.sessionId, claim.owner, claim.requestId, all, now);
     this.settle(claim.name, lock, now);
-    this.deliver(claim.name, grants);
+    this.deliver(claim.name, grants, freedAtMs);
     return outcome;
   }
 
@@ -131,7 +143,7 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  private deliver(name: string, grants: LockGrant[]): void {
-    for (const g of grants) this.listener?.grant({ name, ...g });
+  private deliver(name: string, grants: LockGrant[], freedAtMs?: number): void {
+    for (const g of grants) this.listener?.grant({ name, ...g, freedAtMs });
   }
 }
