@@ -17,7 +17,7 @@ export type RedisTarget =
   | { kind: "sentinel"; sentinels: HostPort[]; masterName: string }
   | { kind: "cluster"; nodes: HostPort[] };
 
-/** Credentials and TLS for Sentinel and Cluster targets (a URL carries its own). */
+/** Credentials and TLS for any target (a URL's own password wins). */
 export interface RedisAuth {
   /** Password of the Redis servers (Sentinel: also of the Sentinels). */
   password?: string;
@@ -41,7 +41,8 @@ export function createRedisClient(target: RedisTarget, auth: RedisAuth, common: 
   const reconnectOnError = (err: Error) => err.message.startsWith("READONLY");
   switch (target.kind) {
     case "url":
-      return new Redis(target.url, { ...common, tls, reconnectOnError });
+      // A password in the URL wins over auth.password.
+      return new Redis(target.url, { ...common, password: auth.password, tls, reconnectOnError });
     case "sentinel":
       return new Redis({
         ...common,
