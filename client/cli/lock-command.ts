@@ -34,6 +34,8 @@ interface LockArgs {
   name: string;
   command: string[];
   waitMs?: number;
+  /** --wait as given, for messages. */
+  waitText?: string;
   ttlMs: number;
   graceMs: number;
 }
@@ -94,6 +96,7 @@ function parseLockArgs(own: string[], command: string[], env: NodeJS.ProcessEnv)
     name: positionals[0],
     command,
     waitMs: durations.wait,
+    waitText: values.wait,
     ttlMs: durations.ttl!,
     graceMs: durations.grace!,
   };
@@ -111,7 +114,7 @@ async function acquire(client: TurnstileClient, args: LockArgs): Promise<Lock | 
     const reason = err instanceof TurnstileError ? err.reason : "internal";
     const message = err instanceof Error ? err.message : String(err);
     if (reason === "timeout" || reason === "busy") {
-      const waited = args.waitMs ? `within ${args.waitMs} ms` : "(tried once)";
+      const waited = args.waitMs ? `within ${args.waitText}` : "(tried once)";
       process.stderr.write(`turnstile lock: "${args.name}" not acquired ${waited}: another session holds it\n`);
       return LockExit.notAcquired;
     }

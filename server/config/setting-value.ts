@@ -24,7 +24,9 @@ export function parseSettingValue(kind: SettingKind, raw: unknown): Parsed {
   if (kind === "count" && typeof raw === "number") return parseCount(String(raw));
   if (kind === "host-list" && Array.isArray(raw) && raw.every((r) => typeof r === "string"))
     return parseHostList(raw.join(","));
-  if (typeof raw !== "string") return { error: `must be a string, not ${JSON.stringify(raw)}` };
+  if (kind === "duration" && typeof raw === "number")
+    return { error: 'is not a duration: write it as text with a unit, e.g. "15s"' };
+  if (typeof raw !== "string") return { error: "must be a string" };
   const text = raw.trim();
   switch (kind) {
     case "address":

@@ -50,6 +50,7 @@ export class RedisStore implements Store {
   private readonly events: RedisClient;
   private readonly scripts: LockScripts;
   private readonly health = new HealthSignal(false);
+  private lastError?: Error;
 
   constructor(options: RedisStoreOptions) {
     const target = options.target ?? (options.url ? { kind: "url" as const, url: options.url } : undefined);
@@ -69,7 +70,9 @@ export class RedisStore implements Store {
     this.scripts = new LockScripts(this.redis);
     for (const client of [this.redis, this.events]) {
       // Errors surface through rejected commands and readiness; without listeners ioredis logs them.
-      client.on("error", () => {});
+      client.on("error", (err: Error) => {
+        this.lastError = err;
+      });
       for (const event of ["ready", "close", "end", "reconnecting"])
         client.on(event, () => this.health.set(this.redis.status === "ready" && this.events.status === "ready"));
     }
@@ -89,7 +92,11 @@ export class RedisStore implements Store {
       else if (ready) this.redis.once("ready", () => listener.resync());
       ready = true;
     });
-    await Promise.all([this.redis.connect(), this.events.connect()]);
+    await Promise.all([this.redis.connect(), this.events.connect()]).catch((err: Error) => {
+      // connect() rejects with "Connection is closed."; the error event said why (auth, TLS, ...).
+      const why = this.lastError?.message ?? err.message;
+      throw new StoreUnavailableError(`redis: cannot connect: ${why}`, { cause: err });
+    });
     // ioredis re-subscribes by itself after reconnecting; "ready" then triggers the resync.
     await this.events.subscribe(channel);
   }
