@@ -29,6 +29,8 @@ Exit codes: COMMAND's own; 2 bad usage; 69 coordinator unreachable or request re
 SIGTERM and SIGHUP are passed on to COMMAND; SIGINT reaches it from the terminal.
 `;
 
+const CLOSE_TIMEOUT_MS = 3000;
+
 interface LockArgs {
   server: string;
   name: string;
@@ -59,7 +61,8 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     if (typeof lock === "number") return lock;
     return await runHolding(lock, args, env);
   } finally {
-    await client.close().catch(() => {});
+    // Bounded: with the store unreachable the server cannot confirm the release in time.
+    await client.close({ signal: AbortSignal.timeout(CLOSE_TIMEOUT_MS) }).catch(() => {});
   }
 }
 

@@ -66,6 +66,7 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
   if (has("redis-cluster")) target = { kind: "cluster", nodes: get<HostPort[]>("redis-cluster") };
   const auth: RedisAuth = {
     password: v.get("redis-password") as string | undefined,
+    sentinelPassword: v.get("redis-sentinel-password") as string | undefined,
     tls: get<boolean>("redis-tls"),
     tlsCaFile: v.get("redis-tls-ca") as string | undefined,
   };

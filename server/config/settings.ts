@@ -119,7 +119,14 @@ export const SETTINGS: readonly Setting[] = [
     env: "TURNSTILE_REDIS_PASSWORD",
     kind: "text",
     group: "Redis",
-    help: "password of Redis (and the Sentinels); one in the URL wins",
+    help: "password of the Redis servers; one in the URL wins",
+  },
+  {
+    key: "redis-sentinel-password",
+    env: "TURNSTILE_REDIS_SENTINEL_PASSWORD",
+    kind: "text",
+    group: "Redis",
+    help: "password of the Sentinels, if they require one",
   },
   {
     key: "redis-tls",

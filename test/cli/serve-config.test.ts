@@ -74,12 +74,12 @@ describe("turnstile serve settings", () => {
           ],
           masterName: "m",
         },
-        auth: { password: "pw", tls: false, tlsCaFile: undefined },
+        auth: { password: "pw", sentinelPassword: undefined, tls: false, tlsCaFile: undefined },
         commandTimeoutMs: 2000,
       });
       expect(config(["--redis-cluster", "[::1]:7000", "--redis-tls", "--redis-tls-ca", ca]).redis).to.deep.equal({
         target: { kind: "cluster", nodes: [{ host: "::1", port: 7000 }] },
-        auth: { password: undefined, tls: true, tlsCaFile: ca },
+        auth: { password: undefined, sentinelPassword: undefined, tls: true, tlsCaFile: ca },
         commandTimeoutMs: 2000,
       });
       expect(config([], { TURNSTILE_REDIS_URL: "rediss://:pw@h:6380/2" }).redis?.target).to.deep.equal({

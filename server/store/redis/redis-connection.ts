@@ -19,8 +19,10 @@ export type RedisTarget =
 
 /** Credentials and TLS for any target (a URL's own password wins). */
 export interface RedisAuth {
-  /** Password of the Redis servers (Sentinel: also of the Sentinels). */
+  /** Password of the Redis servers. */
   password?: string;
+  /** Password of the Sentinels themselves, when they require one. */
+  sentinelPassword?: string;
   /** Connect with TLS (implied by a `rediss://` URL). */
   tls?: boolean;
   /** PEM file of the CA that signed the servers' certificates (default: the system CAs). */
@@ -49,7 +51,7 @@ export function createRedisClient(target: RedisTarget, auth: RedisAuth, common: 
         sentinels: target.sentinels,
         name: target.masterName,
         password: auth.password,
-        sentinelPassword: auth.password,
+        sentinelPassword: auth.sentinelPassword,
         tls,
         enableTLSForSentinelMode: tls !== undefined,
         failoverDetector: true,
