@@ -15,6 +15,8 @@ const withoutRedis = [
   "test/client/stream-end.test.ts",
   "test/store/memory-store.test.ts",
   "test/store/conformance/memory-store.test.ts",
+  "test/cli/serve-config.test.ts",
+  "test/server/reflection.test.ts",
   "test/harness/redis-suites-skipped.ts",
 ];
 

@@ -1,9 +1,13 @@
 import { Server, ServerCredentials, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { LockServiceService } from "../gen/ts/turnstile/v1/turnstile.js";
+import { StoreHealthService } from "./health/store-health-service.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { lockService } from "./lock-service.js";
 import { LockTable } from "./lock-table.js";
+import { InstrumentedStore } from "./metrics/instrumented-store.js";
+import type { Metrics } from "./metrics/metrics.js";
+import { addReflection } from "./reflection.js";
 import { RequestValidator } from "./request-validator.js";
 import { SessionKeeper } from "./session-keeper.js";
 import type { SessionStream } from "./session-stream.js";
@@ -18,6 +22,8 @@ export interface CoordinatorOptions {
   limits?: Partial<Limits>;
   /** How long shutdown waits for streams to end before cutting them (default 5000 ms). */
   shutdownGraceMs?: number;
+  /** Where to record metrics (default: nowhere). */
+  metrics?: Metrics;
 }
 
 /**
@@ -31,11 +37,21 @@ export class Coordinator {
   readonly limits: Limits;
   private readonly server: Server;
   private readonly sessions = new Map<string, SessionStream>();
+  private readonly store: Store;
+  private readonly health: StoreHealthService;
   port = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
-    this.table = new LockTable(options.store, this.limits, options.log);
+    const { metrics } = options;
+    this.store = metrics ? new InstrumentedStore(options.store, metrics) : options.store;
+    this.table = new LockTable(this.store, this.limits, options.log, metrics);
+    metrics?.track({
+      sessions: () => this.sessions.size,
+      locksHeld: () => [...this.sessions.values()].reduce((n, s) => n + s.heldCount, 0),
+      waiters: () => this.table.waiterCount,
+      storeHealthy: () => this.store.healthy(),
+    });
     this.server = new Server({
       "grpc.max_receive_message_length": this.limits.maxMessageBytes,
       "grpc.keepalive_time_ms": 5_000,
@@ -45,17 +61,20 @@ export class Coordinator {
     });
     const deps = {
       table: this.table,
-      keeper: new SessionKeeper(options.store, this.table, options.log),
+      keeper: new SessionKeeper(this.store, this.table, options.log, metrics),
       validator: new RequestValidator(this.limits),
       limits: this.limits,
       log: options.log,
       sessions: this.sessions,
     };
     this.server.addService(LockServiceService, lockService(deps));
+    this.health = new StoreHealthService(this.store);
+    this.health.addToServer(this.server);
+    addReflection(this.server);
   }
 
   async start(): Promise<number> {
-    await this.options.store.start(this.table);
+    await this.store.start(this.table);
     this.port = await new Promise<number>((resolve, reject) =>
       this.server.bindAsync(this.options.listen, ServerCredentials.createInsecure(), (err, port) =>
         err ? reject(err) : resolve(port),
@@ -65,7 +84,7 @@ export class Coordinator {
       {
         listen: this.options.listen,
         port: this.port,
-        coordinator: this.options.store.coordinatorId,
+        coordinator: this.store.coordinatorId,
       },
       "listening",
     );
@@ -73,6 +92,7 @@ export class Coordinator {
   }
 
   async stop(): Promise<void> {
+    this.health.shutdown();
     // Drain: sessions leave with their locks and queue places intact, to resume elsewhere.
     for (const s of [...this.sessions.values()])
       s.detach(status.UNAVAILABLE, "coordinator draining: resume on another coordinator");
@@ -87,6 +107,6 @@ export class Coordinator {
       });
     });
     this.table.stop();
-    await this.options.store.close();
+    await this.store.close();
   }
 }

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Limits } from "./limits.js";
+import { type Metrics, NO_METRICS } from "./metrics/metrics.js";
 import { RecheckScheduler } from "./recheck-scheduler.js";
 import type { ValidAcquire, ValidRelease } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
@@ -24,7 +25,13 @@ export class LockTable implements StoreListener {
     private readonly store: Store,
     private readonly limits: Limits,
     private readonly log: Logger,
+    private readonly metrics: Metrics = NO_METRICS,
   ) {}
+
+  /** Acquires of this coordinator's sessions not answered yet. */
+  get waiterCount(): number {
+    return this.waiters.size;
+  }
 
   async acquire(session: Session, a: ValidAcquire): Promise<void> {
     if (session.inFlight(a.requestId)) {
@@ -52,6 +59,7 @@ export class LockTable implements StoreListener {
       mode: a.mode,
       limit: a.limit,
       done: false,
+      receivedAtMs: performance.now(),
     };
     this.addWaiter(p);
     if (a.waitMs)
@@ -81,6 +89,7 @@ export class LockTable implements StoreListener {
       return;
     }
     if (outcome.kind === "queued") {
+      p.queued = true;
       session.send(reply.queued(p, outcome.position));
       this.rechecks.schedule(p.name, outcome.recheckInMs);
       return;
@@ -156,6 +165,7 @@ export class LockTable implements StoreListener {
     if (!p || p.done) return; // withdrawn meanwhile: the withdrawal releases the raced grant
     this.finish(p);
     this.hold(p, g.token, 1);
+    if (g.freedAtMs !== undefined) this.metrics.handedOff(performance.now() - g.freedAtMs);
   }
 
   resync(): void {
@@ -220,6 +230,7 @@ export class LockTable implements StoreListener {
     hold.count = count;
     p.session.held.set(key, hold);
     p.session.send(reply.acquired(p.requestId, p.name, token, count));
+    if (count === 1) this.metrics.granted(p.queued ? performance.now() - p.receivedAtMs : undefined);
   }
 
   /** Forgets a hold this session no longer has (released, expired or lost). */

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { HeldLock, Open } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { LockTable } from "./lock-table.js";
 import { claimOf } from "./lock-table.js";
+import { type Metrics, NO_METRICS } from "./metrics/metrics.js";
 import type { ValidOpen } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
 import { type Hold, holdKey, type Pending, Session } from "./session.js";
@@ -21,6 +22,7 @@ export class SessionKeeper {
     private readonly store: Store,
     private readonly table: LockTable,
     private readonly log: Logger,
+    private readonly metrics: Metrics = NO_METRICS,
   ) {}
 
   /** Starts a new session and stores its record; resolves with the session and its resume secret. */
@@ -78,6 +80,7 @@ export class SessionKeeper {
    * expired are reported Lost; resolves true when everything was renewed (the ack may be sent).
    */
   async renew(session: Session): Promise<boolean> {
+    const started = performance.now();
     const byName = new Map<string, { holds: Hold[]; pending: Pending[] }>();
     const entry = (name: string) => byName.get(name) ?? byName.set(name, { holds: [], pending: [] }).get(name)!;
     for (const h of session.held.values()) entry(h.name).holds.push(h);
@@ -97,6 +100,7 @@ export class SessionKeeper {
       }),
     ]);
     const failed = results.find((r) => r.status === "rejected");
+    if (byName.size > 0) this.metrics.renewed(performance.now() - started, !failed);
     if (failed) this.log.warn({ err: failed.reason, session: session.id }, "keepalive renewal failed");
     return !failed;
   }

@@ -45,6 +45,11 @@ export class SessionStream {
     for (const event of ["end", "cancelled", "error", "close"]) call.on(event, () => this.finish("broken"));
   }
 
+  /** Holds of this session right now (for the locks-held gauge). */
+  get heldCount(): number {
+    return this.session?.held.size ?? 0;
+  }
+
   /** Ends the stream with a status (a session-level fault). */
   abort(code: status, details: string): void {
     if (!this.ended) this.call.emit("error", { code, details });

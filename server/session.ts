@@ -19,6 +19,10 @@ export interface Pending {
   limit: number;
   /** Set once the request is answered; every later event about it is ignored. */
   done: boolean;
+  /** `performance.now()` when the acquire arrived. */
+  receivedAtMs: number;
+  /** Set once the acquire was answered Queued. */
+  queued?: boolean;
   waitTimer?: NodeJS.Timeout;
 }
 

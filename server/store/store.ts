@@ -68,6 +68,11 @@ export interface Grant {
   sessionId: string;
   requestId: string;
   token: bigint;
+  /**
+   * `performance.now()` when this coordinator issued the release or withdrawal that made the
+   * grant; absent for grants made by re-checks, acquires and other coordinators.
+   */
+  freedAtMs?: number;
 }
 
 /** Store events: grants for this coordinator's waiters, and pub/sub gaps to re-check after. */
@@ -108,5 +113,9 @@ export interface Store {
   /** Pushes the record's expiry to now + ttl; false when it had already expired. */
   touchSession(sessionId: string, ttlMs: number): Promise<boolean>;
   deleteSession(sessionId: string): Promise<void>;
+  /** True while the backing store is connected and can serve operations (what health checks report). */
+  healthy(): boolean;
+  /** Calls `listener` on every change of `healthy()`; returns the function that removes it. */
+  onHealthChange(listener: (healthy: boolean) => void): () => void;
   close(): Promise<void>;
 }

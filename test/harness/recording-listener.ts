@@ -2,12 +2,15 @@ import type { Grant, StoreListener } from "../../server/store/store.js";
 
 /** A store listener that records every grant and resync, and lets a test await the next one. */
 export class RecordingListener implements StoreListener {
-  readonly grants: Grant[] = [];
+  /** Grants as received, without `freedAtMs` (recorded apart in `freedAt`, as it varies). */
+  readonly grants: Omit<Grant, "freedAtMs">[] = [];
+  readonly freedAt: (number | undefined)[] = [];
   resyncs = 0;
   private waiters: (() => void)[] = [];
 
-  grant(grant: Grant): void {
+  grant({ freedAtMs, ...grant }: Grant): void {
     this.grants.push(grant);
+    this.freedAt.push(freedAtMs);
     this.wake();
   }
 

@@ -21,15 +21,16 @@ export function redisServerAvailable(): boolean {
 
 /**
  * Starts a fresh redis-server on a free port with its own data directory and resolves once it
- * accepts connections. `appendonly` turns on AOF (fsync always) for restart tests.
+ * accepts connections. `appendonly` turns on AOF (fsync always) for restart tests; `args` are
+ * more redis-server options (they win over the defaults, e.g. `--port 0 --tls-port N`).
  */
 export async function startRedis(
-  options: { port?: number; dir?: string; appendonly?: boolean } = {},
+  options: { port?: number; dir?: string; appendonly?: boolean; args?: string[] } = {},
 ): Promise<TestRedis> {
   const port = options.port ?? (await freePort());
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "turnstile-redis-"));
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", ""];
-  args.push("--appendonly", options.appendonly ? "yes" : "no", "--appendfsync", "always");
+  args.push("--appendonly", options.appendonly ? "yes" : "no", "--appendfsync", "always", ...(options.args ?? []));
   const child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
   await waitForOutput(child, /Ready to accept connections/, 10_000);
   return {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { HealthSignal } from "../health-signal.js";
 import type {
   AcquireArgs,
   AcquireOutcome,
@@ -39,6 +40,7 @@ export class MemoryStore implements Store {
   // Session records expire with their lease, like Redis keys with a PX expiry.
   private readonly sessions = new Map<string, { record: SessionRecord; deadline: number }>();
   private closed = false;
+  private readonly health = new HealthSignal(true);
 
   constructor(options: MemoryStoreOptions = {}) {
     this.fences = new FencingCounters(options.fenceRetainMs ?? 30 * DAY_MS);
@@ -114,18 +116,28 @@ export class MemoryStore implements Store {
     return entry && entry.deadline > now ? entry : undefined;
   }
 
+  healthy(): boolean {
+    return this.health.healthy;
+  }
+
+  onHealthChange(listener: (healthy: boolean) => void): () => void {
+    return this.health.subscribe(listener);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.locks.clear();
+    this.health.set(false);
   }
 
   // Like release.lua: an empty request id releases a hold, any other withdraws that waiter.
   private async letGo(claim: Claim, how: "one" | "all" | "cancel" | "abandon"): Promise<ReleaseOutcome> {
+    const freedAtMs = performance.now();
     const now = this.begin();
     const lock = this.lockOf(claim.name);
     const { outcome, grants } = lock.letGo(claim.sessionId, claim.owner, claim.requestId, how, now);
     this.settle(claim.name, lock, now);
-    this.deliver(claim.name, grants);
+    this.deliver(claim.name, grants, freedAtMs);
     return outcome;
   }
 
@@ -161,7 +173,7 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  private deliver(name: string, grants: LockGrant[]): void {
-    for (const g of grants) this.listener?.grant({ name, ...g });
+  private deliver(name: string, grants: LockGrant[], freedAtMs?: number): void {
+    for (const g of grants) this.listener?.grant({ name, ...g, freedAtMs });
   }
 }

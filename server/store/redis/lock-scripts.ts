@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-connection.js";
 
 /** The operations, one Lua file each under ./scripts. */
 export type ScriptName = "acquire" | "release" | "check" | "renew";
@@ -13,7 +13,7 @@ const VERSION = 1;
  * a versioned command name, and runs them. Rejects with the Redis error as ioredis reports it.
  */
 export class LockScripts {
-  constructor(private readonly redis: Redis) {
+  constructor(private readonly redis: RedisClient) {
     for (const name of Object.keys(KEY_COUNTS) as ScriptName[]) {
       const lua = readFileSync(new URL(`./scripts/${name}.lua`, import.meta.url), "utf8");
       redis.defineCommand(commandName(name), { numberOfKeys: KEY_COUNTS[name], lua });

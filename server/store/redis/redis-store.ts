@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { Redis, type RedisOptions } from "ioredis";
+import type { RedisOptions } from "ioredis";
+import { HealthSignal } from "../health-signal.js";
 import type {
   AcquireArgs,
   AcquireOutcome,
@@ -15,11 +16,17 @@ import type {
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 import { grantChannel, lockKeys } from "./lock-keys.js";
 import { LockScripts } from "./lock-scripts.js";
+import { createRedisClient, type RedisAuth, type RedisClient, type RedisTarget } from "./redis-connection.js";
 import { type ScriptReply, translateReply } from "./script-code.js";
 
 /** Settings of the Redis store. */
 export interface RedisStoreOptions {
-  url: string;
+  /** A single server's URL; shorthand for `target: { kind: "url", url }`. */
+  url?: string;
+  /** Where Redis is: a URL, Sentinels or Cluster nodes (wins over `url`). */
+  target?: RedisTarget;
+  /** Password and TLS for Sentinel and Cluster targets. */
+  auth?: RedisAuth;
   /** Key and channel prefix (default "turnstile"). */
   prefix?: string;
   /** How long a fencing counter outlives its lock's last grant (default 30 days). */
@@ -40,11 +47,15 @@ export class RedisStore implements Store {
   readonly coordinatorId = randomBytes(8).toString("hex");
   private readonly prefix: string;
   private readonly fenceRetainMs: number;
-  private readonly redis: Redis;
-  private readonly events: Redis;
+  private readonly redis: RedisClient;
+  private readonly events: RedisClient;
   private readonly scripts: LockScripts;
+  private readonly health = new HealthSignal(false);
+  private lastError?: Error;
 
   constructor(options: RedisStoreOptions) {
+    const target = options.target ?? (options.url ? { kind: "url" as const, url: options.url } : undefined);
+    if (!target) throw new TypeError("RedisStore: give a url or a target");
     this.prefix = options.prefix ?? "turnstile";
     this.fenceRetainMs = options.fenceRetainMs ?? 30 * DAY_MS;
     const common: RedisOptions = {
@@ -54,12 +65,18 @@ export class RedisStore implements Store {
       commandTimeout: options.commandTimeoutMs ?? 2000,
       retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
     };
-    this.redis = new Redis(options.url, common);
-    this.events = new Redis(options.url, { ...common, commandTimeout: undefined });
+    const auth = options.auth ?? {};
+    this.redis = createRedisClient(target, auth, common);
+    this.events = createRedisClient(target, auth, { ...common, commandTimeout: undefined });
     this.scripts = new LockScripts(this.redis);
-    // Errors surface through rejected commands and readiness; without listeners ioredis logs them.
-    this.redis.on("error", () => {});
-    this.events.on("error", () => {});
+    for (const client of [this.redis, this.events]) {
+      // Errors surface through rejected commands and readiness; without listeners ioredis logs them.
+      client.on("error", (err: Error) => {
+        this.lastError = err;
+      });
+      for (const event of ["ready", "close", "end", "reconnecting"])
+        client.on(event, () => this.health.set(this.redis.status === "ready" && this.events.status === "ready"));
+    }
   }
 
   async start(listener: StoreListener): Promise<void> {
@@ -76,7 +93,11 @@ export class RedisStore implements Store {
       else if (ready) this.redis.once("ready", () => listener.resync());
       ready = true;
     });
-    await Promise.all([this.redis.connect(), this.events.connect()]);
+    await Promise.all([this.redis.connect(), this.events.connect()]).catch((err: Error) => {
+      // connect() rejects with "Connection is closed."; the error event said why (auth, TLS, ...).
+      const why = this.lastError?.message ?? err.message;
+      throw new StoreUnavailableError(`redis: cannot connect: ${why}`, { cause: err });
+    });
     // ioredis re-subscribes by itself after reconnecting; "ready" then triggers the resync.
     await this.events.subscribe(channel);
   }
@@ -158,14 +179,25 @@ export class RedisStore implements Store {
     await this.command(() => this.redis.del(this.sessionKey(sessionId)));
   }
 
+  /** True while both the command and the event connection are ready. */
+  healthy(): boolean {
+    return this.health.healthy;
+  }
+
+  onHealthChange(listener: (healthy: boolean) => void): () => void {
+    return this.health.subscribe(listener);
+  }
+
   async close(): Promise<void> {
     this.redis.disconnect();
     this.events.disconnect();
+    this.health.set(false);
   }
 
   private listener?: StoreListener;
 
   private async letGo(claim: Claim, how: "one" | "all" | "cancel" | "abandon"): Promise<ReleaseOutcome> {
+    const freedAtMs = performance.now();
     const reply = (await this.run("release", lockKeys(this.prefix, claim.name), [
       claim.sessionId,
       claim.owner,
@@ -173,7 +205,7 @@ export class RedisStore implements Store {
       how,
       ...this.grantArgs(claim.name),
     ])) as [number, number, string[]];
-    this.deliverLocal(claim.name, reply[2]);
+    this.deliverLocal(claim.name, reply[2], freedAtMs);
     return translateReply(reply) as ReleaseOutcome;
   }
 
@@ -182,11 +214,11 @@ export class RedisStore implements Store {
   }
 
   /** Grants a script made to this coordinator's own waiters skip pub/sub: deliver them here. */
-  private deliverLocal(name: string, flat: string[]): void {
-    for (let i = 0; i < flat.length; i += 2) this.emitGrant(name, flat[i], flat[i + 1]);
+  private deliverLocal(name: string, flat: string[], freedAtMs?: number): void {
+    for (let i = 0; i < flat.length; i += 2) this.emitGrant(name, flat[i], flat[i + 1], freedAtMs);
   }
 
-  private emitGrant(name: string, waiterId: string, token: string): void {
+  private emitGrant(name: string, waiterId: string, token: string, freedAtMs?: number): void {
     // Session ids are hex, so the first colon ends the session part of "session:request".
     const colon = waiterId.indexOf(":");
     this.listener?.grant({
@@ -194,6 +226,7 @@ export class RedisStore implements Store {
       sessionId: waiterId.slice(0, colon),
       requestId: waiterId.slice(colon + 1),
       token: BigInt(token),
+      freedAtMs,
     });
   }
 

@@ -1,6 +1,7 @@
 import { expect } from "chai";
-import { ask, holdOf, waiterOf } from "./claims.js";
+import { ask, holdOf, SHORT_TTL, waiterOf } from "./claims.js";
 import type { ConformanceFixture } from "./conformance-fixture.js";
+import { passTime } from "./wait-for.js";
 
 /** Release: holds left, not-held, and the FIFO hand-off to the head waiter. */
 export function releaseConformance(f: ConformanceFixture): void {
@@ -68,6 +69,22 @@ export function releaseConformance(f: ConformanceFixture): void {
     await f.store.release(holdOf("a", "s2"), false);
     expect(f.listener.grants.slice(1)).to.deep.equal([{ name: "a", sessionId: "s3", requestId: "r3", token: 3n }]);
   });
+
+  f.it(
+    "stamps a grant made by a release with when the release was issued, and one made by a re-check not",
+    async () => {
+      await f.store.acquire(ask("a", "s1"));
+      await f.store.acquire(ask("a", "s2", { requestId: "r2", ttlMs: SHORT_TTL }));
+      await f.store.acquire(ask("a", "s3", { requestId: "r3" }));
+      const before = performance.now();
+      await f.store.release(holdOf("a", "s1"), false);
+      expect(f.listener.freedAt[0]).to.be.within(before, performance.now());
+      await passTime(f.store, SHORT_TTL);
+      await f.store.check("a", [waiterOf("a", "s3", "r3")]);
+      expect(f.listener.grants.map((g) => g.sessionId)).to.deep.equal(["s2", "s3"]);
+      expect(f.listener.freedAt[1]).to.equal(undefined);
+    },
+  );
 
   f.it("makes the granted waiter the holder, with its owner", async () => {
     await f.store.acquire(ask("a", "s1"));

@@ -1,0 +1,86 @@
+import { accessSync, constants } from "node:fs";
+import { DEFAULT_LIMITS, type Limits } from "../limits.js";
+import type { RedisAuth, RedisTarget } from "../store/redis/redis-connection.js";
+import { loadSettings, type SettingSources } from "./load-settings.js";
+import { formatHostPort, type HostPort, type SettingValue } from "./setting-value.js";
+import { SETTINGS } from "./settings.js";
+
+/** Everything `turnstile serve` runs with, validated. */
+export interface ServeConfig {
+  /** HOST:PORT for gRPC. */
+  listen: string;
+  /** Where to serve Prometheus metrics; absent: off. */
+  metrics?: HostPort;
+  logLevel: string;
+  shutdownGraceMs: number;
+  /** Where Redis is; absent: the embedded store. */
+  redis?: { target: RedisTarget; auth: RedisAuth; commandTimeoutMs: number };
+  fenceRetainMs: number;
+  limits: Limits;
+}
+
+/** The config, or one line per error (exit 2). */
+export type ServeConfigResult = { ok: true; config: ServeConfig } | { ok: false; errors: string[] };
+
+/**
+ * Loads the settings (flag > env > config file > default) and checks them together: one Redis
+ * deployment at most, Sentinel with its master name, TTL bounds in order, readable files.
+ */
+export function loadServeConfig(sources: SettingSources): ServeConfigResult {
+  const loaded = loadSettings(sources);
+  if (!loaded.ok) return loaded;
+  const v = loaded.values;
+  const get = <T extends SettingValue>(key: string) => v.get(key) as T;
+  const has = (key: string) => v.has(key);
+  const errors: string[] = [];
+
+  const deployments = ["redis", "redis-sentinel", "redis-cluster"].filter(has);
+  if (deployments.length > 1)
+    errors.push(`redis: ${deployments.map((k) => `--${k}`).join(" and ")} are alternatives: set only one`);
+  if (has("redis-sentinel") !== has("redis-master"))
+    errors.push("redis-master: --redis-sentinel and --redis-master go together: set both or neither");
+  if (has("redis-tls-ca")) {
+    try {
+      accessSync(get<string>("redis-tls-ca"), constants.R_OK);
+    } catch (err) {
+      errors.push(`redis-tls-ca: cannot read ${get<string>("redis-tls-ca")} (${(err as NodeJS.ErrnoException).code})`);
+    }
+  }
+  const limits: Limits = { ...DEFAULT_LIMITS };
+  for (const s of SETTINGS) if (s.limit) limits[s.limit] = get<number>(s.key);
+  if (limits.minTtlMs > limits.defaultTtlMs || limits.defaultTtlMs > limits.maxTtlMs)
+    errors.push(
+      `default-ttl: min-ttl (${limits.minTtlMs} ms) <= default-ttl (${limits.defaultTtlMs} ms) <= max-ttl (${limits.maxTtlMs} ms) does not hold`,
+    );
+  if (get<number>("redis-command-timeout") === 0) errors.push("redis-command-timeout: must be more than 0");
+  if (errors.length > 0) return { ok: false, errors };
+
+  let target: RedisTarget | undefined;
+  if (has("redis")) target = { kind: "url", url: get<string>("redis") };
+  if (has("redis-sentinel"))
+    target = {
+      kind: "sentinel",
+      sentinels: get<HostPort[]>("redis-sentinel"),
+      masterName: get<string>("redis-master"),
+    };
+  if (has("redis-cluster")) target = { kind: "cluster", nodes: get<HostPort[]>("redis-cluster") };
+  const auth: RedisAuth = {
+    password: v.get("redis-password") as string | undefined,
+    sentinelPassword: v.get("redis-sentinel-password") as string | undefined,
+    tls: get<boolean>("redis-tls"),
+    tlsCaFile: v.get("redis-tls-ca") as string | undefined,
+  };
+  const metrics = get<HostPort | "off">("metrics");
+  return {
+    ok: true,
+    config: {
+      listen: formatHostPort(get<HostPort>("listen")),
+      metrics: metrics === "off" ? undefined : metrics,
+      logLevel: get<string>("log-level"),
+      shutdownGraceMs: get<number>("shutdown-grace"),
+      redis: target && { target, auth, commandTimeoutMs: get<number>("redis-command-timeout") },
+      fenceRetainMs: get<number>("fence-retention"),
+      limits,
+    },
+  };
+}

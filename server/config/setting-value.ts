@@ -1,0 +1,102 @@
+import { parseDurationText } from "./duration-text.js";
+import type { SettingKind } from "./settings.js";
+
+/** A host and port, as given (IPv6 hosts without brackets). */
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** A parsed setting: text, ms, counts, flags, one address or a list of them. */
+export type SettingValue = string | number | boolean | HostPort | HostPort[];
+
+/** The parsed value, or why the raw value is not one (a phrase such as "is not a duration ..."). */
+export type Parsed = { value: SettingValue } | { error: string };
+
+const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
+
+/**
+ * Reads one setting's raw value (text from a flag or env var; text, number, boolean or array from
+ * the config file) as its kind says.
+ */
+export function parseSettingValue(kind: SettingKind, raw: unknown): Parsed {
+  if (kind === "boolean") return parseBoolean(raw);
+  if (kind === "count" && typeof raw === "number") return parseCount(String(raw));
+  if (kind === "host-list" && Array.isArray(raw) && raw.every((r) => typeof r === "string"))
+    return parseHostList(raw.join(","));
+  if (kind === "duration" && typeof raw === "number")
+    return { error: 'is not a duration: write it as text with a unit, e.g. "15s"' };
+  if (typeof raw !== "string") return { error: "must be a string" };
+  const text = raw.trim();
+  switch (kind) {
+    case "address":
+      return parseHostPort(text);
+    case "address-or-off":
+      return text === "off" ? { value: "off" } : parseHostPort(text);
+    case "redis-url":
+      return parseRedisUrl(text);
+    case "host-list":
+      return parseHostList(text);
+    case "level":
+      return LEVELS.includes(text) ? { value: text } : { error: `is not a log level (${LEVELS.join("|")})` };
+    case "duration": {
+      const ms = parseDurationText(text);
+      return ms === undefined
+        ? { error: "is not a duration (a number with a unit ms|s|m|h|d, e.g. 15s)" }
+        : { value: ms };
+    }
+    case "count":
+      return parseCount(text);
+    case "path":
+    case "text":
+      return text === "" ? { error: "must not be empty" } : { value: text };
+  }
+}
+
+/** Parses HOST:PORT ([v6]:PORT for IPv6) with a port in 0..65535. */
+export function parseHostPort(text: string): Parsed {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
+  const port = match ? Number(match[3]) : Number.NaN;
+  if (!match || port > 65535) return { error: "is not HOST:PORT (e.g. 127.0.0.1:7420; port 0..65535)" };
+  return { value: { host: match[1] ?? match[2], port } };
+}
+
+/** Formats a HostPort back into HOST:PORT, bracketing IPv6 hosts. */
+export function formatHostPort({ host, port }: HostPort): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function parseHostList(text: string): Parsed {
+  const items = text.split(",").map((s) => s.trim());
+  const value: HostPort[] = [];
+  for (const item of items) {
+    const parsed = parseHostPort(item);
+    if ("error" in parsed) return { error: `is not a list HOST:PORT,HOST:PORT,... ("${item}" ${parsed.error})` };
+    value.push(parsed.value as HostPort);
+  }
+  return { value };
+}
+
+function parseRedisUrl(text: string): Parsed {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {}
+  if (!url || !/^rediss?:$/.test(url.protocol) || url.hostname === "")
+    return { error: "is not a Redis URL (redis://[:password@]host:port[/db], or rediss:// for TLS)" };
+  return { value: text };
+}
+
+function parseCount(text: string): Parsed {
+  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text)))
+    return { error: "is not a whole number of at least 1" };
+  return { value: Number(text) };
+}
+
+function parseBoolean(raw: unknown): Parsed {
+  if (typeof raw === "boolean") return { value: raw };
+  const text = typeof raw === "string" ? raw.trim().toLowerCase() : "";
+  if (["true", "1", "yes"].includes(text)) return { value: true };
+  if (["false", "0", "no"].includes(text)) return { value: false };
+  return { error: "is not a boolean (true or false)" };
+}

@@ -1,0 +1,179 @@
+import { DEFAULT_LIMITS, type Limits } from "../limits.js";
+import { formatDurationText } from "./duration-text.js";
+
+/** How a setting's text is read: see `parseSettingValue`. */
+export type SettingKind =
+  | "address"
+  | "address-or-off"
+  | "redis-url"
+  | "host-list"
+  | "text"
+  | "level"
+  | "duration"
+  | "count"
+  | "path"
+  | "boolean";
+
+/** One setting of `turnstile serve`: its flag (and config file key), env var, kind, default and help. */
+export interface Setting {
+  /** The flag without its dashes, which is also its key in the config file. */
+  key: string;
+  env: string;
+  kind: SettingKind;
+  /** The default as it would be written; absent: unset. */
+  default?: string;
+  /** The limit it sets, if it is one. */
+  limit?: keyof Limits;
+  /** Where `--help` lists it. */
+  group: "Server" | "Redis" | "Limits";
+  help: string;
+}
+
+const duration = (ms: number) => formatDurationText(ms);
+
+function limit(key: string, field: keyof Limits, kind: "duration" | "count", help: string): Setting {
+  const value = DEFAULT_LIMITS[field];
+  const env = `TURNSTILE_${key.toUpperCase().replaceAll("-", "_")}`;
+  return {
+    key,
+    env,
+    kind,
+    default: kind === "duration" ? duration(value) : String(value),
+    limit: field,
+    group: "Limits",
+    help,
+  };
+}
+
+/** Every setting of `turnstile serve`, in the order `--help` lists them. */
+export const SETTINGS: readonly Setting[] = [
+  {
+    key: "config",
+    env: "TURNSTILE_CONFIG",
+    kind: "path",
+    group: "Server",
+    help: "JSON file with any of these settings, keyed by flag name",
+  },
+  {
+    key: "listen",
+    env: "TURNSTILE_LISTEN",
+    kind: "address",
+    default: "127.0.0.1:7420",
+    group: "Server",
+    help: "HOST:PORT to serve gRPC on (port 0: any free port)",
+  },
+  {
+    key: "metrics",
+    env: "TURNSTILE_METRICS",
+    kind: "address-or-off",
+    default: "off",
+    group: "Server",
+    help: "serve Prometheus metrics at http://HOST:PORT/metrics, or off",
+  },
+  {
+    key: "log-level",
+    env: "TURNSTILE_LOG_LEVEL",
+    kind: "level",
+    default: "info",
+    group: "Server",
+    help: "trace|debug|info|warn|error|fatal|silent",
+  },
+  {
+    key: "shutdown-grace",
+    env: "TURNSTILE_SHUTDOWN_GRACE",
+    kind: "duration",
+    default: "5s",
+    group: "Server",
+    help: "how long SIGTERM waits for streams to end before cutting them",
+  },
+  {
+    key: "redis",
+    env: "TURNSTILE_REDIS_URL",
+    kind: "redis-url",
+    group: "Redis",
+    help: "one Redis server: redis[s]://[[user]:password@]host:port[/db]",
+  },
+  {
+    key: "redis-sentinel",
+    env: "TURNSTILE_REDIS_SENTINEL",
+    kind: "host-list",
+    group: "Redis",
+    help: "the Sentinels; needs --redis-master",
+  },
+  {
+    key: "redis-master",
+    env: "TURNSTILE_REDIS_MASTER",
+    kind: "text",
+    group: "Redis",
+    help: "name of the master the Sentinels monitor",
+  },
+  {
+    key: "redis-cluster",
+    env: "TURNSTILE_REDIS_CLUSTER",
+    kind: "host-list",
+    group: "Redis",
+    help: "some Redis Cluster nodes (the rest are discovered)",
+  },
+  {
+    key: "redis-password",
+    env: "TURNSTILE_REDIS_PASSWORD",
+    kind: "text",
+    group: "Redis",
+    help: "password of the Redis servers; one in the URL wins",
+  },
+  {
+    key: "redis-sentinel-password",
+    env: "TURNSTILE_REDIS_SENTINEL_PASSWORD",
+    kind: "text",
+    group: "Redis",
+    help: "password of the Sentinels, if they require one",
+  },
+  {
+    key: "redis-tls",
+    env: "TURNSTILE_REDIS_TLS",
+    kind: "boolean",
+    default: "false",
+    group: "Redis",
+    help: "connect with TLS (a rediss:// URL implies it)",
+  },
+  {
+    key: "redis-tls-ca",
+    env: "TURNSTILE_REDIS_TLS_CA",
+    kind: "path",
+    group: "Redis",
+    help: "PEM file of the CA of Redis's certificate (default: system CAs)",
+  },
+  {
+    key: "redis-command-timeout",
+    env: "TURNSTILE_REDIS_COMMAND_TIMEOUT",
+    kind: "duration",
+    default: "2s",
+    group: "Redis",
+    help: "a Redis command slower than this fails as UNAVAILABLE",
+  },
+  {
+    key: "fence-retention",
+    env: "TURNSTILE_FENCE_RETENTION",
+    kind: "duration",
+    default: "30d",
+    group: "Redis",
+    help: "how long a fencing counter outlives its lock's last grant",
+  },
+  limit("min-ttl", "minTtlMs", "duration", "shortest session TTL a client may ask for"),
+  limit("max-ttl", "maxTtlMs", "duration", "longest session TTL a client may ask for"),
+  limit("default-ttl", "defaultTtlMs", "duration", "session TTL when a client asks for none"),
+  limit("max-wait", "maxWaitMs", "duration", "longest finite acquire wait (no wait: forever)"),
+  limit("max-name-bytes", "maxNameBytes", "count", "longest lock name, in UTF-8 bytes"),
+  limit("max-id-bytes", "maxIdBytes", "count", "longest owner, request id and client name, in UTF-8 bytes"),
+  limit("max-value-bytes", "maxValueBytes", "count", "largest holder value, in bytes"),
+  limit("max-shared-limit", "maxSharedLimit", "count", "largest SHARED limit"),
+  limit("max-locks-per-session", "maxLocksPerSession", "count", "locks held plus acquires pending, per session"),
+  limit("max-sessions", "maxSessions", "count", "open sessions per coordinator"),
+  limit("max-message-bytes", "maxMessageBytes", "count", "largest message a client may send, in bytes"),
+  limit(
+    "max-outbound-messages",
+    "maxOutboundMessages",
+    "count",
+    "messages unread by a client before its stream is ended",
+  ),
+];

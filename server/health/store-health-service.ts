@@ -1,0 +1,36 @@
+import type { Server } from "@grpc/grpc-js";
+import { HealthImplementation, type ServingStatus } from "grpc-health-check";
+import type { Store } from "../store/store.js";
+
+/** The service name health checks may ask about besides "" (the whole server). */
+export const LOCK_SERVICE_NAME = "turnstile.v1.LockService";
+
+/**
+ * grpc.health.v1.Health for one coordinator: "" and "turnstile.v1.LockService" are SERVING while
+ * the store is connected and NOT_SERVING while it is not, following the store's health events
+ * (Check and Watch both). After `shutdown` they stay NOT_SERVING.
+ */
+export class StoreHealthService {
+  private readonly health = new HealthImplementation();
+  private readonly unsubscribe: () => void;
+
+  constructor(store: Store) {
+    this.set(store.healthy());
+    this.unsubscribe = store.onHealthChange((healthy) => this.set(healthy));
+  }
+
+  addToServer(server: Server): void {
+    this.health.addToServer(server);
+  }
+
+  /** Reports NOT_SERVING for good, so load balancers drain this coordinator before it stops. */
+  shutdown(): void {
+    this.unsubscribe();
+    this.set(false);
+  }
+
+  private set(healthy: boolean): void {
+    const status: ServingStatus = healthy ? "SERVING" : "NOT_SERVING";
+    for (const name of ["", LOCK_SERVICE_NAME]) this.health.setStatus(name, status);
+  }
+}

@@ -1,0 +1,92 @@
+import type {
+  AcquireArgs,
+  AcquireOutcome,
+  CheckOutcome,
+  Claim,
+  ReleaseOutcome,
+  RenewOutcome,
+  SessionRecord,
+  Store,
+  StoreListener,
+} from "../store/store.js";
+import type { Metrics } from "./metrics.js";
+
+/**
+ * A Store that times every operation of the store it wraps and reports it to `metrics` (one Lua
+ * script per operation on Redis, so this is Redis latency plus the client's queueing), counting
+ * rejections as errors. Everything else passes straight through.
+ */
+export class InstrumentedStore implements Store {
+  constructor(
+    private readonly inner: Store,
+    private readonly metrics: Metrics,
+  ) {}
+
+  get coordinatorId(): string {
+    return this.inner.coordinatorId;
+  }
+
+  start(listener: StoreListener): Promise<void> {
+    return this.inner.start(listener);
+  }
+
+  acquire(args: AcquireArgs): Promise<AcquireOutcome> {
+    return this.timed("acquire", () => this.inner.acquire(args));
+  }
+
+  release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome> {
+    return this.timed("release", () => this.inner.release(claim, all));
+  }
+
+  withdraw(claim: Claim, how: "cancel" | "abandon"): Promise<ReleaseOutcome> {
+    return this.timed("withdraw", () => this.inner.withdraw(claim, how));
+  }
+
+  check(name: string, waiters: Claim[]): Promise<CheckOutcome> {
+    return this.timed("check", () => this.inner.check(name, waiters));
+  }
+
+  renew(name: string, sessionId: string, ttlMs: number, owners: string[], waiters: Claim[]): Promise<RenewOutcome> {
+    return this.timed("renew", () => this.inner.renew(name, sessionId, ttlMs, owners, waiters));
+  }
+
+  saveSession(record: SessionRecord): Promise<void> {
+    return this.timed("save_session", () => this.inner.saveSession(record));
+  }
+
+  loadSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return this.timed("load_session", () => this.inner.loadSession(sessionId));
+  }
+
+  touchSession(sessionId: string, ttlMs: number): Promise<boolean> {
+    return this.timed("touch_session", () => this.inner.touchSession(sessionId, ttlMs));
+  }
+
+  deleteSession(sessionId: string): Promise<void> {
+    return this.timed("delete_session", () => this.inner.deleteSession(sessionId));
+  }
+
+  healthy(): boolean {
+    return this.inner.healthy();
+  }
+
+  onHealthChange(listener: (healthy: boolean) => void): () => void {
+    return this.inner.onHealthChange(listener);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private async timed<T>(operation: string, op: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    let ok = false;
+    try {
+      const result = await op();
+      ok = true;
+      return result;
+    } finally {
+      this.metrics.storeOperation(operation, performance.now() - started, ok);
+    }
+  }
+}

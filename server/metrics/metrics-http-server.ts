@@ -1,0 +1,44 @@
+import { createServer, type Server } from "node:http";
+
+/** What the HTTP endpoint serves: a text exposition and its content type. */
+export interface MetricsSource {
+  render(): Promise<string>;
+  readonly contentType: string;
+}
+
+/**
+ * Serves `GET /metrics` over plain HTTP on `host:port` (port 0 picks a free one) for Prometheus to
+ * scrape; every other path is 404. `start` resolves with the bound port.
+ */
+export class MetricsHttpServer {
+  private readonly server: Server;
+
+  constructor(private readonly source: MetricsSource) {
+    this.server = createServer((req, res) => {
+      if (req.method !== "GET" || req.url?.split("?")[0] !== "/metrics") {
+        res.writeHead(404, { "content-type": "text/plain" }).end("not found: metrics are at GET /metrics\n");
+        return;
+      }
+      this.source.render().then(
+        (body) => res.writeHead(200, { "content-type": this.source.contentType }).end(body),
+        (err: Error) => res.writeHead(500, { "content-type": "text/plain" }).end(`metrics failed: ${err.message}\n`),
+      );
+    });
+  }
+
+  start(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(port, host, () => {
+        this.server.off("error", reject);
+        const address = this.server.address();
+        resolve(typeof address === "object" && address ? address.port : port);
+      });
+    });
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}

@@ -1,0 +1,38 @@
+/** What the coordinator's gauges read when metrics are scraped. */
+export interface GaugeReaders {
+  /** Open session streams. */
+  sessions(): number;
+  /** Holds (name, owner) of this coordinator's sessions. */
+  locksHeld(): number;
+  /** Acquires of this coordinator's sessions not answered yet. */
+  waiters(): number;
+  /** Whether the store is connected (the health check's answer). */
+  storeHealthy(): boolean;
+}
+
+/**
+ * The coordinator's instrumentation hooks: the lock table, the session streams and the store
+ * wrapper call these, and an implementation (Prometheus, or none) records them. Durations are in
+ * milliseconds on the monotonic clock.
+ */
+export interface Metrics {
+  /** Registers the readers of the gauges (called once by the coordinator). */
+  track(gauges: GaugeReaders): void;
+  /** A new hold was granted; `waitedMs` is set when the acquire was queued first. */
+  granted(waitedMs: number | undefined): void;
+  /** A release or withdrawal issued here granted the lock to a waiter here, `handoffMs` after it was issued. */
+  handedOff(handoffMs: number): void;
+  /** One keepalive renewal of a session's locks took `ms`; `ok` false when it failed. */
+  renewed(ms: number, ok: boolean): void;
+  /** One store operation took `ms`; `ok` false when it rejected. */
+  storeOperation(operation: string, ms: number, ok: boolean): void;
+}
+
+/** Metrics that record nothing: the default when `--metrics` is off. */
+export const NO_METRICS: Metrics = {
+  track() {},
+  granted() {},
+  handedOff() {},
+  renewed() {},
+  storeOperation() {},
+};

@@ -1,0 +1,117 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { GaugeReaders, Metrics } from "./metrics.js";
+
+// Hand-offs and store calls take about a millisecond; waits and slow stores take seconds.
+const FAST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+const WAIT_BUCKETS = [0.001, 0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800];
+
+/**
+ * Metrics in a Prometheus registry of its own (no global default registry), with the Node process
+ * metrics. Every series is named `turnstile_*` and documented in docs/operations.md.
+ */
+export class PrometheusMetrics implements Metrics {
+  readonly registry = new Registry();
+  private readers?: GaugeReaders;
+  private readonly grants: Counter<"path">;
+  private readonly acquireWait: Histogram;
+  private readonly handoff: Histogram;
+  private readonly renewal: Histogram;
+  private readonly renewalFailures: Counter;
+  private readonly storeLatency: Histogram<"operation">;
+  private readonly storeErrors: Counter<"operation">;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    const readers = () => this.readers;
+    const gauge = (name: string, help: string, read: (r: GaugeReaders) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        // Runs at scrape time, with `this` the gauge.
+        collect() {
+          const r = readers();
+          if (r) this.set(read(r));
+        },
+      });
+    gauge("turnstile_sessions", "Open session streams on this coordinator.", (r) => r.sessions());
+    gauge("turnstile_locks_held", "Holds (name, owner) of this coordinator's sessions.", (r) => r.locksHeld());
+    gauge("turnstile_waiters", "Acquires of this coordinator's sessions waiting for an answer.", (r) => r.waiters());
+    gauge("turnstile_store_up", "1 while the store is connected (health SERVING), else 0.", (r) => +r.storeHealthy());
+    this.grants = new Counter({
+      name: "turnstile_grants_total",
+      help: "New holds granted to this coordinator's sessions, by whether the acquire was queued first.",
+      labelNames: ["path"],
+      registers,
+    });
+    this.acquireWait = new Histogram({
+      name: "turnstile_acquire_wait_seconds",
+      help: "Acquire received to Acquired sent, for acquires that were queued first.",
+      buckets: WAIT_BUCKETS,
+      registers,
+    });
+    this.handoff = new Histogram({
+      name: "turnstile_handoff_seconds",
+      help: "Release (or withdrawal) issued to Acquired sent to the next holder, when both are on this coordinator.",
+      buckets: FAST_BUCKETS,
+      registers,
+    });
+    this.renewal = new Histogram({
+      name: "turnstile_keepalive_renewal_seconds",
+      help: "Keepalive received to every lock of the session renewed in the store (keepalive lag).",
+      buckets: FAST_BUCKETS,
+      registers,
+    });
+    this.renewalFailures = new Counter({
+      name: "turnstile_keepalive_renewal_failures_total",
+      help: "Keepalive renewals that failed (the keepalive was not acknowledged).",
+      registers,
+    });
+    this.storeLatency = new Histogram({
+      name: "turnstile_store_operation_seconds",
+      help: "Duration of one store operation (one Lua script on Redis), by operation.",
+      labelNames: ["operation"],
+      buckets: FAST_BUCKETS,
+      registers,
+    });
+    this.storeErrors = new Counter({
+      name: "turnstile_store_errors_total",
+      help: "Store operations that failed (Redis unreachable, timed out or refused), by operation.",
+      labelNames: ["operation"],
+      registers,
+    });
+  }
+
+  track(readers: GaugeReaders): void {
+    this.readers = readers;
+  }
+
+  granted(waitedMs: number | undefined): void {
+    this.grants.inc({ path: waitedMs === undefined ? "immediate" : "queued" });
+    if (waitedMs !== undefined) this.acquireWait.observe(waitedMs / 1000);
+  }
+
+  handedOff(handoffMs: number): void {
+    this.handoff.observe(handoffMs / 1000);
+  }
+
+  renewed(ms: number, ok: boolean): void {
+    this.renewal.observe(ms / 1000);
+    if (!ok) this.renewalFailures.inc();
+  }
+
+  storeOperation(operation: string, ms: number, ok: boolean): void {
+    this.storeLatency.observe({ operation }, ms / 1000);
+    if (!ok) this.storeErrors.inc({ operation });
+  }
+
+  /** The registry in the Prometheus text format. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

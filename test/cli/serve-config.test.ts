@@ -1,0 +1,221 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "chai";
+import { loadServeConfig, type ServeConfig } from "../../server/config/serve-config.js";
+import { DEFAULT_LIMITS } from "../../server/limits.js";
+import { runTurnstile } from "../harness/run-turnstile.js";
+
+describe("turnstile serve settings", () => {
+  let dir: string;
+  const file = (content: unknown) => {
+    const path = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+    return path;
+  };
+  const load = (argv: string[], env: Record<string, string> = {}) => loadServeConfig({ argv, env });
+  const config = (argv: string[], env: Record<string, string> = {}): ServeConfig => {
+    const result = load(argv, env);
+    if (!result.ok) throw new Error(result.errors.join("\n"));
+    return result.config;
+  };
+  const errors = (argv: string[], env: Record<string, string> = {}): string[] => {
+    const result = load(argv, env);
+    return result.ok ? [] : result.errors;
+  };
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "turnstile-config-"));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe("loadServeConfig()", () => {
+    it("defaults to 127.0.0.1:7420, the embedded store, no metrics and the default limits", () => {
+      expect(config([])).to.deep.equal({
+        listen: "127.0.0.1:7420",
+        metrics: undefined,
+        logLevel: "info",
+        shutdownGraceMs: 5000,
+        redis: undefined,
+        fenceRetainMs: 30 * 86_400_000,
+        limits: DEFAULT_LIMITS,
+      });
+    });
+
+    it("takes a flag over an env var over the config file over the default", () => {
+      const path = file({ listen: "10.0.0.1:1", "max-sessions": 7, "max-ttl": "2h", "log-level": "warn" });
+      const c = config(["--config", path, "--listen", "127.0.0.1:9"], {
+        TURNSTILE_LISTEN: "127.0.0.1:8",
+        TURNSTILE_MAX_SESSIONS: "8",
+      });
+      expect([c.listen, c.limits.maxSessions, c.limits.maxTtlMs, c.logLevel]).to.deep.equal([
+        "127.0.0.1:9",
+        8,
+        7_200_000,
+        "warn",
+      ]);
+    });
+
+    it("reads the config file named by TURNSTILE_CONFIG, and treats an empty env var as unset", () => {
+      const c = config([], { TURNSTILE_CONFIG: file({ "default-ttl": "20s" }), TURNSTILE_DEFAULT_TTL: "" });
+      expect(c.limits.defaultTtlMs).to.equal(20_000);
+    });
+
+    it("builds the Sentinel, Cluster and URL targets with password and TLS", () => {
+      const ca = file("-----BEGIN CERTIFICATE-----");
+      expect(
+        config(["--redis-sentinel", "h1:26379, h2:26380", "--redis-master", "m", "--redis-password", "pw"]).redis,
+      ).to.deep.equal({
+        target: {
+          kind: "sentinel",
+          sentinels: [
+            { host: "h1", port: 26379 },
+            { host: "h2", port: 26380 },
+          ],
+          masterName: "m",
+        },
+        auth: { password: "pw", sentinelPassword: undefined, tls: false, tlsCaFile: undefined },
+        commandTimeoutMs: 2000,
+      });
+      expect(config(["--redis-cluster", "[::1]:7000", "--redis-tls", "--redis-tls-ca", ca]).redis).to.deep.equal({
+        target: { kind: "cluster", nodes: [{ host: "::1", port: 7000 }] },
+        auth: { password: undefined, sentinelPassword: undefined, tls: true, tlsCaFile: ca },
+        commandTimeoutMs: 2000,
+      });
+      expect(config([], { TURNSTILE_REDIS_URL: "rediss://:pw@h:6380/2" }).redis?.target).to.deep.equal({
+        kind: "url",
+        url: "rediss://:pw@h:6380/2",
+      });
+    });
+
+    const bad: [string, string[], Record<string, string>, RegExp][] = [
+      [
+        "a listen address without a port",
+        ["--listen", "localhost"],
+        {},
+        /^listen: "localhost" from flag --listen is not HOST:PORT/,
+      ],
+      [
+        "a port over 65535",
+        [],
+        { TURNSTILE_LISTEN: "h:70000" },
+        /^listen: "h:70000" from env TURNSTILE_LISTEN is not HOST:PORT/,
+      ],
+      [
+        "a metrics address that is neither HOST:PORT nor off",
+        ["--metrics", "on"],
+        {},
+        /^metrics: "on" from flag --metrics is not HOST:PORT/,
+      ],
+      ["an unknown log level", ["--log-level", "loud"], {}, /^log-level: "loud" .* is not a log level \(trace\|debug/],
+      [
+        "a duration without a unit",
+        [],
+        { TURNSTILE_MAX_TTL: "3600" },
+        /^max-ttl: "3600" from env TURNSTILE_MAX_TTL is not a duration/,
+      ],
+      [
+        "a count of zero",
+        ["--max-sessions", "0"],
+        {},
+        /^max-sessions: "0" from flag --max-sessions is not a whole number of at least 1/,
+      ],
+      [
+        "a count that is not a number",
+        [],
+        { TURNSTILE_MAX_NAME_BYTES: "lots" },
+        /^max-name-bytes: "lots" .* not a whole number/,
+      ],
+      [
+        "a Redis URL of another scheme",
+        ["--redis", "http://h:1"],
+        {},
+        /^redis: "http:\/\/h:1" from flag --redis is not a Redis URL/,
+      ],
+      [
+        "a Sentinel list with a bad entry",
+        ["--redis-sentinel", "h:1,h2", "--redis-master", "m"],
+        {},
+        /^redis-sentinel: .* \("h2" is not HOST:PORT/,
+      ],
+      ["a boolean that is not one", [], { TURNSTILE_REDIS_TLS: "maybe" }, /^redis-tls: "maybe" .* is not a boolean/],
+      [
+        "two Redis deployments at once",
+        ["--redis", "redis://h:1", "--redis-cluster", "h:2"],
+        {},
+        /^redis: --redis and --redis-cluster are alternatives: set only one$/,
+      ],
+      [
+        "Sentinels without a master name",
+        ["--redis-sentinel", "h:1"],
+        {},
+        /^redis-master: --redis-sentinel and --redis-master go together/,
+      ],
+      [
+        "TTL bounds out of order",
+        ["--min-ttl", "20s"],
+        {},
+        /^default-ttl: min-ttl \(20000 ms\) <= default-ttl \(15000 ms\) <= max-ttl/,
+      ],
+      [
+        "an unreadable CA file",
+        ["--redis-tls-ca", "/nonexistent/ca.pem"],
+        {},
+        /^redis-tls-ca: cannot read \/nonexistent\/ca.pem \(ENOENT\)$/,
+      ],
+      ["an unknown flag", ["--frobnicate", "1"], {}, /^Unknown option '--frobnicate' \(see turnstile serve --help\)$/],
+      ["a flag without its value", ["--listen"], {}, /^Option '--listen <value>' argument missing/],
+      [
+        "a missing config file",
+        ["--config", "/nonexistent/t.json"],
+        {},
+        /^config: cannot read \/nonexistent\/t.json: ENOENT/,
+      ],
+    ];
+    for (const [what, argv, env, pattern] of bad) {
+      it(`rejects ${what} with one line naming the setting`, () => {
+        const found = errors(argv, env);
+        expect(found).to.have.length(1, found.join("\n"));
+        expect(found[0]).to.match(pattern);
+      });
+    }
+
+    it("rejects a config file that is not a JSON object, and unknown or badly typed keys in it", () => {
+      expect(errors(["--config", file("{not json")]))
+        .to.have.length(1)
+        .and.to.match(/^config: cannot read .*: not JSON/);
+      expect(errors(["--config", file([1])])[0]).to.match(/must hold a JSON object of settings keyed by flag name/);
+      const path = file({ listn: "h:1", "max-ttl": 60, listen: 7420 });
+      expect(errors(["--config", path])).to.deep.equal([
+        `config: ${path} has the unknown setting "listn" (keys are flag names without dashes)`,
+        `listen: 7420 from config file ${path} must be a string`,
+        `max-ttl: 60 from config file ${path} is not a duration: write it as text with a unit, e.g. "15s"`,
+      ]);
+    });
+  });
+
+  describe("turnstile serve (process)", () => {
+    it("exits 2 with one line per bad setting on stderr, and starts nothing", async () => {
+      const run = await runTurnstile(["serve", "--listen", "nowhere", "--log-level", "loud"], {
+        env: { TURNSTILE_MAX_WAIT: "soon" },
+      });
+      expect(run.code).to.equal(2);
+      expect(run.stderr.trim().split("\n")).to.deep.equal([
+        'turnstile serve: listen: "nowhere" from flag --listen is not HOST:PORT (e.g. 127.0.0.1:7420; port 0..65535)',
+        'turnstile serve: log-level: "loud" from flag --log-level is not a log level (trace|debug|info|warn|error|fatal|silent)',
+        'turnstile serve: max-wait: "soon" from env TURNSTILE_MAX_WAIT is not a duration (a number with a unit ms|s|m|h|d, e.g. 15s)',
+      ]);
+      expect(run.stdout).to.equal("");
+    });
+
+    it("documents every setting with its env var and default in --help", async () => {
+      const run = await runTurnstile(["serve", "--help"]);
+      expect(run.code).to.equal(0);
+      const { SETTINGS } = await import("../../server/config/settings.js");
+      for (const s of SETTINGS) {
+        expect(run.stdout).to.include(`--${s.key}`);
+        expect(run.stdout).to.include(`(env ${s.env}${s.default === undefined ? ")" : `, default ${s.default})`}`);
+      }
+    });
+  });
+});

@@ -1,0 +1,118 @@
+import { expect } from "chai";
+import { pino } from "pino";
+import { Coordinator } from "../../server/coordinator.js";
+import { MetricsHttpServer } from "../../server/metrics/metrics-http-server.js";
+import { PrometheusMetrics } from "../../server/metrics/prometheus-metrics.js";
+import { RedisStore } from "../../server/store/redis/redis-store.js";
+import { RawSession } from "../harness/raw-session.js";
+import { startRedis, type TestRedis } from "../harness/redis-server.js";
+import { acquireMsg, keepAliveMsg, releaseMsg } from "../harness/requests.js";
+import { spawnTurnstile } from "../harness/run-turnstile.js";
+import { waitForOutput } from "../harness/wait-for-output.js";
+
+/** Fetches a metrics endpoint and returns its samples by series (name with labels) and the raw text. */
+async function scrape(url: string): Promise<{ text: string; value: (series: string) => number | undefined }> {
+  const response = await fetch(url);
+  expect(response.status).to.equal(200);
+  expect(response.headers.get("content-type")).to.match(/^text\/plain; version=0.0.4/);
+  const text = await response.text();
+  const samples = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    const match = /^(\S+) (\S+)$/.exec(line);
+    if (match && !line.startsWith("#")) samples.set(match[1], Number(match[2]));
+  }
+  return { text, value: (series) => samples.get(series) };
+}
+
+describe("Prometheus metrics", () => {
+  let redis: TestRedis;
+  let coordinator: Coordinator;
+  let http: MetricsHttpServer;
+  let address: string;
+  let url: string;
+  const sessions: RawSession[] = [];
+
+  before(async () => {
+    redis = await startRedis();
+    const metrics = new PrometheusMetrics();
+    coordinator = new Coordinator({
+      store: new RedisStore({ url: redis.url, commandTimeoutMs: 500 }),
+      log: pino({ level: "silent" }),
+      listen: "127.0.0.1:0",
+      shutdownGraceMs: 200,
+      metrics,
+    });
+    address = `127.0.0.1:${await coordinator.start()}`;
+    http = new MetricsHttpServer(metrics);
+    url = `http://127.0.0.1:${await http.start("127.0.0.1", 0)}/metrics`;
+  });
+  after(async () => {
+    for (const s of sessions) s.close();
+    await http.stop();
+    await coordinator.stop();
+    await redis.stop();
+  });
+
+  it("counts sessions, holds, waiters, grants, hand-offs, waits, renewals and store operations", async () => {
+    const a = new RawSession(address);
+    const b = new RawSession(address);
+    sessions.push(a, b);
+    await a.open(10_000);
+    await b.open(10_000);
+    a.send(acquireMsg("a1", "m/lock"));
+    await a.next("acquired");
+    b.send(acquireMsg("b1", "m/lock"));
+    await b.next("queued");
+    a.send(keepAliveMsg(1));
+    await a.next("keepAliveAck");
+    const during = await scrape(url);
+    expect(
+      ["turnstile_sessions", "turnstile_locks_held", "turnstile_waiters", "turnstile_store_up"].map(during.value),
+    ).to.deep.equal([2, 1, 1, 1]);
+    a.send(releaseMsg("a2", "m/lock", "a1"));
+    await b.next("acquired");
+    const after = await scrape(url);
+    expect(after.value('turnstile_grants_total{path="immediate"}')).to.equal(1);
+    expect(after.value('turnstile_grants_total{path="queued"}')).to.equal(1);
+    expect(after.value("turnstile_handoff_seconds_count")).to.equal(1);
+    expect(after.value("turnstile_handoff_seconds_sum")).to.be.above(0).and.below(1);
+    expect(after.value("turnstile_acquire_wait_seconds_count")).to.equal(1);
+    expect(after.value("turnstile_keepalive_renewal_seconds_count")).to.equal(1);
+    expect(after.value('turnstile_store_operation_seconds_count{operation="acquire"}')).to.equal(2);
+    expect(after.value('turnstile_store_operation_seconds_count{operation="release"}')).to.equal(1);
+    expect(after.value('turnstile_store_operation_seconds_bucket{le="+Inf",operation="renew"}')).to.equal(1);
+    expect(after.value("turnstile_locks_held")).to.equal(1);
+    expect(after.text).to.include("# HELP turnstile_handoff_seconds ");
+    expect(after.value("process_cpu_user_seconds_total")).to.be.a("number");
+  });
+
+  it("counts store operations that fail, by operation", async () => {
+    const c = new RawSession(address);
+    sessions.push(c);
+    await c.open(10_000);
+    redis.process.kill("SIGSTOP");
+    try {
+      c.send(acquireMsg("c1", "m/down"));
+      await c.next("failed");
+    } finally {
+      redis.process.kill("SIGCONT");
+    }
+    const { value } = await scrape(url);
+    expect(value('turnstile_store_errors_total{operation="acquire"}')).to.equal(1);
+  });
+
+  it("is served by `turnstile serve --metrics HOST:PORT` at /metrics, and nothing else is", async () => {
+    const serve = spawnTurnstile(["serve", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0"], {
+      timeoutMs: 20_000,
+    });
+    try {
+      const [, port] = await waitForOutput(serve.child, /"metricsPort":(\d+)/, 10_000);
+      const { value } = await scrape(`http://127.0.0.1:${port}/metrics`);
+      expect([value("turnstile_sessions"), value("turnstile_store_up")]).to.deep.equal([0, 1]);
+      expect((await fetch(`http://127.0.0.1:${port}/`)).status).to.equal(404);
+    } finally {
+      serve.child.kill("SIGTERM");
+      expect((await serve.done).code).to.equal(0);
+    }
+  });
+});

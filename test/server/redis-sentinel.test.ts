@@ -1,0 +1,85 @@
+import { expect } from "chai";
+import { Redis } from "ioredis";
+import { TurnstileClient } from "../../client/index.js";
+import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { spawnServe, startTargetCoordinator } from "../harness/redis-coordinator.js";
+import { startRedisSentinel, type TestSentinel } from "../harness/redis-sentinel.js";
+import type { TurnstileProcess } from "../harness/run-turnstile.js";
+import { waitForQueue } from "../harness/wait-for-queue.js";
+
+describe("coordinators on Redis with Sentinel (master, replica, one Sentinel)", () => {
+  let sentinel: TestSentinel;
+  let inProcess: { address: string; stop(): Promise<void> };
+  let serve: TurnstileProcess;
+  let viaCli: string;
+  const clients: TurnstileClient[] = [];
+  const client = (address: string, ttlMs = 60_000) => {
+    const c = new TurnstileClient(address, { ttlMs });
+    clients.push(c);
+    return c;
+  };
+
+  before(async () => {
+    sentinel = await startRedisSentinel();
+    inProcess = await startTargetCoordinator({
+      kind: "sentinel",
+      sentinels: sentinel.sentinels,
+      masterName: sentinel.masterName,
+    });
+    const sentinels = sentinel.sentinels.map((s) => `${s.host}:${s.port}`).join(",");
+    ({ address: viaCli, serve } = await spawnServe([
+      "--redis-sentinel",
+      sentinels,
+      "--redis-master",
+      sentinel.masterName,
+    ]));
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    serve.child.kill("SIGKILL");
+    await inProcess.stop();
+    await sentinel.stop();
+  });
+
+  it("acquires, hands off by push and fences through the master the Sentinel names", async () => {
+    const holder = await client(inProcess.address).acquire("sentinel/handoff");
+    const waiting = client(viaCli).acquire("sentinel/handoff");
+    await waitForQueue(sentinel.master.url, "sentinel/handoff", 1);
+    await holder.release();
+    expect((await waiting).fencingToken).to.equal(holder.fencingToken + 1n);
+  });
+
+  it("keeps held locks, queued waiters and fencing counters across a Sentinel failover", async () => {
+    // The lease must outlast the failover (about a second here) plus a keepalive interval.
+    const ttlMs = 10_000;
+    const holder = await client(inProcess.address, ttlMs).acquire("sentinel/failover");
+    const waiting = client(viaCli, ttlMs).acquire("sentinel/failover");
+    await waitForQueue(sentinel.master.url, "sentinel/failover", 1);
+    await sentinel.failover();
+    const newMaster = new Redis(sentinel.replica.url);
+    const [holders, , queue, leases, fence] = lockKeys("turnstile", "sentinel/failover");
+    try {
+      expect(((await newMaster.call("ROLE")) as unknown[])[0]).to.equal("master");
+      expect([await newMaster.zcard(holders), await newMaster.zcard(queue)]).to.deep.equal([1, 1]);
+      // Both sessions go on renewing, now on the new master: their lease deadlines move on there.
+      // [member, score], flat (RESP2) or nested (RESP3).
+      const deadline = async (key: string) =>
+        Number(((await newMaster.call("ZRANGE", key, 0, 0, "WITHSCORES")) as unknown[]).flat()[1]);
+      const deadlines = async () => [await deadline(holders), await deadline(leases)];
+      const [holderAt, waiterAt] = await deadlines();
+      for (let now = await deadlines(); !(now[0] > holderAt && now[1] > waiterAt); now = await deadlines())
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(holder.lost).to.equal(false);
+      await holder.release();
+      const next = await waiting;
+      expect(next.fencingToken).to.equal(holder.fencingToken + 1n);
+      await next.release();
+      const after = await client(inProcess.address).acquire("sentinel/failover");
+      expect(after.fencingToken).to.equal(holder.fencingToken + 2n);
+      expect(await newMaster.get(fence)).to.equal(String(after.fencingToken));
+      await after.release();
+    } finally {
+      newMaster.disconnect();
+    }
+  });
+});
