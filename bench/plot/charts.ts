@@ -15,9 +15,9 @@ export interface BarSeries {
   values: number[];
 }
 
-const W = 960;
+const W = 1040;
 const H = 560;
-const M = { left: 90, right: 250, top: 60, bottom: 70 };
+const M = { left: 90, right: 320, top: 60, bottom: 70 };
 const INK: Rgb = [30, 30, 30];
 const GRID: Rgb = [225, 225, 225];
 

@@ -12,6 +12,7 @@ export function limitsSection(results: BenchResults): string {
   const h8 = results.handOff.find((h) => h.contenders === 8)?.results ?? [];
   const t = h8.find((r) => r.impl === "turnstile");
   const spin = h8.find((r) => r.impl === "spin");
+  const spreadTs = results.spread.find((s) => s.workers === 16)?.results.find((r) => r.impl === "turnstile");
   if (t && rt) {
     const floor = rt.coordinatorKeepAlive.p50Ms + rt.redisPing.p50Ms;
     out.push(
@@ -21,20 +22,25 @@ export function limitsSection(results: BenchResults): string {
       "legs are on the clock). The bare round trips measured at the start of this run are",
       `${ms(rt.coordinatorKeepAlive.p50Ms)} ms p50 for a keepalive through the coordinator (no Redis work) and`,
       `${ms(rt.redisPing.p50Ms)} ms p50 for a Redis PING: a floor of about ${ms(floor)} ms, against a measured`,
-      `gap of ${ms(t.gap.p50Ms)} ms p50 / ${ms(t.gap.meanMs)} ms mean with 8 contenders. The 0.25 ms mean target is below`,
-      "what two loopback hops through two Node processes cost on this machine; what is left above the floor is",
-      "the release script and the grant being routed to the waiter's stream.",
-      spin
+      `gap of ${ms(t.gap.p50Ms)} ms p50 / ${ms(t.gap.meanMs)} ms mean with 8 contenders.`,
+      floor >= 0.25
+        ? "The 0.25 ms mean target is below what these two loopback hops through two Node processes cost on this machine, before any lock work."
+        : `The gap is ${ms(t.gap.p50Ms - floor)} ms (p50) above that floor: the release script and routing the grant to the waiter's stream.`,
+      spin && t.handOffsPerS > spin.handOffsPerS
         ? `The spin lock's gap (${ms(spin.gap.p50Ms)} ms p50) is set by its 1 ms retry timer, which is why Turnstile still hands off faster.`
-        : "",
+        : spin
+          ? `The spin lock's gap is ${ms(spin.gap.p50Ms)} ms p50, set by its 1 ms retry timer and how many pollers are in flight.`
+          : "",
       "",
     );
     out.push(
       "**CPU per hand-off.** The path crosses three processes sharing two cores. Per hand-off with 8",
       `contenders the coordinator used ${cpu(t.counters.serverCpuSeconds, t.handOffs)} µs of CPU, the clients' process`,
-      `${cpu(t.counters.clientCpuSeconds, t.handOffs)} µs and Redis ${cpu(t.counters.redis?.cpuSeconds, t.handOffs)} µs. At this`,
-      "rate most of that is the cost of waking each process for every message (a process that sleeps between",
-      "messages pays a wake-up and a system call per hop); a gap's p99 is a hop that waited for a core or a GC.",
+      `${cpu(t.counters.clientCpuSeconds, t.handOffs)} µs and Redis ${cpu(t.counters.redis?.cpuSeconds, t.handOffs)} µs.`,
+      spreadTs
+        ? `An uncontended cycle in the spread workload (the same two requests, with the processes kept busy) cost the coordinator ${cpu(spreadTs.counters.serverCpuSeconds, spreadTs.cycles)} µs: the rest is the price of waking a sleeping process for every message, which one-at-a-time hand-offs pay at every hop.`
+        : "",
+      "A gap's p99 is a hop that waited for a core (three busy processes, two cores) or for a garbage collection.",
       "",
     );
   }
@@ -60,11 +66,33 @@ export function limitsSection(results: BenchResults): string {
       "",
     );
   }
+  const f = results.fleet;
+  if (f?.coordinatorCpuPct !== undefined && f.renewScriptsPerS > 0) {
+    const usPerRenewal = (f.coordinatorCpuPct / 100 / f.renewScriptsPerS) * 1e6;
+    out.push(
+      `**Idle fleet.** Renewal is one script per lock per keepalive: ${count(f.renewScriptsPerS)} scripts/s for ${count(f.locks)} locks at a ${f.ttlMs / 1000} s TTL,`,
+      `about ${count(usPerRenewal)} µs of coordinator CPU per renewed lock (keepalive handling included). At that cost one coordinator core`,
+      `renews about ${count(1e6 / usPerRenewal)} locks per second, so the fleet a coordinator can hold scales with the TTL:`,
+      "a shorter TTL or more locks per coordinator needs more coordinators (they share nothing but Redis).",
+      `The keepalive round trip's tail (${ms(f.rtt.p99Ms)} ms p99) includes the sessions' own process, whose event loop lagged`,
+      `${ms(f.clientLoopDelayP99Ms)} ms at p99 while running ${count(f.sessions)} sessions.`,
+      "",
+    );
+  }
   out.push(
     "**Profile.** `npm run bench -- --only turnstile --fleet-sessions 0 --profile DIR` runs the coordinator",
     "under `node --cpu-prof` and adds a breakdown of its CPU time by category to the report it writes.",
   );
-  return out.filter((line, i, all) => !(line === "" && all[i - 1] === "")).join("\n");
+  // Each paragraph's lines are joined into one line; empty strings separate paragraphs.
+  const paragraphs: string[][] = [[]];
+  for (const line of out) {
+    if (line === "") paragraphs.push([]);
+    else paragraphs[paragraphs.length - 1].push(line);
+  }
+  return paragraphs
+    .filter((p) => p.length > 0)
+    .map((p) => (p[0].startsWith("#") ? p.join("\n") : p.join(" ")))
+    .join("\n\n");
 }
 
 function cpu(seconds: number | undefined, n: number): string {

@@ -114,6 +114,7 @@ export function fleetTable(f: FleetResult): string {
     ["Redis CPU", `${count(f.redisCpuPct, 1)}% of one core`],
     ["Redis used memory", mib(f.redisUsedMemoryBytes)],
     ["keepalive round trip mean / p50 / p99", `${ms(f.rtt.meanMs)} / ${ms(f.rtt.p50Ms)} / ${ms(f.rtt.p99Ms)} ms`],
+    ["event-loop delay p99 of the sessions' (bench) process", `${ms(f.clientLoopDelayP99Ms)} ms`],
     ["locks lost / failures", `${f.lost} / ${f.failures}`],
   ];
   return table(["idle fleet", "measured"], rows);

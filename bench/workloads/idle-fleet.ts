@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { credentials } from "@grpc/grpc-js";
 import type { Redis } from "ioredis";
@@ -42,6 +43,8 @@ export interface FleetResult {
   redisCommandsPerS: number;
   rtt: LatencySummary;
   rttMs: number[];
+  /** Event-loop delay p99 of this (the sessions') process during the window: its share of the round trip. */
+  clientLoopDelayP99Ms: number;
   lost: number;
   failures: number;
   lastFailure?: string;
@@ -87,10 +90,13 @@ export async function runIdleFleet(o: FleetOptions): Promise<FleetResult> {
     const redisBefore = await redisSnapshot(o.redis);
     const coordBefore = processUsage(o.coordinatorPid);
     const acksBefore = tally.acks;
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     const startedAt = performance.now();
     tally.recording = true;
     await progressSleep(o.measureMs, (ms) => o.progress(`measuring ${(ms / 1000).toFixed(1)} s, ${tally.acks} acks`));
     tally.recording = false;
+    loopDelay.disable();
     const seconds = (performance.now() - startedAt) / 1000;
     const coordAfter = processUsage(o.coordinatorPid);
     const redisAfter = await redisSnapshot(o.redis);
@@ -115,6 +121,7 @@ export async function runIdleFleet(o: FleetOptions): Promise<FleetResult> {
       redisCommandsPerS: redis.commands / seconds,
       rtt: summarize(tally.rttMs),
       rttMs: tally.rttMs,
+      clientLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
       lost: tally.lost,
       failures: tally.failures,
       lastFailure: tally.lastFailure,
