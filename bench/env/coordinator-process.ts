@@ -1,0 +1,47 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { waitForOutput } from "../../test/harness/wait-for-output.js";
+
+const BIN = fileURLToPath(new URL("../../bin/turnstile.js", import.meta.url));
+
+/** A `turnstile serve` process for the benchmark; unlike the test harness's, it stops gracefully. */
+export interface BenchCoordinator {
+  address: string;
+  pid: number;
+  process: ChildProcess;
+  /** SIGTERMs the coordinator (so a --cpu-prof profile is written) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `node bin/turnstile.js serve --redis URL --listen 127.0.0.1:0` (as the test harness's
+ * spawnCoordinator does) and resolves once it listens. With `profileDir`, node writes a CPU profile
+ * there on exit. Its output is drained so a chatty log can never block it.
+ */
+export async function startCoordinator(redisUrl: string, profileDir?: string): Promise<BenchCoordinator> {
+  const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const args = [...nodeArgs, BIN, "serve", "--listen", "127.0.0.1:0", "--redis", redisUrl, "--log-level", "info"];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const match = await waitForOutput(child, /"port":(\d+)[^\n]*"msg":"listening"/, 15_000);
+  let tail = "";
+  const keepTail = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on("data", keepTail);
+  child.stderr?.on("data", keepTail);
+  child.once("exit", (code, signal) => {
+    if (code !== 0 && signal !== "SIGTERM" && code !== null)
+      process.stderr.write(`\ncoordinator exited (${code ?? signal}); last output:\n${tail}\n`);
+  });
+  return {
+    address: `127.0.0.1:${match[1]}`,
+    pid: child.pid!,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import { redisServerAvailable, startRedis } from "../test/harness/redis-server.js";
+import { startCoordinator } from "./env/coordinator-process.js";
+import { type BenchEtcd, etcdVersion, startEtcd } from "./env/etcd-server.js";
+import { machineInfo } from "./env/machine-info.js";
+import { etcdLockImpl } from "./impls/etcd-lock-impl.js";
+import type { LockImpl } from "./impls/lock-impl.js";
+import { redisSemaphoreImpl } from "./impls/redis-semaphore-impl.js";
+import { redlockImpl } from "./impls/redlock-impl.js";
+import { spinLockImpl } from "./impls/spin-lock-impl.js";
+import { turnstileImpl } from "./impls/turnstile-impl.js";
+import { parseOptions, USAGE, UsageRequested } from "./options.js";
+import { Progress } from "./progress.js";
+import { writeBenchmarksMd } from "./report/benchmarks-md.js";
+import { cpuProfileSummary } from "./report/cpu-profile-summary.js";
+import { writePlots } from "./report/plots.js";
+import { type BenchResults, runPlan } from "./run-plan.js";
+
+const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** `npm run bench`: starts Redis, a coordinator and etcd, runs every workload, writes the report. */
+async function main(argv: string[]): Promise<number> {
+  let options: ReturnType<typeof parseOptions>;
+  try {
+    options = parseOptions(argv, REPO_ROOT);
+  } catch (err) {
+    if (err instanceof UsageRequested) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    process.stderr.write(`bench: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (!redisServerAvailable()) {
+    process.stderr.write(
+      "bench: redis-server not found on PATH (Debian/Ubuntu: sudo apt-get install -y redis-server)\n",
+    );
+    return 1;
+  }
+  const notes: string[] = [];
+  const redis = await startRedis();
+  const counter = new Redis(redis.url);
+  const coordinator = await startCoordinator(redis.url, options.profileDir);
+  const etcdV = etcdVersion();
+  let etcd: BenchEtcd | undefined;
+  if (etcdV) etcd = await startEtcd();
+  else
+    notes.push(
+      "etcd v3lock was skipped: `etcd` is not on PATH (Debian/Ubuntu: `sudo apt-get install -y etcd-server`).",
+    );
+  try {
+    const machine = await machineInfo(counter, etcdV);
+    const all: LockImpl[] = [
+      turnstileImpl(coordinator.address),
+      spinLockImpl(redis.url),
+      redisSemaphoreImpl(redis.url),
+      redlockImpl(redis.url),
+      ...(etcd ? [etcdLockImpl(etcd.address, etcd.version)] : []),
+    ];
+    const impls = options.only.length ? all.filter((i) => options.only.includes(i.id)) : all;
+    if (impls.length === 0) throw new Error(`--only ${options.only.join(",")}: no such implementation`);
+    const serverPids: Record<string, number | undefined> = { turnstile: coordinator.pid, etcd: etcd?.process.pid };
+    const progress = new Progress(0);
+    progress.note(`bench: Redis ${redis.url}, coordinator ${coordinator.address} (pid ${coordinator.pid})`);
+    progress.note(`bench: etcd ${etcd ? `${etcd.address} (data in ${etcd.dataDir})` : "not on PATH: skipped"}`);
+    const results: BenchResults = await runPlan({ options, impls, redis: counter, serverPids, coordinator, notes });
+    machine.loadEnd = loadavg()[0];
+    await coordinator.stop(); // so that a --cpu-prof profile is written
+    const profile = options.profileDir ? cpuProfileSummary(options.profileDir) : undefined;
+    const resultsDir = join(options.outDir, "bench", "results");
+    mkdirSync(resultsDir, { recursive: true });
+    const plots = writePlots(results, impls, resultsDir);
+    const md = writeBenchmarksMd({ options, machine, impls, results, plots, notes, profile });
+    writeFileSync(join(options.outDir, "BENCHMARKS.md"), md);
+    writeFileSync(join(resultsDir, "results.json"), `${JSON.stringify(summaryJson(results, machine), null, 2)}\n`);
+    progress.note(`bench: wrote ${join(options.outDir, "BENCHMARKS.md")} and ${plots.length} plots in ${resultsDir}`);
+    return 0;
+  } finally {
+    counter.disconnect();
+    await coordinator.stop();
+    await etcd?.stop();
+    await redis.stop();
+  }
+}
+
+/** The results without raw samples, for diffing runs. */
+function summaryJson(results: BenchResults, machine: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify({ machine, ...results }, (key, value) => {
+      if (key === "gapsMs" || key === "acquireMs" || key === "rttMs") return undefined;
+      if (value instanceof Map) return Object.fromEntries(value);
+      return value;
+    }),
+  );
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`\nbench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,85 @@
+import { parseArgs } from "node:util";
+
+/** How the benchmark runs: sizes and durations of every workload. */
+export interface BenchOptions {
+  quick: boolean;
+  /** Implementation ids to run (all when empty). */
+  only: string[];
+  rounds: number;
+  warmupMs: number;
+  measureMs: number;
+  handOffContenders: number[];
+  spreadWorkers: number[];
+  fleet: { sessions: number; locksPerSession: number; ttlMs: number; connections: number; measureMs: number } | null;
+  /** Directory for a coordinator CPU profile (node --cpu-prof), or undefined. */
+  profileDir?: string;
+  /** Where BENCHMARKS.md and the plots go (default: the repository). */
+  outDir: string;
+  /** The command line as typed, for the report. */
+  command: string;
+}
+
+export const USAGE = `Usage: npm run bench [-- options]
+
+  --quick               short run (~1 min): 1 round of 1.5 s windows, fleet of 1,000 sessions
+  --only ID,ID          run only these implementations (turnstile, spin, redis-semaphore, redlock, etcd)
+  --rounds N            measurement rounds per workload, implementations interleaved (default 2)
+  --measure-ms MS       measurement window per round (default 3000)
+  --fleet-sessions N    idle-fleet sessions (default 10000; 0 skips the fleet)
+  --fleet-ttl-ms MS     idle-fleet session TTL (default 30000, --quick 15000; a keepalive every TTL/3)
+  --profile DIR         run the coordinator under node --cpu-prof, profiles written to DIR
+  --out DIR             write BENCHMARKS.md and the plots under DIR instead of the repository
+`;
+
+/** Parses the command line (after `npm run bench --`); throws with a message naming a bad option. */
+export function parseOptions(argv: string[], repoRoot: string): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: "boolean", default: false },
+      only: { type: "string" },
+      rounds: { type: "string" },
+      "measure-ms": { type: "string" },
+      "fleet-sessions": { type: "string" },
+      "fleet-ttl-ms": { type: "string" },
+      profile: { type: "string" },
+      out: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) throw new UsageRequested();
+  const quick = values.quick === true;
+  const sessions = int("--fleet-sessions", values["fleet-sessions"], quick ? 1000 : 10_000, 0);
+  return {
+    quick,
+    only: values.only ? values.only.split(",").map((s) => s.trim()) : [],
+    rounds: int("--rounds", values.rounds, quick ? 1 : 2, 1),
+    warmupMs: quick ? 500 : 1000,
+    measureMs: int("--measure-ms", values["measure-ms"], quick ? 1500 : 3000, 100),
+    handOffContenders: [8, 64],
+    spreadWorkers: [16, 256],
+    fleet:
+      sessions === 0
+        ? null
+        : {
+            sessions,
+            locksPerSession: 10,
+            ttlMs: int("--fleet-ttl-ms", values["fleet-ttl-ms"], quick ? 15_000 : 30_000, 1000),
+            connections: 50,
+            measureMs: quick ? 5000 : 20_000,
+          },
+    profileDir: values.profile,
+    outDir: values.out ?? repoRoot,
+    command: ["npm run bench", ...(argv.length ? ["--", ...argv] : [])].join(" "),
+  };
+}
+
+/** Thrown for --help: the caller prints the usage and exits 0. */
+export class UsageRequested extends Error {}
+
+function int(flag: string, raw: string | undefined, fallback: number, min: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${flag}: expected an integer >= ${min}, got "${raw}"`);
+  return n;
+}

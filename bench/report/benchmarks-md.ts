@@ -1,0 +1,117 @@
+import type { MachineInfo } from "../env/machine-info.js";
+import type { LockImpl } from "../impls/lock-impl.js";
+import type { BenchOptions } from "../options.js";
+import type { BenchResults } from "../run-plan.js";
+import { limitsSection } from "./limits-section.js";
+import type { Plot } from "./plots.js";
+import { fleetTable, handOffTable, spreadTable } from "./tables.js";
+import { targetRows, targetTable } from "./targets.js";
+
+/** Everything the report is made of. */
+export interface ReportInput {
+  options: BenchOptions;
+  machine: MachineInfo;
+  impls: LockImpl[];
+  results: BenchResults;
+  plots: Plot[];
+  notes: string[];
+  /** The coordinator CPU profile breakdown, when run with --profile. */
+  profile?: string;
+}
+
+/** Renders BENCHMARKS.md: machine, versions, command, targets, one table per workload, plots, limits. */
+export function writeBenchmarksMd(input: ReportInput): string {
+  const { options, machine, impls, results, plots, notes, profile } = input;
+  const img = (prefix: string) =>
+    plots.filter((p) => p.file.startsWith(prefix)).map((p) => `![${p.caption}](bench/results/${p.file})`);
+  const m = machine;
+  const out: string[] = [
+    "# Benchmarks",
+    "",
+    `Written by \`${options.command}\` on ${m.date}. Every number below comes from that one run; rerun the`,
+    "command to reproduce it (it starts its own redis-server, coordinator and etcd on free loopback ports).",
+    "",
+    "## Machine and versions",
+    "",
+    "| | |",
+    "| --- | --- |",
+    `| CPU | ${m.cores} × ${m.cpuModel} |`,
+    `| memory | ${m.memoryGiB} GiB |`,
+    `| OS | ${m.os}, kernel ${m.kernel} |`,
+    `| 1-min load average at start / end | ${m.loadStart.toFixed(2)} / ${m.loadEnd?.toFixed(2) ?? "?"} (other work on the machine shows up here) |`,
+    ...Object.entries(m.versions).map(([k, v]) => `| ${k} | ${v} |`),
+    "",
+    "## What runs",
+    "",
+    "- One `redis-server` (no persistence) serves every Redis-based implementation, one after another in the same run;",
+    "  etcd runs as a single member with its data directory on tmpfs (`/dev/shm`).",
+    "- Turnstile's coordinator is its own process (`node bin/turnstile.js serve --redis URL --listen 127.0.0.1:0`);",
+    "  the contenders of every implementation run in the bench process, each with its own client (connection,",
+    "  session or lease). grpc-js puts the Turnstile clients of one process on one HTTP/2 connection.",
+    `- Each workload size runs ${options.rounds} round(s) of ${options.measureMs / 1000} s (after ${options.warmupMs / 1000} s warm-up) per`,
+    "  implementation, implementations interleaved and the order reversed every other round; rounds are pooled.",
+    "- Redis commands per cycle: *sent* counts the commands clients (or the coordinator) send over the wire",
+    "  (INFO commandstats of EVALSHA/EVAL, plus SET for the SET-NX locks); *incl. in scripts* is the",
+    "  total_commands_processed delta, which also counts every `redis.call` inside a Lua script.",
+    "- CPU µs per cycle: CPU time of Redis (INFO), of the server process (coordinator or etcd, /proc) and of the",
+    "  bench process that runs the clients, over the window, divided by the cycles in it.",
+    "",
+    "| implementation | how a waiter learns the lock is free | version |",
+    "| --- | --- | --- |",
+    ...impls.map((i) => `| ${i.label} | ${i.waits} | ${i.version} |`),
+    "",
+    "## Targets",
+    "",
+    targetTable(targetRows(results)),
+    "",
+    "## 1. Hand-off: N contenders on one lock",
+    "",
+    "After releasing, a contender asks again only once another contender has taken the lock, and a holder",
+    "releases only once the previous holder's new request is on its way: every release hands the lock to a",
+    "contender that was already waiting (*to a waiter* checks this per hand-off). The lock is released as soon",
+    "as it is held. *Gap*: from the start of a release to the next holder's acquire resolving, on this",
+    "process's clock. Fairness is Jain's index over the contenders' hand-off counts (1 = equal).",
+    "",
+  ];
+  for (const h of results.handOff) out.push(`### ${h.contenders} contenders`, "", handOffTable(h.results, impls), "");
+  out.push(...img("handoff-"), "");
+  out.push(
+    "## 2. Spread: workers on distinct locks",
+    "",
+    "Each worker loops acquire → release on a lock of its own (no contention): the cost of an uncontended",
+    "lock cycle when many run at once. Acquire latency is from the call to holding the lock.",
+    "",
+  );
+  for (const s of results.spread) out.push(`### ${s.workers} workers`, "", spreadTable(s.results, impls), "");
+  out.push(...img("spread-"), "");
+  out.push("## 3. Idle fleet", "");
+  if (results.fleet) {
+    out.push(
+      "Sessions that only hold their locks and send a keepalive every TTL/3 (raw protocol streams over",
+      `${options.fleet?.connections ?? "?"} client connections). The coordinator renews a session's locks with one script per lock per`,
+      "keepalive, so the Redis work is 3 × locks / TTL scripts per second plus 3 × sessions / TTL keepalive",
+      "messages: linear in sessions and in locks/TTL, nothing per idle second otherwise.",
+      "",
+      fleetTable(results.fleet),
+      "",
+      ...img("fleet-"),
+      "",
+    );
+  } else out.push("Not run in this invocation.", "");
+  out.push(limitsSection(results), "");
+  if (profile) out.push("### Coordinator CPU profile (this run)", "", profile, "");
+  if (notes.length) out.push("## Notes from this run", "", ...notes.map((n) => `- ${n}`), "");
+  out.push(
+    "## Rerunning",
+    "",
+    "```sh",
+    "sudo apt-get install -y redis-server etcd-server   # etcd is optional: without it that column is skipped",
+    "npm ci",
+    "npm run bench                 # full run, about 5–8 minutes; writes BENCHMARKS.md and bench/results/",
+    "npm run bench -- --quick      # about a minute",
+    "npm run bench -- --help       # sizes, rounds, --only, --profile DIR (coordinator under node --cpu-prof)",
+    "```",
+    "",
+  );
+  return out.join("\n");
+}
