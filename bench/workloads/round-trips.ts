@@ -35,7 +35,7 @@ async function keepAliveRtts(address: string, count: number): Promise<number[]> 
     });
   try {
     const ttl = { seconds: 15n, nanos: 0 };
-    const open = { clientName: "bench-rtt", ttl, resumeSessionId: "", resumeSecret: "" };
+    const open = { clientName: "bench-rtt", ttl, resumeSessionId: "", resumeSecret: "", held: [] };
     await reply(() => stream.write({ kind: { $case: "open", open } }));
     const rtts: number[] = [];
     for (let seq = 1n; seq <= BigInt(count); seq++) {
