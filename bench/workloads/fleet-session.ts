@@ -47,7 +47,10 @@ export class FleetSession {
   async start(names: string[]): Promise<void> {
     const ttl = { seconds: BigInt(Math.floor(this.ttlMs / 1000)), nanos: (this.ttlMs % 1000) * 1e6 };
     await this.#expect(1, () =>
-      this.#send({ $case: "open", open: { clientName: "fleet", ttl, resumeSessionId: "", resumeSecret: "", held: [] } }),
+      this.#send({
+        $case: "open",
+        open: { clientName: "fleet", ttl, resumeSessionId: "", resumeSecret: "", held: [] },
+      }),
     );
     await this.#expect(names.length, () => {
       names.forEach((name, i) => {
