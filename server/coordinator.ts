@@ -1,13 +1,16 @@
 import { Server, ServerCredentials, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { LockServiceService } from "../gen/ts/turnstile/v1/turnstile.js";
+import { HoldChanges } from "./hold-changes.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
+import { LockAdmin } from "./lock-admin.js";
 import { lockService } from "./lock-service.js";
 import { LockTable } from "./lock-table.js";
 import { RequestValidator } from "./request-validator.js";
 import { SessionKeeper } from "./session-keeper.js";
 import type { SessionStream } from "./session-stream.js";
-import type { Store } from "./store/store.js";
+import type { Store, StoreListener } from "./store/store.js";
+import { WatchHub } from "./watch/watch-hub.js";
 
 /** Settings of one coordinator process. */
 export interface CoordinatorOptions {
@@ -28,6 +31,7 @@ export interface CoordinatorOptions {
  */
 export class Coordinator {
   readonly table: LockTable;
+  readonly watches: WatchHub;
   readonly limits: Limits;
   private readonly server: Server;
   private readonly sessions = new Map<string, SessionStream>();
@@ -36,6 +40,7 @@ export class Coordinator {
   constructor(private readonly options: CoordinatorOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.table = new LockTable(options.store, this.limits, options.log);
+    this.watches = new WatchHub(options.store, options.log);
     this.server = new Server({
       "grpc.max_receive_message_length": this.limits.maxMessageBytes,
       "grpc.keepalive_time_ms": 5_000,
@@ -43,19 +48,23 @@ export class Coordinator {
       "grpc.keepalive_permit_without_calls": 1,
       "grpc.http2.min_ping_interval_without_data_ms": 4_000,
     });
+    const validator = new RequestValidator(this.limits);
     const deps = {
       table: this.table,
+      holds: new HoldChanges(options.store),
       keeper: new SessionKeeper(options.store, this.table, options.log),
-      validator: new RequestValidator(this.limits),
+      validator,
       limits: this.limits,
       log: options.log,
       sessions: this.sessions,
+      watches: this.watches,
+      admin: new LockAdmin(options.store, validator, options.log),
     };
     this.server.addService(LockServiceService, lockService(deps));
   }
 
   async start(): Promise<number> {
-    await this.options.store.start(this.table);
+    await this.options.store.start(this.storeListener());
     this.port = await new Promise<number>((resolve, reject) =>
       this.server.bindAsync(this.options.listen, ServerCredentials.createInsecure(), (err, port) =>
         err ? reject(err) : resolve(port),
@@ -76,6 +85,7 @@ export class Coordinator {
     // Drain: sessions leave with their locks and queue places intact, to resume elsewhere.
     for (const s of [...this.sessions.values()])
       s.detach(status.UNAVAILABLE, "coordinator draining: resume on another coordinator");
+    this.watches.stop();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.server.forceShutdown();
@@ -88,5 +98,18 @@ export class Coordinator {
     });
     this.table.stop();
     await this.options.store.close();
+  }
+
+  /** Routes store events: grants to the lock table, holder changes to the watch hub, revocations to their session. */
+  private storeListener(): StoreListener {
+    return {
+      grant: (grant) => this.table.grant(grant),
+      resync: () => {
+        this.table.resync();
+        this.watches.resyncAll();
+      },
+      event: (event) => this.watches.event(event),
+      revoked: (revocation) => this.sessions.get(revocation.sessionId)?.revoked(revocation),
+    };
   }
 }

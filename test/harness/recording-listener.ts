@@ -1,8 +1,10 @@
-import type { Grant, StoreListener } from "../../server/store/store.js";
+import type { Grant, LockEvent, Revocation, StoreListener } from "../../server/store/store.js";
 
-/** A store listener that records every grant and resync, and lets a test await the next one. */
+/** A store listener that records every grant, holder change, revocation and resync, and lets a test await them. */
 export class RecordingListener implements StoreListener {
   readonly grants: Grant[] = [];
+  readonly events: LockEvent[] = [];
+  readonly revocations: Revocation[] = [];
   resyncs = 0;
   private waiters: (() => void)[] = [];
 
@@ -13,6 +15,16 @@ export class RecordingListener implements StoreListener {
 
   resync(): void {
     this.resyncs++;
+    this.wake();
+  }
+
+  event(event: LockEvent): void {
+    this.events.push(event);
+    this.wake();
+  }
+
+  revoked(revocation: Revocation): void {
+    this.revocations.push(revocation);
     this.wake();
   }
 

@@ -5,17 +5,23 @@ import type {
   AcquireOutcome,
   CheckOutcome,
   Claim,
+  LockPage,
+  LockState,
   ReleaseOutcome,
   RenewOutcome,
+  RevokeOutcome,
   SessionRecord,
   Store,
   StoreListener,
   WaiterStatus,
 } from "../store.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
-import { grantChannel, lockKeys } from "./lock-keys.js";
-import { LockScripts } from "./lock-scripts.js";
-import { type ScriptReply, translateReply } from "./script-code.js";
+import { EventFeed } from "./event-feed.js";
+import { eventChannel, grantChannel, lockKeys, revocationChannel } from "./lock-keys.js";
+import { LockLister } from "./lock-lister.js";
+import { LockScripts, type ScriptArg } from "./lock-scripts.js";
+import { parseLockState } from "./lock-state-parser.js";
+import { type ScriptReply, translateProclaim, translateReply, translateRevoke } from "./script-code.js";
 
 /** Settings of the Redis store. */
 export interface RedisStoreOptions {
@@ -43,6 +49,8 @@ export class RedisStore implements Store {
   private readonly redis: Redis;
   private readonly events: Redis;
   private readonly scripts: LockScripts;
+  private readonly feed: EventFeed;
+  private readonly lister: LockLister;
 
   constructor(options: RedisStoreOptions) {
     this.prefix = options.prefix ?? "turnstile";
@@ -57,6 +65,8 @@ export class RedisStore implements Store {
     this.redis = new Redis(options.url, common);
     this.events = new Redis(options.url, { ...common, commandTimeout: undefined });
     this.scripts = new LockScripts(this.redis);
+    this.feed = new EventFeed(this.events, this.prefix);
+    this.lister = new LockLister(this.redis, this.prefix);
     // Errors surface through rejected commands and readiness; without listeners ioredis logs them.
     this.redis.on("error", () => {});
     this.events.on("error", () => {});
@@ -65,7 +75,9 @@ export class RedisStore implements Store {
   async start(listener: StoreListener): Promise<void> {
     this.listener = listener;
     const channel = grantChannel(this.prefix, this.coordinatorId);
-    this.events.on("message", (_channel: string, message: string) => {
+    this.feed.attach(listener);
+    this.events.on("message", (from: string, message: string) => {
+      if (from !== channel) return;
       const [waiter, token, ...name] = message.split("\n");
       this.emitGrant(name.join("\n"), waiter, token);
     });
@@ -79,6 +91,7 @@ export class RedisStore implements Store {
     await Promise.all([this.redis.connect(), this.events.connect()]);
     // ioredis re-subscribes by itself after reconnecting; "ready" then triggers the resync.
     await this.events.subscribe(channel);
+    await this.feed.start();
   }
 
   async acquire(args: AcquireArgs): Promise<AcquireOutcome> {
@@ -92,6 +105,8 @@ export class RedisStore implements Store {
       args.mayWait ? 1 : 0,
       this.coordinatorId,
       this.fenceRetainMs,
+      bufferOf(args.value),
+      eventChannel(this.prefix, args.name),
     ]);
     return translateReply(reply as ScriptReply) as AcquireOutcome;
   }
@@ -158,6 +173,44 @@ export class RedisStore implements Store {
     await this.command(() => this.redis.del(this.sessionKey(sessionId)));
   }
 
+  async describe(name: string): Promise<LockState> {
+    const [holders, data, queue, leases, , version] = lockKeys(this.prefix, name);
+    const keys = [holders, data, queue, leases, version];
+    return parseLockState(name, await this.command(() => this.scripts.runBuffer("describe", keys, [])));
+  }
+
+  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token"> {
+    return this.command(() => this.lister.list(prefix, pageSize, pageToken));
+  }
+
+  async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
+    const [coord, retain, name, grants, events] = this.grantArgs(hold.name);
+    const args = [hold.sessionId, hold.owner, coord, retain, name, grants, events, revocationChannel(this.prefix)];
+    const reply = (await this.run("revoke", lockKeys(this.prefix, hold.name), args)) as ScriptReply;
+    this.deliverLocal(hold.name, reply[3] as string[]);
+    return translateRevoke(reply);
+  }
+
+  async proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
+    const [holders, data, , , , version] = lockKeys(this.prefix, hold.name);
+    const args = [
+      hold.sessionId,
+      hold.owner,
+      bufferOf(value),
+      eventChannel(this.prefix, hold.name),
+      this.fenceRetainMs,
+    ];
+    return translateProclaim((await this.run("proclaim", [holders, data, version], args)) as ScriptReply);
+  }
+
+  watch(name: string): Promise<void> {
+    return this.command(() => this.feed.watch(name));
+  }
+
+  unwatch(name: string): Promise<void> {
+    return this.command(() => this.feed.unwatch(name));
+  }
+
   async close(): Promise<void> {
     this.redis.disconnect();
     this.events.disconnect();
@@ -178,7 +231,8 @@ export class RedisStore implements Store {
   }
 
   private grantArgs(name: string): string[] {
-    return [this.coordinatorId, String(this.fenceRetainMs), name, `${grantChannel(this.prefix, "")}`];
+    const grants = grantChannel(this.prefix, "");
+    return [this.coordinatorId, String(this.fenceRetainMs), name, grants, eventChannel(this.prefix, name)];
   }
 
   /** Grants a script made to this coordinator's own waiters skip pub/sub: deliver them here. */
@@ -197,7 +251,7 @@ export class RedisStore implements Store {
     });
   }
 
-  private run(name: Parameters<LockScripts["run"]>[0], keys: string[], args: (string | number)[]) {
+  private run(name: Parameters<LockScripts["run"]>[0], keys: string[], args: ScriptArg[]) {
     return this.command(() => this.scripts.run(name, keys, args));
   }
 
@@ -214,6 +268,10 @@ export class RedisStore implements Store {
   private sessionKey(sessionId: string): string {
     return `${this.prefix}:session:{${sessionId}}`;
   }
+}
+
+function bufferOf(value: Uint8Array | undefined): Buffer {
+  return value ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : Buffer.alloc(0);
 }
 
 // A reply error is Redis refusing the script (a bug) unless it is one of the transient states
