@@ -5,6 +5,8 @@ import { escapeName, lockKeys, unescapeName } from "./lock-keys.js";
 
 /** Longest page token accepted back; longer ones were not issued here. */
 const MAX_TOKEN_CHARS = 16_384;
+/** Keys SCAN visits per call at least, so a rare prefix does not cost a round trip per few keys. */
+const WIDE_COUNT = 1000;
 
 /** What a page token carries: the SCAN cursor (null: the scan is done), names found but not yet listed. */
 interface Position {
@@ -16,11 +18,12 @@ interface Position {
 
 /**
  * Pages through the active locks with SCAN over the locks' data keys (`<prefix>:{<name>}:data`,
- * which exist exactly while a lock has holders or waiters). SCAN visits about COUNT keys per call
- * and asks for no more than the page still needs, so a call overshoots the page by at most a hash
- * bucket's worth of names: those ride along in the page token and open the next page. Every lock
- * present for the whole listing is listed at least once (SCAN's guarantee); names whose every lease
- * has ended but that no script has purged yet are left out.
+ * which exist exactly while a lock has holders or waiters). SCAN visits at least 1000 keys per
+ * call; when that finds more names than the page still needs, the same cursor is scanned again
+ * with COUNT set to what the page needs, which overshoots by at most a hash bucket's worth of names:
+ * those ride along in the page token and open the next page. Every lock present for the whole
+ * listing is listed at least once (SCAN's guarantee); names whose every lease has ended but that no
+ * script has purged yet are left out.
  */
 export class LockLister {
   constructor(
@@ -38,7 +41,11 @@ export class LockLister {
     for (;;) {
       found.push(...pending.splice(0, pageSize - found.length));
       if (found.length >= pageSize || cursor === null) break;
-      const [next, keys] = await this.redis.scan(cursor, "MATCH", pattern, "COUNT", pageSize - found.length);
+      const need = pageSize - found.length;
+      let [next, keys] = await this.redis.scan(cursor, "MATCH", pattern, "COUNT", Math.max(need, WIDE_COUNT));
+      if (keys.length > need && need < WIDE_COUNT) {
+        [next, keys] = await this.redis.scan(cursor, "MATCH", pattern, "COUNT", need);
+      }
       pending = keys.map((key) => this.nameOf(key));
       cursor = next === "0" ? null : next;
     }
