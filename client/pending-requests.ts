@@ -1,9 +1,10 @@
-import type { Acquired, Failed, Released } from "../gen/ts/turnstile/v1/turnstile.js";
+import type { Acquired, Failed, Proclaimed, Released } from "../gen/ts/turnstile/v1/turnstile.js";
 
-/** The final answer to a request: `acquired` or `released`, or `failed`. */
+/** The final answer to a request: `acquired`, `released` or `proclaimed`, or `failed`. */
 export type RequestAnswer =
   | { $case: "acquired"; acquired: Acquired }
   | { $case: "released"; released: Released }
+  | { $case: "proclaimed"; proclaimed: Proclaimed }
   | { $case: "failed"; failed: Failed };
 
 /** Receives exactly one call: `answer` when the server answers, or `end` when the session ends. */

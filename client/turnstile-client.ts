@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { type ChannelCredentials, credentials as grpcCredentials } from "@grpc/grpc-js";
 import { LockMode, LockServiceClient } from "../gen/ts/turnstile/v1/turnstile.js";
+import { type CampaignOptions, Election } from "./election.js";
+import { Leadership } from "./leadership.js";
 import type { Lock } from "./lock.js";
 import { LockAcquirer } from "./lock-acquirer.js";
 import { raceSignal } from "./race-signal.js";
@@ -127,6 +129,21 @@ export class TurnstileClient {
   }
 
   /**
+   * Leader election on `name` (see Election): `campaign(value)` waits to be elected, `leader()`
+   * and `observe()` tell who leads. The lock is an ordinary exclusive lock on `name`.
+   */
+  election(name: string): Election {
+    return new Election(name, {
+      rpc: this.#rpc,
+      campaign: async (value: Uint8Array, options: CampaignOptions) => {
+        const session = this.#currentSession();
+        const lock = await this.#acquire(name, LockMode.LOCK_MODE_EXCLUSIVE, 0, { ...options, value }, session);
+        return new Leadership(lock, value, (l, v, o) => session.proclaim(l, v, o));
+      },
+    });
+  }
+
+  /**
    * Closes the session (held locks are lost with 'session-ended', the server releases them,
    * pending acquires reject with 'session-ended') and then the channel. Idempotent; on abort it
    * cancels the stream and rejects with `signal.reason`.
@@ -148,7 +165,13 @@ export class TurnstileClient {
     return new LockAcquirer((options) => this.#acquire(name, mode, limit, options));
   }
 
-  async #acquire(name: string, mode: LockMode, limit: number, options: AcquireOptions): Promise<Lock> {
+  async #acquire(
+    name: string,
+    mode: LockMode,
+    limit: number,
+    options: AcquireOptions,
+    session: Session = this.#currentSession(),
+  ): Promise<Lock> {
     const { waitMs, owner = randomUUID(), value, signal } = options;
     if (waitMs !== undefined && !(waitMs >= 0)) {
       throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
@@ -161,7 +184,7 @@ export class TurnstileClient {
       waitMs: waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs,
       value,
     };
-    return this.#currentSession().acquire(request, { signal });
+    return session.acquire(request, { signal });
   }
 
   #currentSession(): Session {
