@@ -8,6 +8,7 @@ const withoutRedis = [
   "test/lease-clock.test.ts",
   "test/store/memory-store.test.ts",
   "test/store/conformance/memory-store.test.ts",
+  "test/client/embedded-election.test.ts",
   "test/harness/redis-suites-skipped.ts",
 ];
 
