@@ -41,7 +41,7 @@ export class MemoryStore implements Store {
   readonly coordinatorId = randomBytes(8).toString("hex");
   private readonly locks = new Map<string, MemoryLock>();
   private readonly fences: FencingCounters;
-  // Like version.lua's counters: they start at the clock in µs, so one that lapsed restarts higher.
+  // Event versions start at the clock in µs, as in the Redis scripts: one that lapsed restarts higher.
   private readonly versions: FencingCounters;
   private readonly watched = new Set<string>();
   private readonly clock: () => number;

@@ -41,7 +41,7 @@ describe("holder changes published by acquire.lua, release.lua and check.lua", (
     expect(await f.redis.get(keys("a").version)).to.equal(head[0]);
   });
 
-  it("keeps the version counter a day past the fence retention", async () => {
+  it("creates the version counter to lapse a day past the fence retention", async () => {
     await acquire(f, "a", { session: "s1" });
     await next();
     expect(await f.redis.pttl(keys("a").version)).to.be.within(RETAIN_MS + DAY_MS - 5_000, RETAIN_MS + DAY_MS);

@@ -4,11 +4,11 @@
 -- KEYS: 1 holders zset holder -> lease deadline ms (Redis clock); 2 data hash h:<holder> "token
 --   count mode waiter", v:<holder> value, w:<waiter> "coord mode limit owner", limit, excl, seq;
 --   3 queue zset waiter -> arrival; 4 leases zset waiter -> deadline; 5 fence string counter, kept
---   `retain` ms past every lease; 6 version string, counts published holder changes
+--   `retain` ms past every lease; 6 version string, counts holder changes (lapses `retain` + 1 day after creation)
 -- ARGV: session, owner, request, ttl ms, mode (1 excl, 2 shared), limit, may wait (1/0),
 --   coordinator id, fence retain ms, value (kept for the holder the claim becomes), event channel
 -- Publishes each holder change (expired, acquired) on the event channel: "version kind token count
---   mode holders-left lease-ms\nholder\nvalue"; the version counter starts at the Redis clock in µs.
+--   mode holders-left lease-ms\nholder\nvalue"; a new version counter starts at the Redis clock in µs.
 -- Returns {1, token, count}  GRANTED (count > 1: re-entered, same token)
 --         {2, position, ms}  QUEUED; ms until the earliest holder lease ends
 --         {3}                BUSY (may wait = 0)
@@ -21,9 +21,9 @@ local mayWait, coord, retain, value, chan = ARGV[7] == '1', ARGV[8], ARGV[9], AR
 local hid, wid = session .. ':' .. owner, session .. ':' .. request
 local t = rcall('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function event(kind, h, ms)
-  rcall('SET', ver, string.format('%.0f', t[1] * 1e6 + t[2]), 'NX'); rcall('PEXPIRE', ver, retain + 86400000)
-  local tok, cnt, m = string.match(rcall('HGET', data, 'h:' .. h), '^(%d+) (%d+) (%d)')
-  rcall('PUBLISH', chan, table.concat({rcall('INCR', ver) and rcall('GET', ver), kind, tok, cnt, m, rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or ''))
+  local v, tok, cnt, m = rcall('INCR', ver), string.match(rcall('HGET', data, 'h:' .. h), '^(%d+) (%d+) (%d)')
+  if v == 1 then v = rcall('INCRBY', ver, string.format('%.0f', t[1] * 1e6 + t[2])); rcall('PEXPIRE', ver, retain + 86400000) end
+  rcall('PUBLISH', chan, table.concat({string.format('%.0f', v), kind, tok, cnt, m, rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or ''))
 end
 for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); event('expired', h, 0); rcall('HDEL', data, 'h:' .. h, 'v:' .. h) end
 for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w) end

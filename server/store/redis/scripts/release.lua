@@ -16,9 +16,9 @@ local session, owner, request, how, coord, retain, name, prefix, chan = unpack(A
 local hid, wid = session .. ':' .. owner, session .. ':' .. request
 local t = rcall('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function event(kind, h, ms)
-  rcall('SET', ver, string.format('%.0f', t[1] * 1e6 + t[2]), 'NX'); rcall('PEXPIRE', ver, retain + 86400000)
-  local tok, cnt, m = string.match(rcall('HGET', data, 'h:' .. h), '^(%d+) (%d+) (%d)')
-  rcall('PUBLISH', chan, table.concat({rcall('INCR', ver) and rcall('GET', ver), kind, tok, cnt, m, rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or ''))
+  local v, tok, cnt, m = rcall('INCR', ver), string.match(rcall('HGET', data, 'h:' .. h), '^(%d+) (%d+) (%d)')
+  if v == 1 then v = rcall('INCRBY', ver, string.format('%.0f', t[1] * 1e6 + t[2])); rcall('PEXPIRE', ver, retain + 86400000) end
+  rcall('PUBLISH', chan, table.concat({string.format('%.0f', v), kind, tok, cnt, m, rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or ''))
 end
 for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); event('expired', h, 0); rcall('HDEL', data, 'h:' .. h, 'v:' .. h) end
 for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w) end
