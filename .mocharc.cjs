@@ -9,6 +9,7 @@ const withoutRedis = [
   "test/store/memory-store.test.ts",
   "test/store/conformance/memory-store.test.ts",
   "test/client/embedded-election.test.ts",
+  "test/server/watch-hub.test.ts",
   "test/harness/redis-suites-skipped.ts",
 ];
 

@@ -75,8 +75,10 @@ export class Election {
       const call = this.#deps.rpc.describe({ name: this.name }, (err: ServiceError | null, d: DescribeResponse) => {
         signal?.removeEventListener("abort", onAbort);
         if (signal?.aborted) reject(signal.reason);
-        else if (err) reject(errorFromStatus({ code: err.code, details: err.details }));
-        else resolve(leaderOf(d.holders));
+        else if (err) {
+          const { reason } = errorFromStatus({ code: err.code, details: err.details });
+          reject(new TurnstileError(reason, `describe of "${this.name}" failed: ${err.details}`, { cause: err }));
+        } else resolve(leaderOf(d.holders));
       });
       signal?.addEventListener("abort", onAbort, { once: true });
     });
