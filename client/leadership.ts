@@ -1,8 +1,6 @@
 import type { Lock } from "./lock.js";
-import { TurnstileError } from "./turnstile-error.js";
-
-/** Sends a Proclaim for `lock` on the session that holds it. */
-export type Proclaimer = (lock: Lock, value: Uint8Array, options: { signal?: AbortSignal }) => Promise<void>;
+import type { Session } from "./session.js";
+import { errorFromFailed, TurnstileError } from "./turnstile-error.js";
 
 /**
  * Leadership of an election: the exclusive Lock on the election's name, with the value observers
@@ -13,14 +11,14 @@ export type Proclaimer = (lock: Lock, value: Uint8Array, options: { signal?: Abo
 export class Leadership implements AsyncDisposable {
   /** The lock the leadership is. */
   readonly lock: Lock;
-  readonly #proclaim: Proclaimer;
+  readonly #session: Pick<Session, "request">;
   #value: Uint8Array;
 
-  /** Wraps a granted lock; only Election creates leaderships. */
-  constructor(lock: Lock, value: Uint8Array, proclaim: Proclaimer) {
+  /** Wraps a lock granted on `session`; only Election creates leaderships. */
+  constructor(lock: Lock, value: Uint8Array, session: Pick<Session, "request">) {
     this.lock = lock;
     this.#value = value;
-    this.#proclaim = proclaim;
+    this.#session = session;
   }
 
   /** The election's name. */
@@ -65,7 +63,13 @@ export class Leadership implements AsyncDisposable {
     if (this.lock.leaseRemainingMs === undefined) {
       throw new TurnstileError("not-held", `leadership of "${this.name}" was resigned`);
     }
-    await this.#proclaim(this.lock, bytes, options);
+    const { name, owner } = this.lock;
+    const wire = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const answer = await this.#session.request(
+      (requestId) => ({ $case: "proclaim", proclaim: { requestId, name, owner, value: wire } }),
+      options,
+    );
+    if (answer.$case === "failed") throw errorFromFailed(answer.failed);
     this.#value = bytes;
   }
 

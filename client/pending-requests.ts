@@ -38,6 +38,25 @@ export class PendingRequests {
     return true;
   }
 
+  /** Registers a request, hands its fresh id to `send`, and resolves with its answer (rejects when ended). */
+  call(send: (requestId: string) => void): Promise<RequestAnswer> {
+    return new Promise((resolve, reject) => send(this.add({ answer: resolve, end: reject })));
+  }
+
+  /** Hands `answer` to the request whose id it carries (see `settle`). */
+  settleAnswer(answer: RequestAnswer): boolean {
+    switch (answer.$case) {
+      case "acquired":
+        return this.settle(answer.acquired.requestId, answer);
+      case "released":
+        return this.settle(answer.released.requestId, answer);
+      case "proclaimed":
+        return this.settle(answer.proclaimed.requestId, answer);
+      case "failed":
+        return this.settle(answer.failed.requestId, answer);
+    }
+  }
+
   /** Ends every request in flight with `error` (the session is over). */
   endAll(error: Error): void {
     const handlers = [...this.#handlers.values()];

@@ -177,20 +177,11 @@ export class Session implements LockReleaser {
     }
   }
 
-  /**
-   * Replaces the value of a held lock on the server (Proclaim) and resolves once it is stored.
-   * Rejects with a TurnstileError for a `failed` answer ('not-held', 'invalid-argument' for a value
-   * over the server's limit) or the end of the session, and with `signal.reason` on abort.
-   */
-  async proclaim(lock: Lock, value: Uint8Array, options: { signal?: AbortSignal } = {}): Promise<void> {
-    if (this.#ended !== undefined) throw this.#ended;
-    const answer = new Promise<RequestAnswer>((resolve, reject) => {
-      const requestId = this.#pending.add({ answer: resolve, end: reject });
-      const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-      this.#send({ $case: "proclaim", proclaim: { requestId, name: lock.name, owner: lock.owner, value: bytes } });
-    });
-    const reply = await raceSignal(answer, options.signal);
-    if (reply.$case === "failed") throw errorFromFailed(reply.failed);
+  /** Sends one request under a fresh id; resolves with its answer (`failed` too), rejects if the session ends. */
+  request(build: (requestId: string) => SessionRequest["kind"], options: { signal?: AbortSignal } = {}) {
+    if (this.#ended !== undefined) return Promise.reject(this.#ended);
+    const answer = this.#pending.call((requestId) => this.#send(build(requestId)));
+    return raceSignal(answer, options.signal);
   }
 
   /** Loses every lock whose lease deadline has passed (see LockReleaser). */
@@ -242,16 +233,10 @@ export class Session implements LockReleaser {
         this.#onOpened(kind.opened);
         break;
       case "acquired":
-        this.#pending.settle(kind.acquired.requestId, kind);
-        break;
       case "released":
-        this.#pending.settle(kind.released.requestId, kind);
-        break;
       case "proclaimed":
-        this.#pending.settle(kind.proclaimed.requestId, kind);
-        break;
       case "failed":
-        this.#pending.settle(kind.failed.requestId, kind);
+        this.#pending.settleAnswer(kind);
         break;
       case "lost":
         this.#held.loseReported(kind.lost);

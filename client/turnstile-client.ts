@@ -138,7 +138,7 @@ export class TurnstileClient {
       campaign: async (value: Uint8Array, options: CampaignOptions) => {
         const session = this.#currentSession();
         const lock = await this.#acquire(name, LockMode.LOCK_MODE_EXCLUSIVE, 0, { ...options, value }, session);
-        return new Leadership(lock, value, (l, v, o) => session.proclaim(l, v, o));
+        return new Leadership(lock, value, session);
       },
     });
   }
