@@ -146,6 +146,16 @@ describe("Describe and List", () => {
       ]);
     });
 
+    it("fails with INVALID_ARGUMENT naming the field for a prefix over 256 bytes or with control characters", async () => {
+      const long = await failureOf(list("p".repeat(257), 10));
+      expect([long.code, long.details]).to.deep.equal([
+        status.INVALID_ARGUMENT,
+        "list.prefix: 257 bytes exceeds the maximum of 256 bytes",
+      ]);
+      const control = await failureOf(list("a\u0000", 10));
+      expect(control.details).to.equal("list.prefix: must not contain control characters");
+    });
+
     it("fails with INVALID_ARGUMENT for a page token it did not issue", async () => {
       const err = await failureOf(list("", 10, "bogus"));
       expect(err.code).to.equal(status.INVALID_ARGUMENT);

@@ -141,6 +141,12 @@ describe("Revoke and Proclaim", () => {
       expect((await describeLock("proclaim/b")).holders[0].value.length).to.equal(4096);
     });
 
+    it("fails with INVALID_ARGUMENT naming the field for an empty request id", async () => {
+      const s = await session(a);
+      s.send(proclaimMsg("", "proclaim/d", "h", "x"));
+      expect((await s.next("failed")).failed.message).to.equal("proclaim.request_id: must not be empty");
+    });
+
     it("fails NOT_HELD for a lock the owner does not hold in this session", async () => {
       const s = await session(a);
       s.send(proclaimMsg("r1", "proclaim/c", "h", "x"));
