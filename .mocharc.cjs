@@ -17,6 +17,8 @@ const withoutRedis = [
   "test/store/conformance/memory-store.test.ts",
   "test/cli/serve-config.test.ts",
   "test/server/reflection.test.ts",
+  "test/client/embedded-election.test.ts",
+  "test/server/watch-hub.test.ts",
   "test/harness/redis-suites-skipped.ts",
 ];
 

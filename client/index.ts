@@ -1,4 +1,6 @@
 export type { BackoffOptions } from "./backoff.js";
+export { type CampaignOptions, Election, type Leader } from "./election.js";
+export { Leadership } from "./leadership.js";
 export { Lock } from "./lock.js";
 export { LostLockError, type LostLockReason } from "./lost-lock-error.js";
 export { ReadWriteLock } from "./read-write-lock.js";

@@ -1,15 +1,24 @@
-import type { Acquired, Failed, Released } from "../gen/ts/turnstile/v1/turnstile.js";
+import type { Acquired, Failed, Proclaimed, Released } from "../gen/ts/turnstile/v1/turnstile.js";
 
-/** The final answer to a request: `acquired` or `released`, or `failed`. */
+/** The final answer to a request: `acquired`, `released` or `proclaimed`, or `failed`. */
 export type RequestAnswer =
   | { $case: "acquired"; acquired: Acquired }
   | { $case: "released"; released: Released }
+  | { $case: "proclaimed"; proclaimed: Proclaimed }
   | { $case: "failed"; failed: Failed };
 
 /** The request id an answer is for. */
 export function requestIdOf(answer: RequestAnswer): string {
-  if (answer.$case === "acquired") return answer.acquired.requestId;
-  return answer.$case === "released" ? answer.released.requestId : answer.failed.requestId;
+  switch (answer.$case) {
+    case "acquired":
+      return answer.acquired.requestId;
+    case "released":
+      return answer.released.requestId;
+    case "proclaimed":
+      return answer.proclaimed.requestId;
+    case "failed":
+      return answer.failed.requestId;
+  }
 }
 
 /** Receives exactly one call: `answer` when the server answers, or `end` when the session ends. */
@@ -40,6 +49,15 @@ export class PendingRequests {
     if (handler === undefined) return false;
     this.#handlers.delete(requestId);
     handler.answer(answer);
+    return true;
+  }
+
+  /** Ends one request in flight with `error`; false when it is not in flight. */
+  fail(requestId: string, error: Error): boolean {
+    const handler = this.#handlers.get(requestId);
+    if (handler === undefined) return false;
+    this.#handlers.delete(requestId);
+    handler.end(error);
     return true;
   }
 

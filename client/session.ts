@@ -1,37 +1,27 @@
 import type { KeepAliveAck, Open, Opened, SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
 import { AcquiresInFlight } from "./acquires-in-flight.js";
-import type { BackoffOptions } from "./backoff.js";
 import type { ChannelPool } from "./channel-pool.js";
 import { durationFromMs, msFromDuration } from "./duration.js";
 import { HeldLocks, type Holding } from "./held-locks.js";
 import { KeepAliveTimer } from "./keep-alive-timer.js";
-import { LeaseClock, type MonotonicClock } from "./lease-clock.js";
+import { LeaseClock } from "./lease-clock.js";
 import type { Lock, LockReleaser } from "./lock.js";
 import type { LostLockReason } from "./lost-lock-error.js";
+import { OneShotRequests } from "./one-shot-requests.js";
 import { acquireMessage, type SessionAcquire } from "./pending-acquire.js";
 import { PendingRequests, type RequestAnswer, requestIdOf } from "./pending-requests.js";
 import { raceSignal } from "./race-signal.js";
 import { type ReleasedHold, ReleasesInFlight } from "./releases-in-flight.js";
 import type { SessionEvent, SessionState } from "./session-event.js";
 import { SessionLink } from "./session-link.js";
+import type { SessionOptions } from "./session-options.js";
 import { SessionResumer } from "./session-resume.js";
 import { decideStreamEnd, expiryError, type FinalStatus } from "./stream-end.js";
 import { errorFromFailed, TurnstileError } from "./turnstile-error.js";
 
 export type { SessionAcquire } from "./pending-acquire.js";
 export type { SessionEvent, SessionState } from "./session-event.js";
-
-/** How a Session opens and reconnects: TTL, client name, margin, backoff, clock, event listener. */
-export interface SessionOptions {
-  ttlMs: number;
-  clientName: string;
-  safetyMarginMs?: number;
-  backoff?: BackoffOptions;
-  /** Injectable for tests: jitter source (default Math.random) and monotonic clock. */
-  random?: () => number;
-  now?: MonotonicClock;
-  onEvent?: (event: SessionEvent) => void;
-}
+export type { SessionOptions } from "./session-options.js";
 
 /**
  * One session: it survives broken streams. It opens a stream, sends a keepalive every ttl/3 and
@@ -45,6 +35,7 @@ export class Session implements LockReleaser {
   readonly #clock: LeaseClock<Holding>;
   readonly #held: HeldLocks;
   readonly #pending = new PendingRequests();
+  readonly #oneShots = new OneShotRequests(this.#pending);
   readonly #acquires: AcquiresInFlight;
   readonly #releases: ReleasesInFlight;
   readonly #keepAlive: KeepAliveTimer;
@@ -68,9 +59,7 @@ export class Session implements LockReleaser {
     const releaseQuietly = (hold: ReleasedHold) => this.#releaseQuietly(hold);
     this.#held = new HeldLocks(this.#clock, this, releaseQuietly);
     this.#acquires = new AcquiresInFlight(this.#pending, this.#held, this.#clock.now, releaseQuietly);
-    this.#keepAlive = new KeepAliveTimer(this.#clock, (seq) => {
-      this.#send({ $case: "keepAlive", keepAlive: { seq } });
-    });
+    this.#keepAlive = new KeepAliveTimer(this.#clock, (seq) => this.#send({ $case: "keepAlive", keepAlive: { seq } }));
     const resumeContext = { held: this.#held, acquires: this.#acquires.byId, releases: this.#releases };
     this.#resumer = new SessionResumer({ ...resumeContext, send: (kind) => this.#send(kind) });
     const linkOptions = { backoff: options.backoff, random: options.random, now: this.#clock.now };
@@ -155,6 +144,12 @@ export class Session implements LockReleaser {
     }
   }
 
+  /** Sends a one-shot request (see OneShotRequests); rejects at once once the session has ended. */
+  request(build: (requestId: string) => SessionRequest["kind"], options: { signal?: AbortSignal } = {}) {
+    if (this.#ended !== undefined) return Promise.reject(this.#ended);
+    return this.#oneShots.send(build, (kind) => this.#send(kind), options.signal);
+  }
+
   /** Loses every lock whose lease deadline has passed (see LockReleaser). */
   checkLeases(): void {
     this.#held.sweep();
@@ -179,10 +174,9 @@ export class Session implements LockReleaser {
 
   #openMessage(): Open {
     const { clientName, ttlMs } = this.#options;
-    const ttl = durationFromMs(ttlMs);
     const { sessionId, secret } = this.#resume;
-    if (sessionId === "") return { clientName, ttl, resumeSessionId: "", resumeSecret: "", held: [] };
-    return { clientName, ttl, resumeSessionId: sessionId, resumeSecret: secret, held: this.#resumer.claim() };
+    const held = sessionId === "" ? [] : this.#resumer.claim();
+    return { clientName, ttl: durationFromMs(ttlMs), resumeSessionId: sessionId, resumeSecret: secret, held };
   }
 
   #onOpened(opened: Opened, openSentAtMs: number): void {
@@ -214,6 +208,7 @@ export class Session implements LockReleaser {
     switch (kind?.$case) {
       case "acquired":
       case "released":
+      case "proclaimed":
       case "failed":
         this.#pending.settle(requestIdOf(kind), kind);
         break;
@@ -232,6 +227,7 @@ export class Session implements LockReleaser {
   #onStreamEnd(error: TurnstileError, final: FinalStatus | undefined, wasOpened: boolean): void {
     if (this.#ended !== undefined) return;
     this.#keepAlive.stop();
+    this.#oneShots.failAll(error);
     const established = this.#resume.sessionId !== "";
     if (!established) this.#failedOpens += 1;
     const decision = decideStreamEnd(final, {

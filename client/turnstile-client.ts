@@ -2,9 +2,11 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { type ChannelCredentials, credentials as grpcCredentials } from "@grpc/grpc-js";
-import { LockMode } from "../gen/ts/turnstile/v1/turnstile.js";
+import { LockMode, type LockServiceClient } from "../gen/ts/turnstile/v1/turnstile.js";
 import { Backoff, type BackoffOptions } from "./backoff.js";
 import { ChannelPool } from "./channel-pool.js";
+import { type CampaignOptions, Election } from "./election.js";
+import { Leadership } from "./leadership.js";
 import type { Lock } from "./lock.js";
 import { LockAcquirer } from "./lock-acquirer.js";
 import { raceSignal } from "./race-signal.js";
@@ -54,6 +56,7 @@ export type TryAcquireOptions = Omit<AcquireOptions, "waitMs">;
  */
 export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
   readonly #channels: ChannelPool;
+  #callCount = 0;
   readonly #backoff: BackoffOptions | undefined;
   readonly #ttlMs: number;
   readonly #clientName: string;
@@ -151,6 +154,21 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
   }
 
   /**
+   * Leader election on `name` (see Election): `campaign(value)` waits to be elected, `leader()`
+   * and `observe()` tell who leads. The lock is an ordinary exclusive lock on `name`.
+   */
+  election(name: string): Election {
+    return new Election(name, {
+      rpc: () => this.#nextChannel(),
+      campaign: async (value: Uint8Array, options: CampaignOptions) => {
+        const session = this.#currentSession();
+        const lock = await this.#acquire(name, LockMode.LOCK_MODE_EXCLUSIVE, 0, { ...options, value }, session);
+        return new Leadership(lock, value, session);
+      },
+    });
+  }
+
+  /**
    * Closes the session (held locks are lost with 'session-ended', the server releases them,
    * pending acquires reject with 'session-ended') and then the channels. While reconnecting it just
    * stops: the server releases the locks when their lease runs out. Idempotent; on abort it cancels
@@ -174,7 +192,13 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
     return new LockAcquirer((options) => this.#acquire(name, mode, limit, options));
   }
 
-  async #acquire(name: string, mode: LockMode, limit: number, options: AcquireOptions): Promise<Lock> {
+  async #acquire(
+    name: string,
+    mode: LockMode,
+    limit: number,
+    options: AcquireOptions,
+    session: Session = this.#currentSession(),
+  ): Promise<Lock> {
     const { waitMs, owner = randomUUID(), value, signal } = options;
     if (waitMs !== undefined && !(waitMs >= 0)) {
       throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
@@ -187,7 +211,12 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
       waitMs: waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs,
       value,
     };
-    return this.#currentSession().acquire(request, { signal });
+    return session.acquire(request, { signal });
+  }
+
+  /** A channel for calls outside the session (Describe, Watch): the addresses in turn. */
+  #nextChannel(): LockServiceClient {
+    return this.#channels.channel(this.#channels.addressAt(this.#callCount++));
   }
 
   #currentSession(): Session {

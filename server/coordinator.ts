@@ -2,7 +2,9 @@ import { Server, ServerCredentials, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { LockServiceService } from "../gen/ts/turnstile/v1/turnstile.js";
 import { StoreHealthService } from "./health/store-health-service.js";
+import { HoldChanges } from "./hold-changes.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
+import { LockAdmin } from "./lock-admin.js";
 import { lockService } from "./lock-service.js";
 import { LockTable } from "./lock-table.js";
 import { InstrumentedStore } from "./metrics/instrumented-store.js";
@@ -11,7 +13,8 @@ import { addReflection } from "./reflection.js";
 import { RequestValidator } from "./request-validator.js";
 import { SessionKeeper } from "./session-keeper.js";
 import type { SessionStream } from "./session-stream.js";
-import type { Store } from "./store/store.js";
+import type { Store, StoreListener } from "./store/store.js";
+import { WatchHub } from "./watch/watch-hub.js";
 
 /** Settings of one coordinator process. */
 export interface CoordinatorOptions {
@@ -34,6 +37,7 @@ export interface CoordinatorOptions {
  */
 export class Coordinator {
   readonly table: LockTable;
+  readonly watches: WatchHub;
   readonly limits: Limits;
   private readonly server: Server;
   private readonly sessions = new Map<string, SessionStream>();
@@ -46,6 +50,7 @@ export class Coordinator {
     const { metrics } = options;
     this.store = metrics ? new InstrumentedStore(options.store, metrics) : options.store;
     this.table = new LockTable(this.store, this.limits, options.log, metrics);
+    this.watches = new WatchHub(this.store, options.log);
     metrics?.track({
       sessions: () => this.sessions.size,
       locksHeld: () => [...this.sessions.values()].reduce((n, s) => n + s.heldCount, 0),
@@ -59,13 +64,17 @@ export class Coordinator {
       "grpc.keepalive_permit_without_calls": 1,
       "grpc.http2.min_ping_interval_without_data_ms": 4_000,
     });
+    const validator = new RequestValidator(this.limits);
     const deps = {
       table: this.table,
+      holds: new HoldChanges(this.store),
       keeper: new SessionKeeper(this.store, this.table, options.log, metrics),
-      validator: new RequestValidator(this.limits),
+      validator,
       limits: this.limits,
       log: options.log,
       sessions: this.sessions,
+      watches: this.watches,
+      admin: new LockAdmin(this.store, validator, options.log),
     };
     this.server.addService(LockServiceService, lockService(deps));
     this.health = new StoreHealthService(this.store);
@@ -74,7 +83,7 @@ export class Coordinator {
   }
 
   async start(): Promise<number> {
-    await this.store.start(this.table);
+    await this.store.start(this.storeListener());
     this.port = await new Promise<number>((resolve, reject) =>
       this.server.bindAsync(this.options.listen, ServerCredentials.createInsecure(), (err, port) =>
         err ? reject(err) : resolve(port),
@@ -96,6 +105,7 @@ export class Coordinator {
     // Drain: sessions leave with their locks and queue places intact, to resume elsewhere.
     for (const s of [...this.sessions.values()])
       s.detach(status.UNAVAILABLE, "coordinator draining: resume on another coordinator");
+    this.watches.stop();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.server.forceShutdown();
@@ -108,5 +118,18 @@ export class Coordinator {
     });
     this.table.stop();
     await this.store.close();
+  }
+
+  /** Routes store events: grants to the lock table, holder changes to the watch hub, revocations to their session. */
+  private storeListener(): StoreListener {
+    return {
+      grant: (grant) => this.table.grant(grant),
+      resync: () => {
+        this.table.resync();
+        this.watches.resyncAll();
+      },
+      event: (event) => this.watches.event(event),
+      revoked: (revocation) => this.sessions.get(revocation.sessionId)?.revoked(revocation),
+    };
   }
 }

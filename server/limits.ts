@@ -21,6 +21,14 @@ export interface Limits {
   maxMessageBytes: number;
   /** Messages queued towards one client that does not read before its stream is ended. */
   maxOutboundMessages: number;
+  /** Largest List page. */
+  maxListPageSize: number;
+  /** List page size when the request names none. */
+  defaultListPageSize: number;
+  /** Open Watch streams per coordinator. */
+  maxWatches: number;
+  /** Messages queued towards one watcher that does not read before it is resynchronised instead. */
+  maxWatchBacklog: number;
 }
 
 /** Safe defaults for every limit. */
@@ -37,4 +45,8 @@ export const DEFAULT_LIMITS: Limits = {
   maxSessions: 10_000,
   maxMessageBytes: 64 * 1024,
   maxOutboundMessages: 10_000,
+  maxListPageSize: 1000,
+  defaultListPageSize: 100,
+  maxWatches: 10_000,
+  maxWatchBacklog: 1000,
 };

@@ -14,7 +14,7 @@ import type { Claim, Grant, Store, StoreListener } from "./store/store.js";
  * lease ends, and answers every acquire exactly once. Methods reject with a ServerError for the
  * request; store failures surface as StoreUnavailableError.
  */
-export class LockTable implements StoreListener {
+export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   private readonly waiters = new Map<string, Pending>();
   private readonly waitersByName = new Map<string, Set<Pending>>();
   private readonly rechecks = new RecheckScheduler((name) => void this.recheck(name));
@@ -75,6 +75,7 @@ export class LockTable implements StoreListener {
         mode: a.mode,
         limit: a.limit,
         mayWait: a.waitMs !== 0,
+        value: a.value,
       });
     } catch (err) {
       if (p.done) return;

@@ -1,5 +1,13 @@
 import type { Duration } from "../gen/ts/google/protobuf/duration.js";
-import { type Acquire, LockMode, type Open, type Release } from "../gen/ts/turnstile/v1/turnstile.js";
+import {
+  type Acquire,
+  type ListRequest,
+  LockMode,
+  type Open,
+  type Proclaim,
+  type Release,
+  type RevokeRequest,
+} from "../gen/ts/turnstile/v1/turnstile.js";
 import type { Limits } from "./limits.js";
 import { ServerError } from "./server-error.js";
 import type { StoreMode } from "./store/store.js";
@@ -25,6 +33,28 @@ export interface ValidAcquire {
 export interface ValidRelease {
   requestId: string;
   name: string;
+  owner: string;
+}
+
+/** A Proclaim that passed validation. */
+export interface ValidProclaim {
+  requestId: string;
+  name: string;
+  owner: string;
+  value: Buffer;
+}
+
+/** A ListRequest that passed validation; `pageSize` is the default when the request named none. */
+export interface ValidList {
+  prefix: string;
+  pageSize: number;
+  pageToken: string;
+}
+
+/** A RevokeRequest that passed validation: the hold of (session, owner) on `name`. */
+export interface ValidRevoke {
+  name: string;
+  sessionId: string;
   owner: string;
 }
 
@@ -83,9 +113,7 @@ export class RequestValidator {
         );
       }
     }
-    if (a.value.length > this.limits.maxValueBytes) {
-      throw invalid(`acquire.value: ${a.value.length} bytes exceeds the maximum of ${this.limits.maxValueBytes} bytes`);
-    }
+    this.value("acquire.value", a.value);
     return {
       requestId: a.requestId,
       name: a.name,
@@ -104,6 +132,36 @@ export class RequestValidator {
     return { requestId: r.requestId, name: r.name, owner: r.owner };
   }
 
+  proclaim(p: Proclaim): ValidProclaim {
+    this.requestId("proclaim.request_id", p.requestId);
+    this.text("proclaim.name", p.name, this.limits.maxNameBytes, false);
+    this.text("proclaim.owner", p.owner, this.limits.maxIdBytes, true);
+    this.value("proclaim.value", p.value);
+    return { requestId: p.requestId, name: p.name, owner: p.owner, value: p.value };
+  }
+
+  list(l: ListRequest): ValidList {
+    this.text("list.prefix", l.prefix, this.limits.maxNameBytes, true);
+    const { maxListPageSize, defaultListPageSize } = this.limits;
+    if (l.pageSize > maxListPageSize) {
+      throw invalid(`list.page_size: ${l.pageSize} exceeds the maximum of ${maxListPageSize}`);
+    }
+    return { prefix: l.prefix, pageSize: l.pageSize === 0 ? defaultListPageSize : l.pageSize, pageToken: l.pageToken };
+  }
+
+  revoke(r: RevokeRequest): ValidRevoke {
+    this.text("revoke.name", r.name, this.limits.maxNameBytes, false);
+    this.text("revoke.session_id", r.sessionId, this.limits.maxIdBytes, false);
+    this.text("revoke.owner", r.owner, this.limits.maxIdBytes, true);
+    return { name: r.name, sessionId: r.sessionId, owner: r.owner };
+  }
+
+  /** Validates a lock name (`field` names it in the error) and returns it. */
+  name(field: string, name: string): string {
+    this.text(field, name, this.limits.maxNameBytes, false);
+    return name;
+  }
+
   /** Validates a request id (non-empty, bounded, printable). */
   requestId(field: string, id: string): void {
     this.text(field, id, this.limits.maxIdBytes, false);
@@ -114,6 +172,12 @@ export class RequestValidator {
     const bytes = Buffer.byteLength(value, "utf8");
     if (bytes > maxBytes) throw invalid(`${field}: ${bytes} bytes exceeds the maximum of ${maxBytes} bytes`);
     if (CONTROL.test(value)) throw invalid(`${field}: must not contain control characters`);
+  }
+
+  private value(field: string, value: Uint8Array): void {
+    if (value.length > this.limits.maxValueBytes) {
+      throw invalid(`${field}: ${value.length} bytes exceeds the maximum of ${this.limits.maxValueBytes} bytes`);
+    }
   }
 
   private duration(field: string, d: Duration): number {

@@ -1,5 +1,7 @@
 import { status } from "@grpc/grpc-js";
+import type { Logger } from "pino";
 import { FailureReason } from "../gen/ts/turnstile/v1/turnstile.js";
+import { StoreUnavailableError } from "./store/store-unavailable-error.js";
 
 /** The closed set of reasons a request or a session can fail for on the server. */
 export type ServerErrorReason =
@@ -78,4 +80,13 @@ export class ServerError extends Error {
   get grpcStatus(): status {
     return GRPC_STATUS[this.reason];
   }
+}
+
+/** A ServerError as is; an unreachable store as `unavailable`; anything else logged, as `internal`. */
+export function toServerError(err: unknown, context: string, log: Logger): ServerError {
+  if (err instanceof ServerError) return err;
+  if (err instanceof StoreUnavailableError)
+    return new ServerError("unavailable", "store unavailable: nothing was changed, retry later");
+  log.error({ err, context }, "internal error");
+  return new ServerError("internal", "internal error (logged on the server)");
 }

@@ -25,6 +25,9 @@ export const SessionReplies = {
       kind: { $case: "queued", queued: { requestId: p.requestId, name: p.name, position } },
     };
   },
+  proclaimed(requestId: string, name: string): SessionResponse {
+    return { kind: { $case: "proclaimed", proclaimed: { requestId, name } } };
+  },
   released(requestId: string, name: string, holdCount: number): SessionResponse {
     return { kind: { $case: "released", released: { requestId, name, holdCount } } };
   },
@@ -49,6 +52,7 @@ export const SessionReplies = {
   },
 };
 
-function durationOf(ms: number): Duration {
+/** A protobuf Duration of `ms` whole milliseconds. */
+export function durationOf(ms: number): Duration {
   return { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 };
 }

@@ -1,18 +1,20 @@
 import { type ServerDuplexStream, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import type { Open, SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
+import type { HoldChanges } from "./hold-changes.js";
 import type { Limits } from "./limits.js";
 import type { LockTable } from "./lock-table.js";
 import type { RequestValidator } from "./request-validator.js";
-import { ServerError } from "./server-error.js";
+import { ServerError, toServerError } from "./server-error.js";
 import type { Session } from "./session.js";
 import type { SessionKeeper } from "./session-keeper.js";
 import { SessionReplies as reply } from "./session-replies.js";
-import { StoreUnavailableError } from "./store/store-unavailable-error.js";
+import type { Revocation } from "./store/store.js";
 
 /** What every session stream of one coordinator shares. */
 export interface SessionDeps {
   table: LockTable;
+  holds: HoldChanges;
   keeper: SessionKeeper;
   validator: RequestValidator;
   limits: Limits;
@@ -65,6 +67,11 @@ export class SessionStream {
     this.call.emit("error", { code, details });
   }
 
+  /** An operator revoked a hold: if this stream's session has it, it is forgotten and reported Lost. */
+  revoked(revocation: Revocation): void {
+    if (this.session && !this.ended) this.deps.holds.revoked(this.session, revocation);
+  }
+
   private onMessage(message: SessionRequest): void {
     if (this.early) return void this.early.push(message);
     const kind = message.kind;
@@ -95,6 +102,11 @@ export class SessionStream {
         break;
       case "keepAlive":
         this.renew(kind.keepAlive.seq).catch((err) => log.error({ err }, "keepalive failed"));
+        break;
+      case "proclaim":
+        this.run(kind.proclaim.requestId, kind.proclaim.name, () =>
+          this.deps.holds.proclaim(session, validator.proclaim(kind.proclaim)),
+        );
         break;
       case "close":
         this.closing = true;
@@ -207,13 +219,4 @@ export class SessionStream {
     if (this.closing || !this.settle() || !this.session) return;
     await this.deps.keeper.end(this.session, how).catch((err) => this.deps.log.warn({ err }, "session end failed"));
   }
-}
-
-/** A ServerError as is; an unreachable store as `unavailable`; anything else logged, as `internal`. */
-function toServerError(err: unknown, context: string, log: Logger): ServerError {
-  if (err instanceof ServerError) return err;
-  if (err instanceof StoreUnavailableError)
-    return new ServerError("unavailable", "store unavailable: nothing was changed, retry later");
-  log.error({ err, context }, "internal error");
-  return new ServerError("internal", "internal error (logged on the server)");
 }

@@ -33,7 +33,7 @@ export interface Pending {
 export class Session {
   readonly held = new Map<string, Hold>();
   readonly pending = new Map<string, Pending>();
-  /** Request ids of releases in flight (acquires in flight are the pending map). */
+  /** Request ids of releases and proclaims in flight (acquires in flight are the pending map). */
   readonly releasing = new Set<string>();
   ended = false;
 

@@ -3,8 +3,11 @@ import type {
   AcquireOutcome,
   CheckOutcome,
   Claim,
+  LockPage,
+  LockState,
   ReleaseOutcome,
   RenewOutcome,
+  RevokeOutcome,
   SessionRecord,
   Store,
   StoreListener,
@@ -64,6 +67,30 @@ export class InstrumentedStore implements Store {
 
   deleteSession(sessionId: string): Promise<void> {
     return this.timed("delete_session", () => this.inner.deleteSession(sessionId));
+  }
+
+  describe(name: string): Promise<LockState> {
+    return this.timed("describe", () => this.inner.describe(name));
+  }
+
+  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported"> {
+    return this.timed("list", () => this.inner.list(prefix, pageSize, pageToken));
+  }
+
+  revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
+    return this.timed("revoke", () => this.inner.revoke(hold));
+  }
+
+  proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
+    return this.timed("proclaim", () => this.inner.proclaim(hold, value));
+  }
+
+  watch(name: string): Promise<void> {
+    return this.inner.watch(name);
+  }
+
+  unwatch(name: string): Promise<void> {
+    return this.inner.unwatch(name);
   }
 
   healthy(): boolean {

@@ -16,6 +16,8 @@ export interface AcquireArgs extends Claim {
   limit: number;
   /** False: try once (answer `busy` instead of queueing). */
   mayWait: boolean;
+  /** Kept for the holder this claim becomes (when it is granted fresh, or queues); default empty. */
+  value?: Uint8Array;
 }
 
 /** Answer to an acquire; `recheckInMs` is when the earliest holder lease ends. */
@@ -75,11 +77,98 @@ export interface Grant {
   freedAtMs?: number;
 }
 
-/** Store events: grants for this coordinator's waiters, and pub/sub gaps to re-check after. */
+/** One (session, owner) holding a lock, as Describe and Watch show it. */
+export interface HolderState {
+  sessionId: string;
+  owner: string;
+  token: bigint;
+  count: number;
+  mode: StoreMode;
+  value: Uint8Array;
+  /** Lease left on the store's clock when read; 0 for a holder that has just left. */
+  leaseMs: number;
+}
+
+/** One queued acquire, as Describe shows it; `position` 1 is the head of the queue. */
+export interface WaiterState {
+  sessionId: string;
+  owner: string;
+  requestId: string;
+  position: number;
+  mode: StoreMode;
+  leaseMs: number;
+}
+
+/**
+ * One lock's state at `version`: the version of the last holder change it includes (0n when the
+ * lock has no change on record, in which case any next change follows it). Entries whose lease
+ * has ended are left out. `limit` is the SHARED limit in force, undefined when there is none.
+ */
+export interface LockState {
+  name: string;
+  version: bigint;
+  limit: number | undefined;
+  /** In grant order (fencing token). */
+  holders: HolderState[];
+  /** In queue order. */
+  waiters: WaiterState[];
+}
+
+/** What happened to a holder. */
+export type HolderChange = "acquired" | "released" | "expired" | "revoked" | "value";
+
+/**
+ * One holder change of one lock, numbered by the lock's version counter: each change is exactly
+ * one more than the one before, so a gap means changes were missed.
+ */
+export interface LockEvent {
+  name: string;
+  version: bigint;
+  change: HolderChange;
+  /** The holder concerned, as it was after the change (or when it left). */
+  holder: HolderState;
+  /** Holders the lock has after this change. */
+  holdersLeft: number;
+}
+
+/** A hold an operator revoked; the coordinator serving `sessionId` tells its client. */
+export interface Revocation {
+  name: string;
+  sessionId: string;
+  owner: string;
+  token: bigint;
+}
+
+/** Answer to a revoke: the revoked hold's token and count, or `not-held`. */
+export type RevokeOutcome = { kind: "revoked"; token: bigint; holdCount: number } | { kind: "not-held" };
+
+/** One active lock (live holders or waiters) in a List page. */
+export interface LockSummary {
+  name: string;
+  /** The holders' mode; undefined when nobody holds it. */
+  mode: StoreMode | undefined;
+  limit: number | undefined;
+  holders: number;
+  waiters: number;
+}
+
+/** One List page; `nextPageToken` "" when the listing is complete. */
+export interface LockPage {
+  locks: LockSummary[];
+  nextPageToken: string;
+}
+
+/**
+ * Store events: grants for this coordinator's waiters, holder changes of watched locks,
+ * revocations (of any session: the listener picks its own), and pub/sub gaps to resync after.
+ */
 export interface StoreListener {
   grant(grant: Grant): void;
-  /** Grants may have been missed (the event connection dropped): re-check every waiter. */
+  /** Grants and holder changes may have been missed (the event connection dropped): re-check. */
   resync(): void;
+  /** A holder change of a lock this coordinator watches (see `Store.watch`), in version order. */
+  event(event: LockEvent): void;
+  revoked(revocation: Revocation): void;
 }
 
 /**
@@ -117,5 +206,22 @@ export interface Store {
   healthy(): boolean;
   /** Calls `listener` on every change of `healthy()`; returns the function that removes it. */
   onHealthChange(listener: (healthy: boolean) => void): () => void;
+  /** One lock's state, with the version of the last holder change it includes, read atomically. */
+  describe(name: string): Promise<LockState>;
+  /**
+   * One page of at most `pageSize` active locks whose names start with `prefix`, in no order;
+   * a page may hold fewer before the end. `pageToken` "" starts; a token this store did not issue
+   * for this prefix answers "invalid-token"; a store that cannot list (Redis Cluster) answers
+   * "unsupported". Every lock active throughout a listing is listed.
+   */
+  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported">;
+  /** Takes away every hold of (session, owner), tells its coordinator, and hands the lock on. */
+  revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome>;
+  /** Replaces the value of a live hold; "not-held" when (session, owner) holds no live lease. */
+  proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held">;
+  /** Starts passing the lock's holder changes to `listener.event`; resolves once subscribed. */
+  watch(name: string): Promise<void>;
+  /** Stops passing the lock's holder changes. */
+  unwatch(name: string): Promise<void>;
   close(): Promise<void>;
 }

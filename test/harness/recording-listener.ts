@@ -1,10 +1,12 @@
-import type { Grant, StoreListener } from "../../server/store/store.js";
+import type { Grant, LockEvent, Revocation, StoreListener } from "../../server/store/store.js";
 
-/** A store listener that records every grant and resync, and lets a test await the next one. */
+/** A store listener that records every grant, holder change, revocation and resync, and lets a test await them. */
 export class RecordingListener implements StoreListener {
   /** Grants as received, without `freedAtMs` (recorded apart in `freedAt`, as it varies). */
   readonly grants: Omit<Grant, "freedAtMs">[] = [];
   readonly freedAt: (number | undefined)[] = [];
+  readonly events: LockEvent[] = [];
+  readonly revocations: Revocation[] = [];
   resyncs = 0;
   private waiters: (() => void)[] = [];
 
@@ -16,6 +18,16 @@ export class RecordingListener implements StoreListener {
 
   resync(): void {
     this.resyncs++;
+    this.wake();
+  }
+
+  event(event: LockEvent): void {
+    this.events.push(event);
+    this.wake();
+  }
+
+  revoked(revocation: Revocation): void {
+    this.revocations.push(revocation);
     this.wake();
   }
 

@@ -46,3 +46,9 @@ export function cancelMsg(requestId: string): SessionRequest {
 export function closeMsg(): SessionRequest {
   return { kind: { $case: "close", close: {} } };
 }
+
+/** Builds a Proclaim request. */
+export function proclaimMsg(requestId: string, name: string, owner: string, value: Buffer | string): SessionRequest {
+  const bytes = typeof value === "string" ? Buffer.from(value) : value;
+  return { kind: { $case: "proclaim", proclaim: { requestId, name, owner, value: bytes } } };
+}

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { MemoryStore } from "../../server/store/memory/memory-store.js";
 import type { AcquireArgs } from "../../server/store/store.js";
+import { RecordingListener } from "../harness/recording-listener.js";
 
 const DAY_MS = 86_400_000;
 
@@ -21,7 +22,7 @@ describe("MemoryStore", () => {
   let store: MemoryStore;
   const open = async (fenceRetainMs?: number) => {
     store = new MemoryStore({ fenceRetainMs, clock: clock.read });
-    await store.start({ grant() {}, resync() {} });
+    await store.start(new RecordingListener());
   };
   const tokenOf = async (name: string, sessionId: string, ttlMs?: number) => {
     const outcome = await store.acquire(ask(name, sessionId, ttlMs));

@@ -2,9 +2,13 @@ import type {
   AcquireArgs,
   AcquireOutcome,
   Claim,
+  HolderChange,
+  HolderState,
   ReleaseOutcome,
   RenewOutcome,
+  RevokeOutcome,
   StoreMode,
+  WaiterState,
   WaiterStatus,
 } from "../store.js";
 
@@ -15,8 +19,14 @@ export interface LockGrant {
   token: bigint;
 }
 
+/** Reports one holder change, with the holders left after it, for the store to number and pass on. */
+export type ChangeSink = (change: HolderChange, holder: HolderState, holdersLeft: number) => void;
+
 /** One (session, owner) holding the lock; `requestId` is the acquire that was granted. */
 interface Holder {
+  sessionId: string;
+  owner: string;
+  value: Uint8Array;
   token: bigint;
   count: number;
   mode: StoreMode;
@@ -32,13 +42,14 @@ interface Waiter {
   mode: StoreMode;
   limit: number;
   deadline: number;
+  value: Uint8Array;
 }
 
 /**
  * One lock name's holders, FIFO wait queue and shared limit, with the operations of the Redis
  * scripts (acquire.lua, release.lua, check.lua, renew.lua) applied in process, step for step.
  * Each operation takes the clock reading it runs at; tokens come from `issueToken`, because the
- * fencing counter outlives the lock.
+ * fencing counter outlives the lock. Every holder change goes to `emit` as it happens.
  */
 export class MemoryLock {
   private readonly holders = new Map<string, Holder>();
@@ -47,7 +58,10 @@ export class MemoryLock {
   private limit: number | undefined;
   private exclusive = false;
 
-  constructor(private readonly issueToken: (now: number) => bigint) {}
+  constructor(
+    private readonly issueToken: (now: number) => bigint,
+    private readonly emit: ChangeSink,
+  ) {}
 
   /** True when nobody holds or waits: the store then forgets the lock. */
   get isEmpty(): boolean {
@@ -80,19 +94,14 @@ export class MemoryLock {
     }
     const free = this.fits(a.mode, a.limit, this.holders.size) && this.queue.size === 0;
     if (a.mode === "shared" && (free || a.mayWait)) this.limit = a.limit;
+    const { sessionId, requestId, owner, mode, limit } = a;
+    const value = a.value ?? new Uint8Array();
     if (free) {
       const token = this.issueToken(now);
-      this.hold(a.sessionId, a.owner, {
-        token,
-        count: 1,
-        mode: a.mode,
-        requestId: a.requestId,
-        deadline: now + a.ttlMs,
-      });
+      this.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline: now + a.ttlMs }, now);
       return { kind: "granted", token, holdCount: 1 };
     }
     if (!a.mayWait) return { kind: "busy" };
-    const { sessionId, requestId, owner, mode, limit } = a;
     this.queue.set(pairKey(sessionId, requestId), {
       sessionId,
       requestId,
@@ -100,6 +109,7 @@ export class MemoryLock {
       mode,
       limit,
       deadline: now + a.ttlMs,
+      value,
     });
     return this.queuedAnswer(pairKey(sessionId, requestId), now);
   }
@@ -135,10 +145,42 @@ export class MemoryLock {
       held.count = how === "all" ? 0 : held.count - 1;
       outcome = { kind: "released", holdCount: held.count };
     }
-    if (outcome.kind === "grant-released" || (outcome.kind === "released" && outcome.holdCount === 0)) {
-      this.holders.delete(key);
+    if (held && (outcome.kind === "grant-released" || (outcome.kind === "released" && outcome.holdCount === 0))) {
+      this.drop(held, "released", now);
     }
     return { outcome, grants: this.handOn(now) };
+  }
+
+  /** Takes every hold of (session, owner) away and hands the lock on (revoke.lua). */
+  revoke(sessionId: string, owner: string, now: number): { outcome: RevokeOutcome; grants: LockGrant[] } {
+    this.purge(now);
+    const held = this.holders.get(pairKey(sessionId, owner));
+    if (held) this.drop(held, "revoked", now);
+    const outcome: RevokeOutcome = held
+      ? { kind: "revoked", token: held.token, holdCount: held.count }
+      : { kind: "not-held" };
+    return { outcome, grants: this.handOn(now) };
+  }
+
+  /** Replaces a live hold's value (proclaim.lua); false when (session, owner) holds no live lease. */
+  proclaim(sessionId: string, owner: string, value: Uint8Array, now: number): boolean {
+    const held = this.holders.get(pairKey(sessionId, owner));
+    if (!held || held.deadline <= now) return false;
+    held.value = value;
+    this.emit("value", stateOf(held, now), this.holders.size);
+    return true;
+  }
+
+  /** Live holders (grant order) and waiters (queue order), and the SHARED limit in force (describe.lua). */
+  state(now: number): { limit: number | undefined; holders: HolderState[]; waiters: WaiterState[] } {
+    const holders = [...this.holders.values()].filter((h) => h.deadline > now).map((h) => stateOf(h, now));
+    holders.sort((a, b) => (a.token < b.token ? -1 : 1));
+    const waiters = [...this.queue.values()]
+      .filter((w) => w.deadline > now)
+      .map(({ sessionId, owner, requestId, mode, deadline }, i) => {
+        return { sessionId, owner, requestId, position: i + 1, mode, leaseMs: Math.floor(deadline - now) };
+      });
+    return { limit: this.isEmpty ? undefined : this.limit, holders, waiters };
   }
 
   /**
@@ -182,7 +224,7 @@ export class MemoryLock {
 
   /** Drops the holders and waiters whose lease has ended. */
   purge(now: number): void {
-    for (const [key, holder] of this.holders) if (holder.deadline <= now) this.holders.delete(key);
+    for (const holder of [...this.holders.values()]) if (holder.deadline <= now) this.drop(holder, "expired", now);
     for (const [key, waiter] of this.queue) if (waiter.deadline <= now) this.queue.delete(key);
     if (this.holders.size === 0) this.exclusive = false;
   }
@@ -199,13 +241,8 @@ export class MemoryLock {
       const token = this.issueToken(now);
       this.queue.delete(id);
       // The hold keeps the waiter's lease deadline: the waiter's keepalives kept it current.
-      this.hold(w.sessionId, w.owner, {
-        token,
-        count: 1,
-        mode: w.mode,
-        requestId: w.requestId,
-        deadline: w.deadline,
-      });
+      const { sessionId, owner, value, mode, requestId, deadline } = w;
+      this.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline }, now);
       n++;
       grants.push({ sessionId: w.sessionId, requestId: w.requestId, token });
     }
@@ -217,9 +254,15 @@ export class MemoryLock {
     return n === 0 || (mode === "shared" && !this.exclusive && (limit === 0 || n < limit));
   }
 
-  private hold(sessionId: string, owner: string, holder: Holder): void {
-    this.holders.set(pairKey(sessionId, owner), holder);
+  private hold(holder: Holder, now: number): void {
+    this.holders.set(pairKey(holder.sessionId, holder.owner), holder);
     if (holder.mode === "exclusive") this.exclusive = true;
+    this.emit("acquired", stateOf(holder, now), this.holders.size);
+  }
+
+  private drop(holder: Holder, change: "released" | "expired" | "revoked", now: number): void {
+    this.holders.delete(pairKey(holder.sessionId, holder.owner));
+    this.emit(change, { ...stateOf(holder, now), leaseMs: 0 }, this.holders.size);
   }
 
   /** Ms until the earliest holder lease ends, rounded up; -1 when nobody holds the lock. */
@@ -228,6 +271,11 @@ export class MemoryLock {
     for (const holder of this.holders.values()) earliest = Math.min(earliest, holder.deadline);
     return earliest === Number.POSITIVE_INFINITY ? -1 : Math.max(0, Math.ceil(earliest - now));
   }
+}
+
+function stateOf(h: Holder, now: number): HolderState {
+  const { sessionId, owner, token, count, mode, value } = h;
+  return { sessionId, owner, token, count, mode, value, leaseMs: Math.max(0, Math.floor(h.deadline - now)) };
 }
 
 // Session ids, owners and request ids are arbitrary strings: a JSON pair cannot be ambiguous.

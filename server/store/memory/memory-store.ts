@@ -5,8 +5,13 @@ import type {
   AcquireOutcome,
   CheckOutcome,
   Claim,
+  HolderChange,
+  HolderState,
+  LockPage,
+  LockState,
   ReleaseOutcome,
   RenewOutcome,
+  RevokeOutcome,
   SessionRecord,
   Store,
   StoreListener,
@@ -14,6 +19,7 @@ import type {
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 import { FencingCounters } from "./fencing-counters.js";
 import { type LockGrant, MemoryLock } from "./memory-lock.js";
+import { listLocks } from "./memory-lock-list.js";
 
 /** Settings of the embedded store. */
 export interface MemoryStoreOptions {
@@ -28,13 +34,17 @@ const DAY_MS = 86_400_000;
 /**
  * The Store in process, for a single coordinator (`turnstile serve` without Redis): the same
  * semantics as the Redis store's scripts, with leases on the process's monotonic clock. Every
- * operation runs to completion when called, and grants it makes are passed to the listener
- * before its promise resolves. After `close`, operations reject with StoreUnavailableError.
+ * operation runs to completion when called, and grants and holder changes (of watched locks) it
+ * makes are passed to the listener before its promise resolves. After `close`, operations reject
+ * with StoreUnavailableError.
  */
 export class MemoryStore implements Store {
   readonly coordinatorId = randomBytes(8).toString("hex");
   private readonly locks = new Map<string, MemoryLock>();
   private readonly fences: FencingCounters;
+  // Event versions start at the clock in µs, as in the Redis scripts: one that lapsed restarts higher.
+  private readonly versions: FencingCounters;
+  private readonly watched = new Set<string>();
   private readonly clock: () => number;
   private listener?: StoreListener;
   // Session records expire with their lease, like Redis keys with a PX expiry.
@@ -44,6 +54,9 @@ export class MemoryStore implements Store {
 
   constructor(options: MemoryStoreOptions = {}) {
     this.fences = new FencingCounters(options.fenceRetainMs ?? 30 * DAY_MS);
+    this.versions = new FencingCounters((options.fenceRetainMs ?? 30 * DAY_MS) + DAY_MS, (now) =>
+      BigInt(Math.floor(now * 1000)),
+    );
     this.clock = options.clock ?? (() => performance.now());
   }
 
@@ -54,7 +67,8 @@ export class MemoryStore implements Store {
   async acquire(args: AcquireArgs): Promise<AcquireOutcome> {
     const now = this.begin();
     const lock = this.lockOf(args.name);
-    const outcome = lock.acquire(args, now);
+    // Copied: the caller may reuse its buffer.
+    const outcome = lock.acquire({ ...args, value: new Uint8Array(args.value ?? []) }, now);
     this.settle(args.name, lock, now);
     return outcome;
   }
@@ -110,6 +124,42 @@ export class MemoryStore implements Store {
     this.sessions.delete(sessionId);
   }
 
+  async describe(name: string): Promise<LockState> {
+    const now = this.begin();
+    const state = this.locks.get(name)?.state(now) ?? { limit: undefined, holders: [], waiters: [] };
+    return { name, version: this.versions.current(name), ...state };
+  }
+
+  async list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token"> {
+    return listLocks(this.locks, this.begin(), prefix, pageSize, pageToken);
+  }
+
+  async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
+    const now = this.begin();
+    const lock = this.locks.get(hold.name);
+    if (!lock) return { kind: "not-held" };
+    const { outcome, grants } = lock.revoke(hold.sessionId, hold.owner, now);
+    this.settle(hold.name, lock, now);
+    if (outcome.kind === "revoked") this.listener?.revoked({ ...hold, token: outcome.token });
+    this.deliver(hold.name, grants);
+    return outcome;
+  }
+
+  async proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
+    const now = this.begin();
+    const held = this.locks.get(hold.name)?.proclaim(hold.sessionId, hold.owner, new Uint8Array(value), now);
+    return held ? "proclaimed" : "not-held";
+  }
+
+  async watch(name: string): Promise<void> {
+    this.begin();
+    this.watched.add(name);
+  }
+
+  async unwatch(name: string): Promise<void> {
+    this.watched.delete(name);
+  }
+
   private liveSession(sessionId: string, now: number): { record: SessionRecord; deadline: number } | undefined {
     const entry = this.sessions.get(sessionId);
     if (entry && entry.deadline <= now) this.sessions.delete(sessionId);
@@ -146,12 +196,19 @@ export class MemoryStore implements Store {
     if (this.closed) throw new StoreUnavailableError("memory store: closed");
     const now = this.clock();
     this.fences.sweep(now, (name) => this.inUse(name, now));
+    this.versions.sweep(now, (name) => this.inUse(name, now));
     return now;
   }
 
   /** The lock of `name`, or a new empty one that `settle` stores only if it gains an entry. */
   private lockOf(name: string): MemoryLock {
-    return this.locks.get(name) ?? new MemoryLock((now) => this.fences.next(name, now));
+    return (
+      this.locks.get(name) ??
+      new MemoryLock(
+        (now) => this.fences.next(name, now),
+        (change, holder, left) => this.publish(name, change, holder, left),
+      )
+    );
   }
 
   /** Keeps a lock that has holders or waiters; forgets an empty one, retaining its counter. */
@@ -171,6 +228,12 @@ export class MemoryStore implements Store {
     lock.purge(now);
     if (lock.isEmpty) this.locks.delete(name);
     return true;
+  }
+
+  /** Numbers a holder change (every change, watched or not) and passes it on if `name` is watched. */
+  private publish(name: string, change: HolderChange, holder: HolderState, holdersLeft: number): void {
+    const version = this.versions.next(name, this.clock());
+    if (this.watched.has(name)) this.listener?.event({ name, version, change, holder, holdersLeft });
   }
 
   private deliver(name: string, grants: LockGrant[], freedAtMs?: number): void {

@@ -1,12 +1,23 @@
 import { readFileSync } from "node:fs";
 import type { RedisClient } from "./redis-connection.js";
 
-/** The operations, one Lua file each under ./scripts. */
-export type ScriptName = "acquire" | "release" | "check" | "renew";
+/** One script argument; Buffers pass binary values unchanged. */
+export type ScriptArg = string | number | Buffer;
 
-const KEY_COUNTS: Record<ScriptName, number> = { acquire: 5, release: 5, check: 5, renew: 4 };
+/** The operations, one Lua file each under ./scripts. */
+export type ScriptName = "acquire" | "release" | "check" | "renew" | "revoke" | "proclaim" | "describe";
+
+const KEY_COUNTS: Record<ScriptName, number> = {
+  acquire: 6,
+  release: 6,
+  check: 6,
+  renew: 4,
+  revoke: 6,
+  proclaim: 3,
+  describe: 5,
+};
 // Bump when any script's contract changes, so coordinators of two versions never share a name.
-const VERSION = 1;
+const VERSION = 2;
 
 /**
  * Registers every script with ioredis `defineCommand` (EVALSHA with a NOSCRIPT fallback) under
@@ -20,11 +31,20 @@ export class LockScripts {
     }
   }
 
-  /** Runs one script with its keys and arguments and returns its raw reply. */
-  run(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
+  /** Runs one script with its keys and arguments and returns its raw reply (bulk strings as text). */
+  run(name: ScriptName, keys: string[], args: ScriptArg[]): Promise<unknown> {
+    return this.call(commandName(name), keys, args);
+  }
+
+  /** Like `run`, with bulk strings in the reply as Buffers (for binary holder values). */
+  runBuffer(name: ScriptName, keys: string[], args: ScriptArg[]): Promise<unknown> {
+    return this.call(`${commandName(name)}Buffer`, keys, args);
+  }
+
+  private call(command: string, keys: string[], args: ScriptArg[]): Promise<unknown> {
     // defineCommand adds methods ioredis cannot type; this is the one place that reaches them.
-    const command = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[commandName(name)];
-    return command.call(this.redis, ...keys, ...args);
+    const method = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[command];
+    return method.call(this.redis, ...keys, ...args);
   }
 }
 

@@ -1,23 +1,29 @@
 import { randomBytes } from "node:crypto";
-import type { RedisOptions } from "ioredis";
+import { Redis, type RedisOptions } from "ioredis";
 import { HealthSignal } from "../health-signal.js";
 import type {
   AcquireArgs,
   AcquireOutcome,
   CheckOutcome,
   Claim,
+  LockPage,
+  LockState,
   ReleaseOutcome,
   RenewOutcome,
+  RevokeOutcome,
   SessionRecord,
   Store,
   StoreListener,
   WaiterStatus,
 } from "../store.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
-import { grantChannel, lockKeys } from "./lock-keys.js";
-import { LockScripts } from "./lock-scripts.js";
+import { EventFeed } from "./event-feed.js";
+import { eventChannel, grantChannel, lockKeys, revocationChannel } from "./lock-keys.js";
+import { LockLister } from "./lock-lister.js";
+import { LockScripts, type ScriptArg } from "./lock-scripts.js";
+import { parseLockState } from "./lock-state-parser.js";
 import { createRedisClient, type RedisAuth, type RedisClient, type RedisTarget } from "./redis-connection.js";
-import { type ScriptReply, translateReply } from "./script-code.js";
+import { type ScriptReply, translateProclaim, translateReply, translateRevoke } from "./script-code.js";
 
 /** Settings of the Redis store. */
 export interface RedisStoreOptions {
@@ -52,6 +58,8 @@ export class RedisStore implements Store {
   private readonly scripts: LockScripts;
   private readonly health = new HealthSignal(false);
   private lastError?: Error;
+  private readonly feed: EventFeed;
+  private readonly lister?: LockLister;
 
   constructor(options: RedisStoreOptions) {
     const target = options.target ?? (options.url ? { kind: "url" as const, url: options.url } : undefined);
@@ -77,12 +85,17 @@ export class RedisStore implements Store {
       for (const event of ["ready", "close", "end", "reconnecting"])
         client.on(event, () => this.health.set(this.redis.status === "ready" && this.events.status === "ready"));
     }
+    this.feed = new EventFeed(this.events, this.prefix);
+    // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).
+    this.lister = this.redis instanceof Redis ? new LockLister(this.redis, this.prefix) : undefined;
   }
 
   async start(listener: StoreListener): Promise<void> {
     this.listener = listener;
     const channel = grantChannel(this.prefix, this.coordinatorId);
-    this.events.on("message", (_channel: string, message: string) => {
+    this.feed.attach(listener);
+    this.events.on("message", (from: string, message: string) => {
+      if (from !== channel) return;
       const [waiter, token, ...name] = message.split("\n");
       this.emitGrant(name.join("\n"), waiter, token);
     });
@@ -100,6 +113,7 @@ export class RedisStore implements Store {
     });
     // ioredis re-subscribes by itself after reconnecting; "ready" then triggers the resync.
     await this.events.subscribe(channel);
+    await this.feed.start();
   }
 
   async acquire(args: AcquireArgs): Promise<AcquireOutcome> {
@@ -113,6 +127,8 @@ export class RedisStore implements Store {
       args.mayWait ? 1 : 0,
       this.coordinatorId,
       this.fenceRetainMs,
+      bufferOf(args.value),
+      eventChannel(this.prefix, args.name),
     ]);
     return translateReply(reply as ScriptReply) as AcquireOutcome;
   }
@@ -188,6 +204,46 @@ export class RedisStore implements Store {
     return this.health.subscribe(listener);
   }
 
+  async describe(name: string): Promise<LockState> {
+    const [holders, data, queue, leases, , version] = lockKeys(this.prefix, name);
+    const keys = [holders, data, queue, leases, version];
+    return parseLockState(name, await this.command(() => this.scripts.runBuffer("describe", keys, [])));
+  }
+
+  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported"> {
+    const lister = this.lister;
+    if (!lister) return Promise.resolve("unsupported");
+    return this.command(() => lister.list(prefix, pageSize, pageToken));
+  }
+
+  async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
+    const [coord, retain, name, grants, events] = this.grantArgs(hold.name);
+    const args = [hold.sessionId, hold.owner, coord, retain, name, grants, events, revocationChannel(this.prefix)];
+    const reply = (await this.run("revoke", lockKeys(this.prefix, hold.name), args)) as ScriptReply;
+    this.deliverLocal(hold.name, reply[3] as string[]);
+    return translateRevoke(reply);
+  }
+
+  async proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
+    const [holders, data, , , , version] = lockKeys(this.prefix, hold.name);
+    const args = [
+      hold.sessionId,
+      hold.owner,
+      bufferOf(value),
+      eventChannel(this.prefix, hold.name),
+      this.fenceRetainMs,
+    ];
+    return translateProclaim((await this.run("proclaim", [holders, data, version], args)) as ScriptReply);
+  }
+
+  watch(name: string): Promise<void> {
+    return this.command(() => this.feed.watch(name));
+  }
+
+  unwatch(name: string): Promise<void> {
+    return this.command(() => this.feed.unwatch(name));
+  }
+
   async close(): Promise<void> {
     this.redis.disconnect();
     this.events.disconnect();
@@ -210,7 +266,8 @@ export class RedisStore implements Store {
   }
 
   private grantArgs(name: string): string[] {
-    return [this.coordinatorId, String(this.fenceRetainMs), name, `${grantChannel(this.prefix, "")}`];
+    const grants = grantChannel(this.prefix, "");
+    return [this.coordinatorId, String(this.fenceRetainMs), name, grants, eventChannel(this.prefix, name)];
   }
 
   /** Grants a script made to this coordinator's own waiters skip pub/sub: deliver them here. */
@@ -230,7 +287,7 @@ export class RedisStore implements Store {
     });
   }
 
-  private run(name: Parameters<LockScripts["run"]>[0], keys: string[], args: (string | number)[]) {
+  private run(name: Parameters<LockScripts["run"]>[0], keys: string[], args: ScriptArg[]) {
     return this.command(() => this.scripts.run(name, keys, args));
   }
 
@@ -247,6 +304,10 @@ export class RedisStore implements Store {
   private sessionKey(sessionId: string): string {
     return `${this.prefix}:session:{${sessionId}}`;
   }
+}
+
+function bufferOf(value: Uint8Array | undefined): Buffer {
+  return value ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : Buffer.alloc(0);
 }
 
 // A reply error is Redis refusing the script (a bug) unless it is one of the transient states

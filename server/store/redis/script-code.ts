@@ -1,6 +1,9 @@
-import type { AcquireOutcome, ReleaseOutcome } from "../store.js";
+import type { AcquireOutcome, ReleaseOutcome, RevokeOutcome } from "../store.js";
 
-/** Return codes of acquire.lua (1–5) and release.lua (11–15); mirrors their headers. */
+/**
+ * Return codes of acquire.lua (1–5), release.lua (11–15), revoke.lua (21–22) and proclaim.lua
+ * (31–32); mirrors their headers.
+ */
 export enum ScriptCode {
   Granted = 1,
   Queued = 2,
@@ -12,6 +15,10 @@ export enum ScriptCode {
   Withdrawn = 13,
   GrantReleased = 14,
   Gone = 15,
+  Revoked = 21,
+  RevokeNotHeld = 22,
+  Proclaimed = 31,
+  ProclaimNotHeld = 32,
 }
 
 /** A raw script reply: a code followed by its values. */
@@ -47,4 +54,19 @@ export function translateReply(reply: ScriptReply): AcquireOutcome | ReleaseOutc
     default:
       throw new Error(`unknown script return code ${code}`);
   }
+}
+
+/** Translates a revoke.lua reply (`{code, token, count, granted}`); an unknown code throws. */
+export function translateRevoke(reply: ScriptReply): RevokeOutcome {
+  const [code, token, count] = reply;
+  if (code === ScriptCode.Revoked) return { kind: "revoked", token: BigInt(String(token)), holdCount: Number(count) };
+  if (code === ScriptCode.RevokeNotHeld) return { kind: "not-held" };
+  throw new Error(`unknown revoke.lua return code ${code}`);
+}
+
+/** Translates a proclaim.lua reply; an unknown code throws. */
+export function translateProclaim(reply: ScriptReply): "proclaimed" | "not-held" {
+  if (reply[0] === ScriptCode.Proclaimed) return "proclaimed";
+  if (reply[0] === ScriptCode.ProclaimNotHeld) return "not-held";
+  throw new Error(`unknown proclaim.lua return code ${reply[0]}`);
 }

@@ -3,9 +3,11 @@ import { checkConformance } from "./check-conformance.js";
 import { ConformanceFixture, type ConformanceSetup, type MakeStore } from "./conformance-fixture.js";
 import { fencingConformance } from "./fencing-conformance.js";
 import { lifecycleConformance } from "./lifecycle-conformance.js";
+import { listConformance } from "./list-conformance.js";
 import { releaseConformance } from "./release-conformance.js";
 import { renewConformance } from "./renew-conformance.js";
 import { sharedConformance } from "./shared-conformance.js";
+import { watchConformance } from "./watch-conformance.js";
 import { withdrawConformance } from "./withdraw-conformance.js";
 
 /**
@@ -32,5 +34,7 @@ export function storeConformance(name: string, makeStore: MakeStore, setup: Conf
     describe("shared locks", () => sharedConformance(f));
     describe("fencing tokens", () => fencingConformance(f));
     describe("store lifecycle", () => lifecycleConformance(f));
+    describe("describe, watch, proclaim and revoke", () => watchConformance(f));
+    describe("list", () => listConformance(f));
   });
 }

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import { escapeName, lockKeys } from "../../../server/store/redis/lock-keys.js";
+import { escapeName, eventChannel, lockKeys, unescapeName } from "../../../server/store/redis/lock-keys.js";
 import type { TestRedis } from "../../harness/redis-server.js";
 import { startClusterNode } from "../../harness/start-cluster-node.js";
 import { acquire, PREFIX, useScripts } from "./script-fixture.js";
@@ -38,12 +38,16 @@ describe("lock keys of tricky names", () => {
 
   const keySlot = async (key: string) => Number(await cluster.call("CLUSTER", "KEYSLOT", key));
 
-  it("puts all five keys of a name in one slot: the slot of the escaped name", async () => {
+  it("puts all six keys of a name and its event channel in one slot: the slot of the escaped name", async () => {
     for (const name of TRICKY) {
-      const slots = await Promise.all(lockKeys(PREFIX, name).map(keySlot));
+      const slots = await Promise.all([...lockKeys(PREFIX, name), eventChannel(PREFIX, name)].map(keySlot));
       const expected = await keySlot(escapeName(name));
-      expect(slots, name).to.deep.equal([expected, expected, expected, expected, expected]);
+      expect(slots, name).to.deep.equal(Array(7).fill(expected));
     }
+  });
+
+  it("unescapes every escaped name back to the name", () => {
+    for (const name of TRICKY) expect(unescapeName(escapeName(name)), name).to.equal(name);
   });
 
   it("escapes braces and percent signs, so no escaped name holds a brace", () => {
@@ -67,7 +71,7 @@ describe("lock keys of tricky names", () => {
     for (const name of TRICKY) {
       expect(await acquire(f, name, { session: "s1" }), name).to.deep.equal([1, "1", 1]);
     }
-    // holders, data and fence of each lock: nothing shared between names.
-    expect(await f.redis.dbsize()).to.equal(3 * TRICKY.length);
+    // holders, data, fence and version of each lock: nothing shared between names.
+    expect(await f.redis.dbsize()).to.equal(4 * TRICKY.length);
   });
 });

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
-import { lockKeys } from "../../../server/store/redis/lock-keys.js";
-import { LockScripts } from "../../../server/store/redis/lock-scripts.js";
+import { eventChannel, lockKeys, revocationChannel } from "../../../server/store/redis/lock-keys.js";
+import { LockScripts, type ScriptArg } from "../../../server/store/redis/lock-scripts.js";
 import { startRedis, type TestRedis } from "../../harness/redis-server.js";
 
 /** Key prefix, grant channel prefix and fence retention the script tests run with. */
@@ -33,11 +33,15 @@ export function useScripts(): ScriptFixture {
   return fixture;
 }
 
-/** The five keys of a lock, in the scripts' order. */
+/** The six keys of a lock, in the scripts' order, and its event channel. */
 export function keys(name: string) {
-  const [holders, data, queue, leases, fence] = lockKeys(PREFIX, name);
-  return { all: [holders, data, queue, leases, fence], holders, data, queue, leases, fence };
+  const [holders, data, queue, leases, fence, version] = lockKeys(PREFIX, name);
+  const all = [holders, data, queue, leases, fence, version];
+  return { all, holders, data, queue, leases, fence, version, events: eventChannel(PREFIX, name) };
 }
+
+/** The revocation broadcast channel the script tests use. */
+export const REVOCATIONS = revocationChannel(PREFIX);
 
 export interface AcquireInput {
   session: string;
@@ -49,12 +53,13 @@ export interface AcquireInput {
   limit?: number;
   mayWait?: boolean;
   coord?: string;
+  value?: string | Buffer;
 }
 
 /** Runs acquire.lua; owner and request default to "o" and "r". */
 export async function acquire(f: ScriptFixture, name: string, a: AcquireInput): Promise<unknown[]> {
-  const args = [a.session, a.owner ?? "o", a.request ?? "r", a.ttl ?? LONG_TTL, a.mode ?? 1];
-  args.push(a.limit ?? 0, a.mayWait === false ? 0 : 1, a.coord ?? "c1", RETAIN_MS);
+  const args: ScriptArg[] = [a.session, a.owner ?? "o", a.request ?? "r", a.ttl ?? LONG_TTL, a.mode ?? 1];
+  args.push(a.limit ?? 0, a.mayWait === false ? 0 : 1, a.coord ?? "c1", RETAIN_MS, a.value ?? "", keys(name).events);
   return (await f.scripts.run("acquire", keys(name).all, args)) as unknown[];
 }
 
@@ -73,7 +78,7 @@ export interface ReleaseInput {
 export async function release(f: ScriptFixture, name: string, r: ReleaseInput): Promise<unknown[]> {
   const how = r.request ? (r.how ?? "cancel") : r.all ? "all" : "one";
   const args: (string | number)[] = [r.session, r.owner ?? "o", r.request ?? "", how, r.coord ?? "c1"];
-  args.push(RETAIN_MS, name, GRANTS);
+  args.push(RETAIN_MS, name, GRANTS, keys(name).events);
   return (await f.scripts.run("release", keys(name).all, args)) as unknown[];
 }
 
@@ -84,7 +89,7 @@ export async function check(
   coord: string,
   pairs: [string, string][],
 ): Promise<[number, string[], string[]]> {
-  const args = [coord, RETAIN_MS, name, GRANTS, ...pairs.flat()];
+  const args = [coord, RETAIN_MS, name, GRANTS, keys(name).events, ...pairs.flat()];
   return (await f.scripts.run("check", keys(name).all, args)) as [number, string[], string[]];
 }
 
@@ -143,4 +148,89 @@ export async function subscribeGrants(url: string): Promise<GrantFeed> {
     },
     close: () => sub.disconnect(),
   };
+}
+
+/** Runs revoke.lua for coordinator `coord` (default "c1"). */
+export async function revoke(
+  f: ScriptFixture,
+  name: string,
+  r: { session: string; owner?: string; coord?: string },
+): Promise<unknown[]> {
+  const k = keys(name);
+  const args = [r.session, r.owner ?? "o", r.coord ?? "c1", RETAIN_MS, name, GRANTS, k.events, REVOCATIONS];
+  return (await f.scripts.run("revoke", k.all, args)) as unknown[];
+}
+
+/** Runs proclaim.lua. */
+export async function proclaim(
+  f: ScriptFixture,
+  name: string,
+  p: { session: string; owner?: string; value: string | Buffer },
+): Promise<unknown[]> {
+  const k = keys(name);
+  const args = [p.session, p.owner ?? "o", p.value, k.events, RETAIN_MS];
+  return (await f.scripts.run("proclaim", [k.holders, k.data, k.version], args)) as unknown[];
+}
+
+/** Runs describe.lua with bulk strings as Buffers (values are binary). */
+export async function describeLock(f: ScriptFixture, name: string): Promise<unknown[]> {
+  const k = keys(name);
+  return (await f.scripts.runBuffer("describe", [k.holders, k.data, k.queue, k.leases, k.version], [])) as unknown[];
+}
+
+/** A connection subscribed to channels, handing out their messages (as Buffers) in order. */
+export interface ChannelFeed {
+  next(timeoutMs?: number): Promise<{ channel: string; message: Buffer }>;
+  /**
+   * Takes every message published (through `redis`) before this call: publishes a marker on a
+   * channel of its own and waits for it, as one connection receives messages in publish order.
+   */
+  drain(redis: Redis): Promise<{ channel: string; message: Buffer }[]>;
+  close(): void;
+}
+
+const MARKER = `${PREFIX}:test-marker`;
+
+/** Subscribes to `channels` (e.g. a lock's event channel, REVOCATIONS). */
+export async function subscribeChannels(url: string, ...channels: string[]): Promise<ChannelFeed> {
+  const sub = new Redis(url);
+  const inbox: { channel: string; message: Buffer }[] = [];
+  let wake: (() => void) | undefined;
+  sub.on("messageBuffer", (channel: Buffer, message: Buffer) => {
+    inbox.push({ channel: channel.toString(), message });
+    wake?.();
+  });
+  await sub.subscribe(...channels, MARKER);
+  const feed: ChannelFeed = {
+    async drain(redis) {
+      await redis.publish(MARKER, "");
+      const taken: { channel: string; message: Buffer }[] = [];
+      for (let m = await feed.next(); m.channel !== MARKER; m = await feed.next()) taken.push(m);
+      return taken;
+    },
+    async next(timeoutMs = 2000) {
+      const giveUpAt = Date.now() + timeoutMs;
+      while (inbox.length === 0) {
+        const left = giveUpAt - Date.now();
+        if (left <= 0) throw new Error(`no message on ${channels.join(", ")} within ${timeoutMs} ms`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+      return inbox.shift()!;
+    },
+    close: () => sub.disconnect(),
+  };
+  return feed;
+}
+
+/** A published holder change split into its fields: head words, holder id and value. */
+export function splitEvent(message: Buffer): { head: string[]; holder: string; value: string } {
+  const [head, holder, ...value] = message.toString().split("\n");
+  return { head: head.split(" "), holder, value: value.join("\n") };
 }

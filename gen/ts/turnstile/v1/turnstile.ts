@@ -12,9 +12,14 @@ import {
   Client,
   type ClientDuplexStream,
   type ClientOptions,
+  type ClientReadableStream,
+  type ClientUnaryCall,
   type handleBidiStreamingCall,
+  type handleServerStreamingCall,
+  type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
+  type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Duration } from "../../google/protobuf/duration.js";
@@ -77,6 +82,22 @@ export enum FailureReason {
   UNRECOGNIZED = -1,
 }
 
+/** HolderChange says what happened to a holder. */
+export enum HolderChange {
+  HOLDER_CHANGE_UNSPECIFIED = 0,
+  /** HOLDER_CHANGE_ACQUIRED - Granted (a new holder; re-entries are not changes). */
+  HOLDER_CHANGE_ACQUIRED = 1,
+  /** HOLDER_CHANGE_RELEASED - Released by its session (or by its session's end). */
+  HOLDER_CHANGE_RELEASED = 2,
+  /** HOLDER_CHANGE_EXPIRED - Its lease ran out in the store. */
+  HOLDER_CHANGE_EXPIRED = 3,
+  /** HOLDER_CHANGE_REVOKED - Taken away by an operator (Revoke). */
+  HOLDER_CHANGE_REVOKED = 4,
+  /** HOLDER_CHANGE_VALUE - Its value changed (Proclaim). */
+  HOLDER_CHANGE_VALUE = 5,
+  UNRECOGNIZED = -1,
+}
+
 /** SessionRequest is one client-to-server message on a session stream. */
 export interface SessionRequest {
   kind?:
@@ -86,6 +107,7 @@ export interface SessionRequest {
     | { $case: "keepAlive"; keepAlive: KeepAlive }
     | { $case: "cancel"; cancel: Cancel }
     | { $case: "close"; close: Close }
+    | { $case: "proclaim"; proclaim: Proclaim }
     | undefined;
 }
 
@@ -139,6 +161,18 @@ export interface Release {
   owner: string;
 }
 
+/**
+ * Proclaim replaces the value of a hold while it is held (a leader announcing a
+ * new address, say). Answered by Proclaimed, or Failed NOT_HELD /
+ * INVALID_ARGUMENT (value over the size limit). Watchers see a VALUE change.
+ */
+export interface Proclaim {
+  requestId: string;
+  name: string;
+  owner: string;
+  value: Buffer;
+}
+
 /** KeepAlive renews every lock and queue entry of the session. */
 export interface KeepAlive {
   seq: bigint;
@@ -163,6 +197,7 @@ export interface SessionResponse {
     | { $case: "lost"; lost: Lost }
     | { $case: "keepAliveAck"; keepAliveAck: KeepAliveAck }
     | { $case: "failed"; failed: Failed }
+    | { $case: "proclaimed"; proclaimed: Proclaimed }
     | undefined;
 }
 
@@ -218,6 +253,12 @@ export interface Released {
   holdCount: number;
 }
 
+/** Proclaimed answers Proclaim: the new value is stored and published. */
+export interface Proclaimed {
+  requestId: string;
+  name: string;
+}
+
 /** Lost: a lock the session held is no longer held. */
 export interface Lost {
   name: string;
@@ -241,6 +282,157 @@ export interface Failed {
   reason: FailureReason;
   message: string;
   name: string;
+}
+
+/** WatchRequest names the lock to watch. */
+export interface WatchRequest {
+  name: string;
+}
+
+/**
+ * WatchResponse is one message of a Watch stream: a snapshot (always first, and
+ * again after a resync), or one holder change.
+ */
+export interface WatchResponse {
+  kind?: { $case: "snapshot"; snapshot: LockSnapshot } | { $case: "event"; event: HolderEvent } | undefined;
+}
+
+/** LockSnapshot is a lock's whole state at one version. */
+export interface LockSnapshot {
+  name: string;
+  /**
+   * The version of the last change this state includes; the next event has
+   * version + 1. 0: no change was recorded recently (any next event follows).
+   */
+  version: bigint;
+  /** The holders' mode; UNSPECIFIED when nobody holds the lock. */
+  mode: LockMode;
+  /** The SHARED limit in force (0: unlimited, or no SHARED claim). */
+  limit: number;
+  /** Holders in grant order (fencing token). */
+  holders: Holder[];
+  waiterCount: number;
+  /**
+   * True when this snapshot replaces changes the watcher missed (it fell
+   * behind, or the coordinator lost its event feed): start over from it.
+   */
+  resync: boolean;
+  /** True when nobody holds the lock (holders is empty): "no leader". */
+  noHolder: boolean;
+}
+
+/** Holder is one (session, owner) holding a lock. */
+export interface Holder {
+  sessionId: string;
+  owner: string;
+  /** The value given at acquire, or the latest Proclaim. */
+  value: Buffer;
+  fencingToken: bigint;
+  holdCount: number;
+  mode: LockMode;
+  /**
+   * Time left of the holder's lease on the store's clock when this was read
+   * (zero for a holder that has just left).
+   */
+  leaseRemaining?: Duration | undefined;
+}
+
+/**
+ * HolderEvent is one change of a lock's holders. Versions of one lock increase
+ * by exactly one per change; a gap means changes were missed.
+ */
+export interface HolderEvent {
+  name: string;
+  version: bigint;
+  change: HolderChange;
+  /** The holder concerned, as it was after the change (or when it left). */
+  holder?:
+    | Holder
+    | undefined;
+  /** How many holders the lock has after this change. */
+  holdersLeft: number;
+  /** True exactly when holders_left is 0: the lock has no holder ("no leader"). */
+  noHolder: boolean;
+}
+
+/** DescribeRequest names the lock to describe. */
+export interface DescribeRequest {
+  name: string;
+}
+
+/** DescribeResponse is one lock's state; a free lock has no holders or waiters. */
+export interface DescribeResponse {
+  name: string;
+  /** The holders' mode; UNSPECIFIED when nobody holds the lock. */
+  mode: LockMode;
+  /** The SHARED limit in force (0: unlimited, or no SHARED claim). */
+  limit: number;
+  /** Holders in grant order (fencing token), with their values and lease left. */
+  holders: Holder[];
+  /** Waiters in queue order. */
+  waiters: Waiter[];
+  /** The version of the last change this state includes (see LockSnapshot). */
+  version: bigint;
+}
+
+/** Waiter is one queued acquire. */
+export interface Waiter {
+  sessionId: string;
+  owner: string;
+  requestId: string;
+  /** 1 is the head of the queue. */
+  position: number;
+  mode: LockMode;
+  leaseRemaining?: Duration | undefined;
+}
+
+/** ListRequest pages through the active locks whose names start with prefix. */
+export interface ListRequest {
+  /** Empty: every lock. */
+  prefix: string;
+  /**
+   * At most this many locks per page (0: the server default, 100; at most
+   * 1000). A page may hold fewer, even none, before the end.
+   */
+  pageSize: number;
+  /**
+   * Empty for the first page; then next_page_token of the previous page,
+   * with the same prefix.
+   */
+  pageToken: string;
+}
+
+/** ListResponse is one page of locks, in no particular order. */
+export interface ListResponse {
+  locks: LockSummary[];
+  /** Empty when the listing is complete. */
+  nextPageToken: string;
+}
+
+/** LockSummary is one active lock in a List page. */
+export interface LockSummary {
+  name: string;
+  /** The holders' mode; UNSPECIFIED when nobody holds the lock. */
+  mode: LockMode;
+  /** The SHARED limit in force (0: unlimited, or no SHARED claim). */
+  limit: number;
+  holderCount: number;
+  waiterCount: number;
+}
+
+/** RevokeRequest names the hold to take away: (name, session, owner). */
+export interface RevokeRequest {
+  name: string;
+  sessionId: string;
+  owner: string;
+}
+
+/** RevokeResponse: the hold is gone (every hold count of it). */
+export interface RevokeResponse {
+  /** The revoked hold's token: the resource should now refuse it. */
+  fencingToken: bigint;
+  /** The hold count it had. */
+  holdCount: number;
 }
 
 function createBaseSessionRequest(): SessionRequest {
@@ -267,6 +459,9 @@ export const SessionRequest: MessageFns<SessionRequest> = {
         break;
       case "close":
         Close.encode(message.kind.close, writer.uint32(50).fork()).join();
+        break;
+      case "proclaim":
+        Proclaim.encode(message.kind.proclaim, writer.uint32(58).fork()).join();
         break;
     }
     return writer;
@@ -333,6 +528,14 @@ export const SessionRequest: MessageFns<SessionRequest> = {
             message.kind = { $case: "close", close: Close.decode(reader, reader.uint32()) };
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.kind = { $case: "proclaim", proclaim: Proclaim.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -384,6 +587,12 @@ export const SessionRequest: MessageFns<SessionRequest> = {
       case "close": {
         if (object.kind?.close !== undefined && object.kind?.close !== null) {
           message.kind = { $case: "close", close: Close.fromPartial(object.kind.close) };
+        }
+        break;
+      }
+      case "proclaim": {
+        if (object.kind?.proclaim !== undefined && object.kind?.proclaim !== null) {
+          message.kind = { $case: "proclaim", proclaim: Proclaim.fromPartial(object.kind.proclaim) };
         }
         break;
       }
@@ -701,6 +910,97 @@ export const Release: MessageFns<Release> = {
   },
 };
 
+function createBaseProclaim(): Proclaim {
+  return { requestId: "", name: "", owner: "", value: Buffer.alloc(0) };
+}
+
+export const Proclaim: MessageFns<Proclaim> = {
+  encode(message: Proclaim, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.owner !== "") {
+      writer.uint32(26).string(message.owner);
+    }
+    if (message.value.length !== 0) {
+      writer.uint32(34).bytes(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Proclaim {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProclaim();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.value = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Proclaim>, I>>(base?: I): Proclaim {
+    return Proclaim.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Proclaim>, I>>(object: I): Proclaim {
+    const message = createBaseProclaim();
+    message.requestId = object.requestId ?? "";
+    message.name = object.name ?? "";
+    message.owner = object.owner ?? "";
+    message.value = object.value ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
 function createBaseKeepAlive(): KeepAlive {
   return { seq: 0n };
 }
@@ -885,6 +1185,9 @@ export const SessionResponse: MessageFns<SessionResponse> = {
       case "failed":
         Failed.encode(message.kind.failed, writer.uint32(58).fork()).join();
         break;
+      case "proclaimed":
+        Proclaimed.encode(message.kind.proclaimed, writer.uint32(66).fork()).join();
+        break;
     }
     return writer;
   },
@@ -958,6 +1261,14 @@ export const SessionResponse: MessageFns<SessionResponse> = {
             message.kind = { $case: "failed", failed: Failed.decode(reader, reader.uint32()) };
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.kind = { $case: "proclaimed", proclaimed: Proclaimed.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1015,6 +1326,12 @@ export const SessionResponse: MessageFns<SessionResponse> = {
       case "failed": {
         if (object.kind?.failed !== undefined && object.kind?.failed !== null) {
           message.kind = { $case: "failed", failed: Failed.fromPartial(object.kind.failed) };
+        }
+        break;
+      }
+      case "proclaimed": {
+        if (object.kind?.proclaimed !== undefined && object.kind?.proclaimed !== null) {
+          message.kind = { $case: "proclaimed", proclaimed: Proclaimed.fromPartial(object.kind.proclaimed) };
         }
         break;
       }
@@ -1476,6 +1793,73 @@ export const Released: MessageFns<Released> = {
   },
 };
 
+function createBaseProclaimed(): Proclaimed {
+  return { requestId: "", name: "" };
+}
+
+export const Proclaimed: MessageFns<Proclaimed> = {
+  encode(message: Proclaimed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Proclaimed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProclaimed();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Proclaimed>, I>>(base?: I): Proclaimed {
+    return Proclaimed.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Proclaimed>, I>>(object: I): Proclaimed {
+    const message = createBaseProclaimed();
+    message.requestId = object.requestId ?? "";
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
 function createBaseLost(): Lost {
   return { name: "", owner: "", fencingToken: 0n, reason: 0 };
 }
@@ -1733,6 +2117,1236 @@ export const Failed: MessageFns<Failed> = {
   },
 };
 
+function createBaseWatchRequest(): WatchRequest {
+  return { name: "" };
+}
+
+export const WatchRequest: MessageFns<WatchRequest> = {
+  encode(message: WatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WatchRequest>, I>>(base?: I): WatchRequest {
+    return WatchRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchRequest>, I>>(object: I): WatchRequest {
+    const message = createBaseWatchRequest();
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseWatchResponse(): WatchResponse {
+  return { kind: undefined };
+}
+
+export const WatchResponse: MessageFns<WatchResponse> = {
+  encode(message: WatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.kind?.$case) {
+      case "snapshot":
+        LockSnapshot.encode(message.kind.snapshot, writer.uint32(10).fork()).join();
+        break;
+      case "event":
+        HolderEvent.encode(message.kind.event, writer.uint32(18).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = { $case: "snapshot", snapshot: LockSnapshot.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = { $case: "event", event: HolderEvent.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WatchResponse>, I>>(base?: I): WatchResponse {
+    return WatchResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchResponse>, I>>(object: I): WatchResponse {
+    const message = createBaseWatchResponse();
+    switch (object.kind?.$case) {
+      case "snapshot": {
+        if (object.kind?.snapshot !== undefined && object.kind?.snapshot !== null) {
+          message.kind = { $case: "snapshot", snapshot: LockSnapshot.fromPartial(object.kind.snapshot) };
+        }
+        break;
+      }
+      case "event": {
+        if (object.kind?.event !== undefined && object.kind?.event !== null) {
+          message.kind = { $case: "event", event: HolderEvent.fromPartial(object.kind.event) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseLockSnapshot(): LockSnapshot {
+  return { name: "", version: 0n, mode: 0, limit: 0, holders: [], waiterCount: 0, resync: false, noHolder: false };
+}
+
+export const LockSnapshot: MessageFns<LockSnapshot> = {
+  encode(message: LockSnapshot, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.version !== 0n) {
+      if (BigInt.asUintN(64, message.version) !== message.version) {
+        throw new globalThis.Error("value provided for field message.version of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.version);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(32).uint32(message.limit);
+    }
+    for (const v of message.holders) {
+      Holder.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.waiterCount !== 0) {
+      writer.uint32(48).uint32(message.waiterCount);
+    }
+    if (message.resync !== false) {
+      writer.uint32(56).bool(message.resync);
+    }
+    if (message.noHolder !== false) {
+      writer.uint32(64).bool(message.noHolder);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LockSnapshot {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLockSnapshot();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.version = reader.uint64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.holders.push(Holder.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.waiterCount = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.resync = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.noHolder = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<LockSnapshot>, I>>(base?: I): LockSnapshot {
+    return LockSnapshot.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LockSnapshot>, I>>(object: I): LockSnapshot {
+    const message = createBaseLockSnapshot();
+    message.name = object.name ?? "";
+    message.version = (object.version !== undefined && object.version !== null) ? BigInt(object.version) : 0n;
+    message.mode = object.mode ?? 0;
+    message.limit = object.limit ?? 0;
+    message.holders = object.holders?.map((e) => Holder.fromPartial(e)) || [];
+    message.waiterCount = object.waiterCount ?? 0;
+    message.resync = object.resync ?? false;
+    message.noHolder = object.noHolder ?? false;
+    return message;
+  },
+};
+
+function createBaseHolder(): Holder {
+  return {
+    sessionId: "",
+    owner: "",
+    value: Buffer.alloc(0),
+    fencingToken: 0n,
+    holdCount: 0,
+    mode: 0,
+    leaseRemaining: undefined,
+  };
+}
+
+export const Holder: MessageFns<Holder> = {
+  encode(message: Holder, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.owner !== "") {
+      writer.uint32(18).string(message.owner);
+    }
+    if (message.value.length !== 0) {
+      writer.uint32(26).bytes(message.value);
+    }
+    if (message.fencingToken !== 0n) {
+      if (BigInt.asUintN(64, message.fencingToken) !== message.fencingToken) {
+        throw new globalThis.Error("value provided for field message.fencingToken of type uint64 too large");
+      }
+      writer.uint32(32).uint64(message.fencingToken);
+    }
+    if (message.holdCount !== 0) {
+      writer.uint32(40).uint32(message.holdCount);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(48).int32(message.mode);
+    }
+    if (message.leaseRemaining !== undefined) {
+      Duration.encode(message.leaseRemaining, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Holder {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHolder();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.value = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.fencingToken = reader.uint64() as bigint;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.holdCount = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.leaseRemaining = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Holder>, I>>(base?: I): Holder {
+    return Holder.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Holder>, I>>(object: I): Holder {
+    const message = createBaseHolder();
+    message.sessionId = object.sessionId ?? "";
+    message.owner = object.owner ?? "";
+    message.value = object.value ?? Buffer.alloc(0);
+    message.fencingToken = (object.fencingToken !== undefined && object.fencingToken !== null)
+      ? BigInt(object.fencingToken)
+      : 0n;
+    message.holdCount = object.holdCount ?? 0;
+    message.mode = object.mode ?? 0;
+    message.leaseRemaining = (object.leaseRemaining !== undefined && object.leaseRemaining !== null)
+      ? Duration.fromPartial(object.leaseRemaining)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseHolderEvent(): HolderEvent {
+  return { name: "", version: 0n, change: 0, holder: undefined, holdersLeft: 0, noHolder: false };
+}
+
+export const HolderEvent: MessageFns<HolderEvent> = {
+  encode(message: HolderEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.version !== 0n) {
+      if (BigInt.asUintN(64, message.version) !== message.version) {
+        throw new globalThis.Error("value provided for field message.version of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.version);
+    }
+    if (message.change !== 0) {
+      writer.uint32(24).int32(message.change);
+    }
+    if (message.holder !== undefined) {
+      Holder.encode(message.holder, writer.uint32(34).fork()).join();
+    }
+    if (message.holdersLeft !== 0) {
+      writer.uint32(40).uint32(message.holdersLeft);
+    }
+    if (message.noHolder !== false) {
+      writer.uint32(48).bool(message.noHolder);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HolderEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHolderEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.version = reader.uint64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.change = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.holder = Holder.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.holdersLeft = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.noHolder = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<HolderEvent>, I>>(base?: I): HolderEvent {
+    return HolderEvent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HolderEvent>, I>>(object: I): HolderEvent {
+    const message = createBaseHolderEvent();
+    message.name = object.name ?? "";
+    message.version = (object.version !== undefined && object.version !== null) ? BigInt(object.version) : 0n;
+    message.change = object.change ?? 0;
+    message.holder = (object.holder !== undefined && object.holder !== null)
+      ? Holder.fromPartial(object.holder)
+      : undefined;
+    message.holdersLeft = object.holdersLeft ?? 0;
+    message.noHolder = object.noHolder ?? false;
+    return message;
+  },
+};
+
+function createBaseDescribeRequest(): DescribeRequest {
+  return { name: "" };
+}
+
+export const DescribeRequest: MessageFns<DescribeRequest> = {
+  encode(message: DescribeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DescribeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDescribeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<DescribeRequest>, I>>(base?: I): DescribeRequest {
+    return DescribeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DescribeRequest>, I>>(object: I): DescribeRequest {
+    const message = createBaseDescribeRequest();
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseDescribeResponse(): DescribeResponse {
+  return { name: "", mode: 0, limit: 0, holders: [], waiters: [], version: 0n };
+}
+
+export const DescribeResponse: MessageFns<DescribeResponse> = {
+  encode(message: DescribeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).uint32(message.limit);
+    }
+    for (const v of message.holders) {
+      Holder.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.waiters) {
+      Waiter.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.version !== 0n) {
+      if (BigInt.asUintN(64, message.version) !== message.version) {
+        throw new globalThis.Error("value provided for field message.version of type uint64 too large");
+      }
+      writer.uint32(48).uint64(message.version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DescribeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDescribeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.holders.push(Holder.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.waiters.push(Waiter.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.version = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<DescribeResponse>, I>>(base?: I): DescribeResponse {
+    return DescribeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DescribeResponse>, I>>(object: I): DescribeResponse {
+    const message = createBaseDescribeResponse();
+    message.name = object.name ?? "";
+    message.mode = object.mode ?? 0;
+    message.limit = object.limit ?? 0;
+    message.holders = object.holders?.map((e) => Holder.fromPartial(e)) || [];
+    message.waiters = object.waiters?.map((e) => Waiter.fromPartial(e)) || [];
+    message.version = (object.version !== undefined && object.version !== null) ? BigInt(object.version) : 0n;
+    return message;
+  },
+};
+
+function createBaseWaiter(): Waiter {
+  return { sessionId: "", owner: "", requestId: "", position: 0, mode: 0, leaseRemaining: undefined };
+}
+
+export const Waiter: MessageFns<Waiter> = {
+  encode(message: Waiter, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.owner !== "") {
+      writer.uint32(18).string(message.owner);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(26).string(message.requestId);
+    }
+    if (message.position !== 0) {
+      writer.uint32(32).uint32(message.position);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(40).int32(message.mode);
+    }
+    if (message.leaseRemaining !== undefined) {
+      Duration.encode(message.leaseRemaining, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Waiter {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWaiter();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.position = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.leaseRemaining = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Waiter>, I>>(base?: I): Waiter {
+    return Waiter.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Waiter>, I>>(object: I): Waiter {
+    const message = createBaseWaiter();
+    message.sessionId = object.sessionId ?? "";
+    message.owner = object.owner ?? "";
+    message.requestId = object.requestId ?? "";
+    message.position = object.position ?? 0;
+    message.mode = object.mode ?? 0;
+    message.leaseRemaining = (object.leaseRemaining !== undefined && object.leaseRemaining !== null)
+      ? Duration.fromPartial(object.leaseRemaining)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListRequest(): ListRequest {
+  return { prefix: "", pageSize: 0, pageToken: "" };
+}
+
+export const ListRequest: MessageFns<ListRequest> = {
+  encode(message: ListRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.prefix !== "") {
+      writer.uint32(10).string(message.prefix);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.prefix = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListRequest>, I>>(base?: I): ListRequest {
+    return ListRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRequest>, I>>(object: I): ListRequest {
+    const message = createBaseListRequest();
+    message.prefix = object.prefix ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListResponse(): ListResponse {
+  return { locks: [], nextPageToken: "" };
+}
+
+export const ListResponse: MessageFns<ListResponse> = {
+  encode(message: ListResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.locks) {
+      LockSummary.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.locks.push(LockSummary.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListResponse>, I>>(base?: I): ListResponse {
+    return ListResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListResponse>, I>>(object: I): ListResponse {
+    const message = createBaseListResponse();
+    message.locks = object.locks?.map((e) => LockSummary.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseLockSummary(): LockSummary {
+  return { name: "", mode: 0, limit: 0, holderCount: 0, waiterCount: 0 };
+}
+
+export const LockSummary: MessageFns<LockSummary> = {
+  encode(message: LockSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).uint32(message.limit);
+    }
+    if (message.holderCount !== 0) {
+      writer.uint32(32).uint32(message.holderCount);
+    }
+    if (message.waiterCount !== 0) {
+      writer.uint32(40).uint32(message.waiterCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LockSummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLockSummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.holderCount = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.waiterCount = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<LockSummary>, I>>(base?: I): LockSummary {
+    return LockSummary.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LockSummary>, I>>(object: I): LockSummary {
+    const message = createBaseLockSummary();
+    message.name = object.name ?? "";
+    message.mode = object.mode ?? 0;
+    message.limit = object.limit ?? 0;
+    message.holderCount = object.holderCount ?? 0;
+    message.waiterCount = object.waiterCount ?? 0;
+    return message;
+  },
+};
+
+function createBaseRevokeRequest(): RevokeRequest {
+  return { name: "", sessionId: "", owner: "" };
+}
+
+export const RevokeRequest: MessageFns<RevokeRequest> = {
+  encode(message: RevokeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    if (message.owner !== "") {
+      writer.uint32(26).string(message.owner);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RevokeRequest>, I>>(base?: I): RevokeRequest {
+    return RevokeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeRequest>, I>>(object: I): RevokeRequest {
+    const message = createBaseRevokeRequest();
+    message.name = object.name ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.owner = object.owner ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeResponse(): RevokeResponse {
+  return { fencingToken: 0n, holdCount: 0 };
+}
+
+export const RevokeResponse: MessageFns<RevokeResponse> = {
+  encode(message: RevokeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fencingToken !== 0n) {
+      if (BigInt.asUintN(64, message.fencingToken) !== message.fencingToken) {
+        throw new globalThis.Error("value provided for field message.fencingToken of type uint64 too large");
+      }
+      writer.uint32(8).uint64(message.fencingToken);
+    }
+    if (message.holdCount !== 0) {
+      writer.uint32(16).uint32(message.holdCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.fencingToken = reader.uint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.holdCount = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RevokeResponse>, I>>(base?: I): RevokeResponse {
+    return RevokeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeResponse>, I>>(object: I): RevokeResponse {
+    const message = createBaseRevokeResponse();
+    message.fencingToken = (object.fencingToken !== undefined && object.fencingToken !== null)
+      ? BigInt(object.fencingToken)
+      : 0n;
+    message.holdCount = object.holdCount ?? 0;
+    return message;
+  },
+};
+
 /** LockService is the coordinator's public API. */
 export type LockServiceService = typeof LockServiceService;
 export const LockServiceService = {
@@ -1750,6 +3364,55 @@ export const LockServiceService = {
     responseSerialize: (value: SessionResponse): Buffer => Buffer.from(SessionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SessionResponse => SessionResponse.decode(value),
   },
+  /**
+   * Watch streams one lock's state: a snapshot first, then every holder change
+   * in the order the store made them (the same order on every coordinator). A
+   * watcher that falls behind gets a fresh snapshot (resync = true) instead of
+   * the changes it missed. See docs/elections.md.
+   */
+  watch: {
+    path: "/turnstile.v1.LockService/Watch" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchRequest): Buffer => Buffer.from(WatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchRequest => WatchRequest.decode(value),
+    responseSerialize: (value: WatchResponse): Buffer => Buffer.from(WatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchResponse => WatchResponse.decode(value),
+  },
+  /** Describe answers one lock's holders (with values and lease left) and waiters. */
+  describe: {
+    path: "/turnstile.v1.LockService/Describe" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DescribeRequest): Buffer => Buffer.from(DescribeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DescribeRequest => DescribeRequest.decode(value),
+    responseSerialize: (value: DescribeResponse): Buffer => Buffer.from(DescribeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DescribeResponse => DescribeResponse.decode(value),
+  },
+  /** List pages through the active locks (holders or waiters) by name prefix. */
+  list: {
+    path: "/turnstile.v1.LockService/List" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRequest): Buffer => Buffer.from(ListRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRequest => ListRequest.decode(value),
+    responseSerialize: (value: ListResponse): Buffer => Buffer.from(ListResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListResponse => ListResponse.decode(value),
+  },
+  /**
+   * Revoke takes one holder's hold away (an operator action): its session gets
+   * Lost{REVOKED} and the lock is handed to the next waiter at once. Ends with
+   * NOT_FOUND when that (session, owner) does not hold the lock.
+   */
+  revoke: {
+    path: "/turnstile.v1.LockService/Revoke" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeRequest): Buffer => Buffer.from(RevokeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeRequest => RevokeRequest.decode(value),
+    responseSerialize: (value: RevokeResponse): Buffer => Buffer.from(RevokeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeResponse => RevokeResponse.decode(value),
+  },
 } as const;
 
 export interface LockServiceServer extends UntypedServiceImplementation {
@@ -1759,6 +3422,23 @@ export interface LockServiceServer extends UntypedServiceImplementation {
    * stream with a gRPC status (FAILED_PRECONDITION, RESOURCE_EXHAUSTED, ...).
    */
   session: handleBidiStreamingCall<SessionRequest, SessionResponse>;
+  /**
+   * Watch streams one lock's state: a snapshot first, then every holder change
+   * in the order the store made them (the same order on every coordinator). A
+   * watcher that falls behind gets a fresh snapshot (resync = true) instead of
+   * the changes it missed. See docs/elections.md.
+   */
+  watch: handleServerStreamingCall<WatchRequest, WatchResponse>;
+  /** Describe answers one lock's holders (with values and lease left) and waiters. */
+  describe: handleUnaryCall<DescribeRequest, DescribeResponse>;
+  /** List pages through the active locks (holders or waiters) by name prefix. */
+  list: handleUnaryCall<ListRequest, ListResponse>;
+  /**
+   * Revoke takes one holder's hold away (an operator action): its session gets
+   * Lost{REVOKED} and the lock is handed to the next waiter at once. Ends with
+   * NOT_FOUND when that (session, owner) does not hold the lock.
+   */
+  revoke: handleUnaryCall<RevokeRequest, RevokeResponse>;
 }
 
 export interface LockServiceClient extends Client {
@@ -1770,6 +3450,67 @@ export interface LockServiceClient extends Client {
   session(): ClientDuplexStream<SessionRequest, SessionResponse>;
   session(options: Partial<CallOptions>): ClientDuplexStream<SessionRequest, SessionResponse>;
   session(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<SessionRequest, SessionResponse>;
+  /**
+   * Watch streams one lock's state: a snapshot first, then every holder change
+   * in the order the store made them (the same order on every coordinator). A
+   * watcher that falls behind gets a fresh snapshot (resync = true) instead of
+   * the changes it missed. See docs/elections.md.
+   */
+  watch(request: WatchRequest, options?: Partial<CallOptions>): ClientReadableStream<WatchResponse>;
+  watch(
+    request: WatchRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchResponse>;
+  /** Describe answers one lock's holders (with values and lease left) and waiters. */
+  describe(
+    request: DescribeRequest,
+    callback: (error: ServiceError | null, response: DescribeResponse) => void,
+  ): ClientUnaryCall;
+  describe(
+    request: DescribeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DescribeResponse) => void,
+  ): ClientUnaryCall;
+  describe(
+    request: DescribeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DescribeResponse) => void,
+  ): ClientUnaryCall;
+  /** List pages through the active locks (holders or waiters) by name prefix. */
+  list(request: ListRequest, callback: (error: ServiceError | null, response: ListResponse) => void): ClientUnaryCall;
+  list(
+    request: ListRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListResponse) => void,
+  ): ClientUnaryCall;
+  list(
+    request: ListRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Revoke takes one holder's hold away (an operator action): its session gets
+   * Lost{REVOKED} and the lock is handed to the next waiter at once. Ends with
+   * NOT_FOUND when that (session, owner) does not hold the lock.
+   */
+  revoke(
+    request: RevokeRequest,
+    callback: (error: ServiceError | null, response: RevokeResponse) => void,
+  ): ClientUnaryCall;
+  revoke(
+    request: RevokeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeResponse) => void,
+  ): ClientUnaryCall;
+  revoke(
+    request: RevokeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const LockServiceClient = makeGenericClientConstructor(

@@ -1,38 +1,40 @@
--- acquire: grant, re-enter, queue or refuse one claim. Expired entries are purged
--- first; a new claim is granted only if it fits and nobody waits ahead (FIFO). A
--- re-sent request (same session and request id, after a resume) is idempotent: if
--- queued it keeps its place under the caller, if granted it gets its grant again.
--- KEYS: 1 holders zset  holder -> lease deadline ms (Redis clock)
---       2 data    hash  h:<holder> "token count mode waiter",
---                       w:<waiter> "coord mode limit owner", limit, excl, seq
---       3 queue   zset  waiter -> arrival sequence; 4 leases zset waiter -> deadline
---       5 fence   string fencing counter, kept `retain` ms past every lease
--- ARGV: session, owner, request, ttl ms, mode (1 excl, 2 shared), limit,
---       may wait (1/0), coordinator id, fence retain ms
+-- acquire: grant, re-enter, queue or refuse one claim, after purging expired entries; a new claim is
+-- granted only if it fits and nobody waits ahead (FIFO). A re-sent request (same session and request
+-- id) is idempotent: queued, it keeps its place under the caller; granted, it gets its grant again.
+-- KEYS: 1 holders zset holder -> lease deadline ms (Redis clock); 2 data hash h:<holder> "token
+--   count mode waiter", v:<holder> value, w:<waiter> "coord mode limit owner", limit, excl, seq;
+--   3 queue zset waiter -> arrival; 4 leases zset waiter -> deadline; 5 fence string counter, kept
+--   `retain` ms past every lease; 6 version string, counts holder changes (lapses `retain` + 1 day after creation)
+-- ARGV: session, owner, request, ttl ms, mode (1 excl, 2 shared), limit, may wait (1/0),
+--   coordinator id, fence retain ms, value (kept for the holder the claim becomes), event channel
+-- Publishes each holder change (expired, acquired) on the event channel: "version kind token count
+--   mode holders-left lease-ms\nholder\nvalue"; a new version counter starts at the Redis clock in µs.
 -- Returns {1, token, count}  GRANTED (count > 1: re-entered, same token)
 --         {2, position, ms}  QUEUED; ms until the earliest holder lease ends
 --         {3}                BUSY (may wait = 0)
 --         {4, limit}         CONFLICT: the shared limit in force differs (re-entry too)
 --         {5}                UPGRADE refused: shared holder asked exclusive
 local rcall = redis.call
-local holders, data, queue, leases, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local session, owner, request, ttl = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
-local mode, limit, mayWait, coord, retain = ARGV[5], ARGV[6], ARGV[7] == '1', ARGV[8], ARGV[9]
+local holders, data, queue, leases, fence, ver = unpack(KEYS)
+local session, owner, request, ttl, mode, limit = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
+local mayWait, coord, retain, value, chan = ARGV[7] == '1', ARGV[8], ARGV[9], ARGV[10], ARGV[11]
 local hid, wid = session .. ':' .. owner, session .. ':' .. request
-
-local t = rcall('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); rcall('HDEL', data, 'h:' .. h) end
+local t = rcall('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function event(kind, h, ms)
+  local v, tok, cnt, m = rcall('INCR', ver), string.match(rcall('HGET', data, 'h:' .. h), '^(%d+) (%d+) (%d)')
+  if v == 1 then v = rcall('INCRBY', ver, string.format('%.0f', t[1] * 1e6 + t[2])); rcall('PEXPIRE', ver, retain + 86400000) end
+  rcall('PUBLISH', chan, table.concat({string.format('%.0f', v), kind, tok, cnt, m, rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or ''))
+end
+for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); event('expired', h, 0); rcall('HDEL', data, 'h:' .. h, 'v:' .. h) end
 for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w) end
 local n, waiting = rcall('ZCARD', holders), rcall('ZCARD', queue)
 if n == 0 then rcall('HDEL', data, 'excl'); if waiting == 0 then rcall('DEL', data) end end
 local function queued()
   rcall('ZADD', leases, now + ttl, wid)
-  rcall('HSET', data, 'w:' .. wid, coord .. ' ' .. mode .. ' ' .. limit .. ' ' .. owner)
+  rcall('HSET', data, 'w:' .. wid, coord .. ' ' .. mode .. ' ' .. limit .. ' ' .. owner, 'v:' .. hid, value)
   local first = rcall('ZRANGE', holders, 0, 0, 'WITHSCORES')
   return {2, rcall('ZRANK', queue, wid) + 1, first[2] and math.max(0, first[2] - now) or 0}
 end
-
 local inForce = rcall('HGET', data, 'limit')
 if mode == '2' and inForce and inForce ~= limit then return {4, inForce} end
 local rec = rcall('HGET', data, 'h:' .. hid)
@@ -40,8 +42,7 @@ if rec then
   local token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$')
   if gw == wid then rcall('ZADD', holders, now + ttl, hid); return {1, token, tonumber(count)} end
   if hmode == '2' and mode == '1' then return {5} end
-  count = tonumber(count) + 1
-  rcall('HSET', data, 'h:' .. hid, token .. ' ' .. count .. ' ' .. hmode .. ' ' .. gw)
+  count = tonumber(count) + 1; rcall('HSET', data, 'h:' .. hid, token .. ' ' .. count .. ' ' .. hmode .. ' ' .. gw)
   return {1, token, count}
 end
 if rcall('ZSCORE', queue, wid) then return queued() end
@@ -49,11 +50,10 @@ local fits = n == 0 or (mode == '2' and rcall('HEXISTS', data, 'excl') == 0 and 
 if mode == '2' and ((fits and waiting == 0) or mayWait) then rcall('HSET', data, 'limit', limit) end
 if fits and waiting == 0 then
   local token = rcall('INCR', fence) and rcall('GET', fence)
-  rcall('PEXPIRE', fence, ttl + retain)
-  rcall('ZADD', holders, now + ttl, hid)
-  rcall('HSET', data, 'h:' .. hid, token .. ' 1 ' .. mode .. ' ' .. wid)
+  rcall('PEXPIRE', fence, ttl + retain); rcall('ZADD', holders, now + ttl, hid)
+  rcall('HSET', data, 'h:' .. hid, token .. ' 1 ' .. mode .. ' ' .. wid, 'v:' .. hid, value)
   if mode == '1' then rcall('HSET', data, 'excl', '1') end
-  return {1, token, 1}
+  event('acquired', hid, ttl); return {1, token, 1}
 end
 if not mayWait then return {3} end
 rcall('ZADD', queue, rcall('HINCRBY', data, 'seq', 1), wid)

@@ -1,25 +1,25 @@
--- check: the timed re-check at a holder's lease deadline, and the backstop
--- after a lost pub/sub connection. Purges expired holders and waiters, hands
--- the lock to the head waiter(s), and reports on the waiters asked about.
--- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence (layout: acquire.lua)
--- ARGV: coordinator id, fence retain ms, lock name, grant channel prefix,
+-- check: the timed re-check at a holder's lease deadline, and the backstop after a lost pub/sub
+-- connection. Purges expired holders and waiters, hands the lock to the head waiter(s), and reports
+-- on the waiters asked about. Holder changes (expired, acquired) go out on the event channel in
+-- acquire.lua's format.
+-- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence, 6 version (layout: acquire.lua)
+-- ARGV: coordinator id, fence retain ms, lock name, grant channel prefix, event channel,
 --       then pairs: waiter id, holder id it would become
 -- Returns {ms, {waiter, token, ...} granted to this coordinator, statuses}
 --   ms: until the earliest holder lease ends (-1: no holder)
 --   status per pair: 'q' still queued, a token: granted to that waiter,
 --   '' gone (expired or never queued)
 local rcall = redis.call
-local holders, data, queue, leases, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local coord, retain, name, prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-
-local t = rcall('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do
-  rcall('ZREM', holders, h); rcall('HDEL', data, 'h:' .. h)
+local holders, data, queue, leases, fence, ver = unpack(KEYS)
+local coord, retain, name, prefix, chan = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local t = rcall('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function event(kind, h, ms)
+  local v, tok, cnt, m = rcall('INCR', ver), string.match(rcall('HGET', data, 'h:' .. h), '^(%d+) (%d+) (%d)')
+  if v == 1 then v = rcall('INCRBY', ver, string.format('%.0f', t[1] * 1e6 + t[2])); rcall('PEXPIRE', ver, retain + 86400000) end
+  rcall('PUBLISH', chan, table.concat({string.format('%.0f', v), kind, tok, cnt, m, rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or ''))
 end
-for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do
-  rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w)
-end
+for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); event('expired', h, 0); rcall('HDEL', data, 'h:' .. h, 'v:' .. h) end
+for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w) end
 
 local n, granted = rcall('ZCARD', holders), {}
 if n == 0 then rcall('HDEL', data, 'excl') end
@@ -31,18 +31,17 @@ while true do
   local tok, lease = rcall('INCR', fence) and rcall('GET', fence), rcall('ZSCORE', leases, head)
   rcall('PEXPIRE', fence, math.max(0, lease - now) + retain)
   local h = string.match(head, '^[^:]*:') .. wo
-  rcall('ZADD', holders, lease, h)
-  rcall('HSET', data, 'h:' .. h, tok .. ' 1 ' .. wm .. ' ' .. head)
+  rcall('ZADD', holders, lease, h); rcall('HSET', data, 'h:' .. h, tok .. ' 1 ' .. wm .. ' ' .. head)
   if wm == '1' then rcall('HSET', data, 'excl', '1') end
   rcall('ZREM', queue, head); rcall('ZREM', leases, head); rcall('HDEL', data, 'w:' .. head)
-  n = n + 1
+  n = n + 1; event('acquired', h, lease - now)
   if wc == coord then table.insert(granted, head); table.insert(granted, tok)
   else rcall('PUBLISH', prefix .. wc, head .. '\n' .. tok .. '\n' .. name) end
 end
 if n == 0 and rcall('ZCARD', queue) == 0 then rcall('DEL', holders, data, queue, leases) end
 
 local statuses = {}
-for i = 5, #ARGV, 2 do
+for i = 6, #ARGV, 2 do
   local status = rcall('ZSCORE', queue, ARGV[i]) and 'q' or ''
   local rec = rcall('HGET', data, 'h:' .. ARGV[i + 1])
   if rec then

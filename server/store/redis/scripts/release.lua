@@ -1,28 +1,27 @@
--- release: let go of one claim, then hand the lock to the head waiter(s). With
--- request = '' it drops one hold of (session, owner) ('one') or all ('all'). With a
--- request: 'cancel' withdraws that waiter, or releases its grant if the grant raced
--- the cancel; 'abandon' (broken stream) withdraws it only while it is attached to
--- this coordinator and never releases a grant. Other coordinators' grants are published.
--- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence (layout: acquire.lua)
+-- release: let go of one claim, then hand the lock to the head waiter(s). With request = '' it drops
+-- one hold of (session, owner) ('one') or all ('all'). With a request: 'cancel' withdraws that waiter,
+-- or releases its grant if the grant raced the cancel; 'abandon' (broken stream) withdraws it only
+-- while it is attached to this coordinator and never releases a grant. Other coordinators' grants
+-- are published on their grant channels; holder changes (expired, released, acquired) on the event
+-- channel, in acquire.lua's format.
+-- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence, 6 version (layout: acquire.lua)
 -- ARGV: session, owner, request or '', how ('one', 'all', 'cancel', 'abandon'), coordinator id,
---       fence retain ms, lock name, grant channel prefix
+--       fence retain ms, lock name, grant channel prefix, event channel
 -- Returns {code, holds left, {waiter, token, ...} granted to this coordinator}
 --   code 11 RELEASED, 12 NOT_HELD, 13 WITHDRAWN (waiter left the queue),
 --   14 GRANT_RELEASED (raced grant let go), 15 GONE (no such waiter or grant)
 local rcall = redis.call
-local holders, data, queue, leases, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local session, owner, request, how = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local coord, retain, name, prefix = ARGV[5], ARGV[6], ARGV[7], ARGV[8]
+local holders, data, queue, leases, fence, ver = unpack(KEYS)
+local session, owner, request, how, coord, retain, name, prefix, chan = unpack(ARGV)
 local hid, wid = session .. ':' .. owner, session .. ':' .. request
-
-local t = rcall('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do
-  rcall('ZREM', holders, h); rcall('HDEL', data, 'h:' .. h)
+local t = rcall('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function event(kind, h, ms)
+  local v, tok, cnt, m = rcall('INCR', ver), string.match(rcall('HGET', data, 'h:' .. h), '^(%d+) (%d+) (%d)')
+  if v == 1 then v = rcall('INCRBY', ver, string.format('%.0f', t[1] * 1e6 + t[2])); rcall('PEXPIRE', ver, retain + 86400000) end
+  rcall('PUBLISH', chan, table.concat({string.format('%.0f', v), kind, tok, cnt, m, rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or ''))
 end
-for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do
-  rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w)
-end
+for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); event('expired', h, 0); rcall('HDEL', data, 'h:' .. h, 'v:' .. h) end
+for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w) end
 
 local code, left = 12, 0
 local rec, token, count, hmode, gw = rcall('HGET', data, 'h:' .. hid)
@@ -30,13 +29,15 @@ if rec then token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$
 if request ~= '' then
   local w = rcall('HGET', data, 'w:' .. wid)
   if w and (how == 'cancel' or string.match(w, '^%S+') == coord) then
-    code = 13; rcall('ZREM', queue, wid); rcall('ZREM', leases, wid); rcall('HDEL', data, 'w:' .. wid)
+    code = 13; rcall('ZREM', queue, wid); rcall('ZREM', leases, wid); rcall('HDEL', data, 'w:' .. wid, 'v:' .. hid)
   else code = (how == 'cancel' and rec and gw == wid) and 14 or 15 end
 elseif rec then
   code, left = 11, how == 'all' and 0 or tonumber(count) - 1
   if left > 0 then rcall('HSET', data, 'h:' .. hid, token .. ' ' .. left .. ' ' .. hmode .. ' ' .. gw) end
 end
-if (code == 11 and left == 0) or code == 14 then rcall('ZREM', holders, hid); rcall('HDEL', data, 'h:' .. hid) end
+if (code == 11 and left == 0) or code == 14 then
+  rcall('ZREM', holders, hid); event('released', hid, 0); rcall('HDEL', data, 'h:' .. hid, 'v:' .. hid)
+end
 
 local n, granted = rcall('ZCARD', holders), {}
 if n == 0 then rcall('HDEL', data, 'excl') end
@@ -48,11 +49,10 @@ while true do
   local tok, lease = rcall('INCR', fence) and rcall('GET', fence), rcall('ZSCORE', leases, head)
   rcall('PEXPIRE', fence, math.max(0, lease - now) + retain)
   local h = string.match(head, '^[^:]*:') .. wo
-  rcall('ZADD', holders, lease, h)
-  rcall('HSET', data, 'h:' .. h, tok .. ' 1 ' .. wm .. ' ' .. head)
+  rcall('ZADD', holders, lease, h); rcall('HSET', data, 'h:' .. h, tok .. ' 1 ' .. wm .. ' ' .. head)
   if wm == '1' then rcall('HSET', data, 'excl', '1') end
   rcall('ZREM', queue, head); rcall('ZREM', leases, head); rcall('HDEL', data, 'w:' .. head)
-  n = n + 1
+  n = n + 1; event('acquired', h, lease - now)
   if wc == coord then table.insert(granted, head); table.insert(granted, tok)
   else rcall('PUBLISH', prefix .. wc, head .. '\n' .. tok .. '\n' .. name) end
 end

@@ -1,0 +1,98 @@
+import { type ClientReadableStream, credentials, type ServiceError } from "@grpc/grpc-js";
+import {
+  type HolderEvent,
+  LockServiceClient,
+  type LockSnapshot,
+  type WatchResponse,
+} from "../../gen/ts/turnstile/v1/turnstile.js";
+
+/** One Watch message, flattened: a snapshot or an event. */
+export type WatchItem = { snapshot: LockSnapshot } | { event: HolderEvent };
+
+/**
+ * A bare Watch stream for protocol-level tests: buffers every message and lets a test wait for the
+ * next one (or for the end of the stream) with a timeout. `pause()` stops reading, so the server's
+ * messages back up behind gRPC flow control, as with a client that does not keep up.
+ */
+export class RawWatch {
+  readonly client: LockServiceClient;
+  readonly stream: ClientReadableStream<WatchResponse>;
+  readonly received: WatchItem[] = [];
+  ended?: { code: number; details: string };
+  private wake?: () => void;
+
+  constructor(address: string, name: string) {
+    this.client = new LockServiceClient(address, credentials.createInsecure());
+    this.stream = this.client.watch({ name });
+    this.stream.on("data", (r: WatchResponse) => {
+      if (r.kind?.$case === "snapshot") this.received.push({ snapshot: r.kind.snapshot });
+      if (r.kind?.$case === "event") this.received.push({ event: r.kind.event });
+      this.wake?.();
+    });
+    this.stream.on("error", (err: ServiceError) => {
+      this.ended ??= { code: err.code, details: err.details };
+      this.wake?.();
+    });
+  }
+
+  /** Resolves with the next message not yet taken; rejects after `timeoutMs`. */
+  async next(timeoutMs = 5000): Promise<WatchItem> {
+    await this.until(() => this.received.length > 0, "a watch message", timeoutMs);
+    return this.received.shift()!;
+  }
+
+  /** The next message, which must be a snapshot. */
+  async snapshot(timeoutMs = 5000): Promise<LockSnapshot> {
+    const item = await this.next(timeoutMs);
+    if (!("snapshot" in item)) throw new Error(`expected a snapshot, got ${describe(item)}`);
+    return item.snapshot;
+  }
+
+  /** The next message, which must be an event. */
+  async event(timeoutMs = 5000): Promise<HolderEvent> {
+    const item = await this.next(timeoutMs);
+    if (!("event" in item)) throw new Error(`expected an event, got ${describe(item)}`);
+    return item.event;
+  }
+
+  /** Resolves with the status once the stream has ended. */
+  async status(timeoutMs = 5000): Promise<{ code: number; details: string }> {
+    await this.until(() => this.ended !== undefined, "the end of the watch", timeoutMs);
+    return this.ended!;
+  }
+
+  pause(): void {
+    this.stream.pause();
+  }
+
+  resume(): void {
+    this.stream.resume();
+  }
+
+  close(): void {
+    this.stream.cancel();
+    this.client.close();
+  }
+
+  private until(done: () => boolean, what: string, timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.wake = undefined;
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; have ${this.received.map(describe)}`));
+      }, timeoutMs);
+      const check = () => {
+        if (!done()) return;
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      this.wake = check;
+      check();
+    });
+  }
+}
+
+function describe(item: WatchItem): string {
+  if ("snapshot" in item) return `snapshot@${item.snapshot.version}`;
+  return `${item.event.change}@${item.event.version}`;
+}
