@@ -224,6 +224,70 @@ func (FailureReason) EnumDescriptor() ([]byte, []int) {
 	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{2}
 }
 
+// HolderChange says what happened to a holder.
+type HolderChange int32
+
+const (
+	HolderChange_HOLDER_CHANGE_UNSPECIFIED HolderChange = 0
+	// Granted (a new holder; re-entries are not changes).
+	HolderChange_HOLDER_CHANGE_ACQUIRED HolderChange = 1
+	// Released by its session (or by its session's end).
+	HolderChange_HOLDER_CHANGE_RELEASED HolderChange = 2
+	// Its lease ran out in the store.
+	HolderChange_HOLDER_CHANGE_EXPIRED HolderChange = 3
+	// Taken away by an operator (Revoke).
+	HolderChange_HOLDER_CHANGE_REVOKED HolderChange = 4
+	// Its value changed (Proclaim).
+	HolderChange_HOLDER_CHANGE_VALUE HolderChange = 5
+)
+
+// Enum value maps for HolderChange.
+var (
+	HolderChange_name = map[int32]string{
+		0: "HOLDER_CHANGE_UNSPECIFIED",
+		1: "HOLDER_CHANGE_ACQUIRED",
+		2: "HOLDER_CHANGE_RELEASED",
+		3: "HOLDER_CHANGE_EXPIRED",
+		4: "HOLDER_CHANGE_REVOKED",
+		5: "HOLDER_CHANGE_VALUE",
+	}
+	HolderChange_value = map[string]int32{
+		"HOLDER_CHANGE_UNSPECIFIED": 0,
+		"HOLDER_CHANGE_ACQUIRED":    1,
+		"HOLDER_CHANGE_RELEASED":    2,
+		"HOLDER_CHANGE_EXPIRED":     3,
+		"HOLDER_CHANGE_REVOKED":     4,
+		"HOLDER_CHANGE_VALUE":       5,
+	}
+)
+
+func (x HolderChange) Enum() *HolderChange {
+	p := new(HolderChange)
+	*p = x
+	return p
+}
+
+func (x HolderChange) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (HolderChange) Descriptor() protoreflect.EnumDescriptor {
+	return file_turnstile_v1_turnstile_proto_enumTypes[3].Descriptor()
+}
+
+func (HolderChange) Type() protoreflect.EnumType {
+	return &file_turnstile_v1_turnstile_proto_enumTypes[3]
+}
+
+func (x HolderChange) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use HolderChange.Descriptor instead.
+func (HolderChange) EnumDescriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{3}
+}
+
 // SessionRequest is one client-to-server message on a session stream.
 type SessionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -235,6 +299,7 @@ type SessionRequest struct {
 	//	*SessionRequest_KeepAlive
 	//	*SessionRequest_Cancel
 	//	*SessionRequest_Close
+	//	*SessionRequest_Proclaim
 	Kind          isSessionRequest_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -331,6 +396,15 @@ func (x *SessionRequest) GetClose() *Close {
 	return nil
 }
 
+func (x *SessionRequest) GetProclaim() *Proclaim {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionRequest_Proclaim); ok {
+			return x.Proclaim
+		}
+	}
+	return nil
+}
+
 type isSessionRequest_Kind interface {
 	isSessionRequest_Kind()
 }
@@ -359,6 +433,10 @@ type SessionRequest_Close struct {
 	Close *Close `protobuf:"bytes,6,opt,name=close,proto3,oneof"`
 }
 
+type SessionRequest_Proclaim struct {
+	Proclaim *Proclaim `protobuf:"bytes,7,opt,name=proclaim,proto3,oneof"`
+}
+
 func (*SessionRequest_Open) isSessionRequest_Kind() {}
 
 func (*SessionRequest_Acquire) isSessionRequest_Kind() {}
@@ -370,6 +448,8 @@ func (*SessionRequest_KeepAlive) isSessionRequest_Kind() {}
 func (*SessionRequest_Cancel) isSessionRequest_Kind() {}
 
 func (*SessionRequest_Close) isSessionRequest_Kind() {}
+
+func (*SessionRequest_Proclaim) isSessionRequest_Kind() {}
 
 // Open starts (or resumes) the session. It must be the first message.
 type Open struct {
@@ -615,6 +695,77 @@ func (x *Release) GetOwner() string {
 	return ""
 }
 
+// Proclaim replaces the value of a hold while it is held (a leader announcing a
+// new address, say). Answered by Proclaimed, or Failed NOT_HELD /
+// INVALID_ARGUMENT (value over the size limit). Watchers see a VALUE change.
+type Proclaim struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RequestId     string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Owner         string                 `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
+	Value         []byte                 `protobuf:"bytes,4,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Proclaim) Reset() {
+	*x = Proclaim{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Proclaim) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Proclaim) ProtoMessage() {}
+
+func (x *Proclaim) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Proclaim.ProtoReflect.Descriptor instead.
+func (*Proclaim) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Proclaim) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *Proclaim) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Proclaim) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *Proclaim) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
 // KeepAlive renews every lock and queue entry of the session.
 type KeepAlive struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -625,7 +776,7 @@ type KeepAlive struct {
 
 func (x *KeepAlive) Reset() {
 	*x = KeepAlive{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[4]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -637,7 +788,7 @@ func (x *KeepAlive) String() string {
 func (*KeepAlive) ProtoMessage() {}
 
 func (x *KeepAlive) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[4]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -650,7 +801,7 @@ func (x *KeepAlive) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepAlive.ProtoReflect.Descriptor instead.
 func (*KeepAlive) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{4}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *KeepAlive) GetSeq() uint64 {
@@ -670,7 +821,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[5]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -682,7 +833,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[5]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -695,7 +846,7 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{5}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Cancel) GetRequestId() string {
@@ -714,7 +865,7 @@ type Close struct {
 
 func (x *Close) Reset() {
 	*x = Close{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[6]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -726,7 +877,7 @@ func (x *Close) String() string {
 func (*Close) ProtoMessage() {}
 
 func (x *Close) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[6]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -739,7 +890,7 @@ func (x *Close) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Close.ProtoReflect.Descriptor instead.
 func (*Close) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{6}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{7}
 }
 
 // SessionResponse is one server-to-client message on a session stream.
@@ -754,6 +905,7 @@ type SessionResponse struct {
 	//	*SessionResponse_Lost
 	//	*SessionResponse_KeepAliveAck
 	//	*SessionResponse_Failed
+	//	*SessionResponse_Proclaimed
 	Kind          isSessionResponse_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -761,7 +913,7 @@ type SessionResponse struct {
 
 func (x *SessionResponse) Reset() {
 	*x = SessionResponse{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[7]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -773,7 +925,7 @@ func (x *SessionResponse) String() string {
 func (*SessionResponse) ProtoMessage() {}
 
 func (x *SessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[7]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -786,7 +938,7 @@ func (x *SessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionResponse.ProtoReflect.Descriptor instead.
 func (*SessionResponse) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{7}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SessionResponse) GetKind() isSessionResponse_Kind {
@@ -859,6 +1011,15 @@ func (x *SessionResponse) GetFailed() *Failed {
 	return nil
 }
 
+func (x *SessionResponse) GetProclaimed() *Proclaimed {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionResponse_Proclaimed); ok {
+			return x.Proclaimed
+		}
+	}
+	return nil
+}
+
 type isSessionResponse_Kind interface {
 	isSessionResponse_Kind()
 }
@@ -891,6 +1052,10 @@ type SessionResponse_Failed struct {
 	Failed *Failed `protobuf:"bytes,7,opt,name=failed,proto3,oneof"`
 }
 
+type SessionResponse_Proclaimed struct {
+	Proclaimed *Proclaimed `protobuf:"bytes,8,opt,name=proclaimed,proto3,oneof"`
+}
+
 func (*SessionResponse_Opened) isSessionResponse_Kind() {}
 
 func (*SessionResponse_Acquired) isSessionResponse_Kind() {}
@@ -904,6 +1069,8 @@ func (*SessionResponse_Lost) isSessionResponse_Kind() {}
 func (*SessionResponse_KeepAliveAck) isSessionResponse_Kind() {}
 
 func (*SessionResponse_Failed) isSessionResponse_Kind() {}
+
+func (*SessionResponse_Proclaimed) isSessionResponse_Kind() {}
 
 // Opened answers Open.
 type Opened struct {
@@ -924,7 +1091,7 @@ type Opened struct {
 
 func (x *Opened) Reset() {
 	*x = Opened{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[8]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -936,7 +1103,7 @@ func (x *Opened) String() string {
 func (*Opened) ProtoMessage() {}
 
 func (x *Opened) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[8]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -949,7 +1116,7 @@ func (x *Opened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Opened.ProtoReflect.Descriptor instead.
 func (*Opened) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{8}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Opened) GetSessionId() string {
@@ -1000,7 +1167,7 @@ type HeldLock struct {
 
 func (x *HeldLock) Reset() {
 	*x = HeldLock{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[9]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1012,7 +1179,7 @@ func (x *HeldLock) String() string {
 func (*HeldLock) ProtoMessage() {}
 
 func (x *HeldLock) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[9]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1025,7 +1192,7 @@ func (x *HeldLock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeldLock.ProtoReflect.Descriptor instead.
 func (*HeldLock) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{9}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *HeldLock) GetName() string {
@@ -1070,7 +1237,7 @@ type Acquired struct {
 
 func (x *Acquired) Reset() {
 	*x = Acquired{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[10]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1082,7 +1249,7 @@ func (x *Acquired) String() string {
 func (*Acquired) ProtoMessage() {}
 
 func (x *Acquired) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[10]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1095,7 +1262,7 @@ func (x *Acquired) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Acquired.ProtoReflect.Descriptor instead.
 func (*Acquired) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{10}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Acquired) GetRequestId() string {
@@ -1138,7 +1305,7 @@ type Queued struct {
 
 func (x *Queued) Reset() {
 	*x = Queued{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[11]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1150,7 +1317,7 @@ func (x *Queued) String() string {
 func (*Queued) ProtoMessage() {}
 
 func (x *Queued) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[11]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1163,7 +1330,7 @@ func (x *Queued) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Queued.ProtoReflect.Descriptor instead.
 func (*Queued) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{11}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Queued) GetRequestId() string {
@@ -1200,7 +1367,7 @@ type Released struct {
 
 func (x *Released) Reset() {
 	*x = Released{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[12]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1212,7 +1379,7 @@ func (x *Released) String() string {
 func (*Released) ProtoMessage() {}
 
 func (x *Released) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[12]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1225,7 +1392,7 @@ func (x *Released) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Released.ProtoReflect.Descriptor instead.
 func (*Released) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{12}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Released) GetRequestId() string {
@@ -1249,6 +1416,59 @@ func (x *Released) GetHoldCount() uint32 {
 	return 0
 }
 
+// Proclaimed answers Proclaim: the new value is stored and published.
+type Proclaimed struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RequestId     string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Proclaimed) Reset() {
+	*x = Proclaimed{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Proclaimed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Proclaimed) ProtoMessage() {}
+
+func (x *Proclaimed) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Proclaimed.ProtoReflect.Descriptor instead.
+func (*Proclaimed) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *Proclaimed) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *Proclaimed) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 // Lost: a lock the session held is no longer held.
 type Lost struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1262,7 +1482,7 @@ type Lost struct {
 
 func (x *Lost) Reset() {
 	*x = Lost{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[13]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1274,7 +1494,7 @@ func (x *Lost) String() string {
 func (*Lost) ProtoMessage() {}
 
 func (x *Lost) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[13]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1287,7 +1507,7 @@ func (x *Lost) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Lost.ProtoReflect.Descriptor instead.
 func (*Lost) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{13}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Lost) GetName() string {
@@ -1329,7 +1549,7 @@ type KeepAliveAck struct {
 
 func (x *KeepAliveAck) Reset() {
 	*x = KeepAliveAck{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[14]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1341,7 +1561,7 @@ func (x *KeepAliveAck) String() string {
 func (*KeepAliveAck) ProtoMessage() {}
 
 func (x *KeepAliveAck) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[14]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1354,7 +1574,7 @@ func (x *KeepAliveAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepAliveAck.ProtoReflect.Descriptor instead.
 func (*KeepAliveAck) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{14}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *KeepAliveAck) GetSeq() uint64 {
@@ -1385,7 +1605,7 @@ type Failed struct {
 
 func (x *Failed) Reset() {
 	*x = Failed{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[15]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1397,7 +1617,7 @@ func (x *Failed) String() string {
 func (*Failed) ProtoMessage() {}
 
 func (x *Failed) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[15]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1410,7 +1630,7 @@ func (x *Failed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Failed.ProtoReflect.Descriptor instead.
 func (*Failed) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{15}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Failed) GetRequestId() string {
@@ -1441,11 +1661,970 @@ func (x *Failed) GetName() string {
 	return ""
 }
 
+// WatchRequest names the lock to watch.
+type WatchRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchRequest) Reset() {
+	*x = WatchRequest{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchRequest) ProtoMessage() {}
+
+func (x *WatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
+func (*WatchRequest) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *WatchRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// WatchResponse is one message of a Watch stream: a snapshot (always first, and
+// again after a resync), or one holder change.
+type WatchResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*WatchResponse_Snapshot
+	//	*WatchResponse_Event
+	Kind          isWatchResponse_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchResponse) Reset() {
+	*x = WatchResponse{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchResponse) ProtoMessage() {}
+
+func (x *WatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
+func (*WatchResponse) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *WatchResponse) GetKind() isWatchResponse_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *WatchResponse) GetSnapshot() *LockSnapshot {
+	if x != nil {
+		if x, ok := x.Kind.(*WatchResponse_Snapshot); ok {
+			return x.Snapshot
+		}
+	}
+	return nil
+}
+
+func (x *WatchResponse) GetEvent() *HolderEvent {
+	if x != nil {
+		if x, ok := x.Kind.(*WatchResponse_Event); ok {
+			return x.Event
+		}
+	}
+	return nil
+}
+
+type isWatchResponse_Kind interface {
+	isWatchResponse_Kind()
+}
+
+type WatchResponse_Snapshot struct {
+	Snapshot *LockSnapshot `protobuf:"bytes,1,opt,name=snapshot,proto3,oneof"`
+}
+
+type WatchResponse_Event struct {
+	Event *HolderEvent `protobuf:"bytes,2,opt,name=event,proto3,oneof"`
+}
+
+func (*WatchResponse_Snapshot) isWatchResponse_Kind() {}
+
+func (*WatchResponse_Event) isWatchResponse_Kind() {}
+
+// LockSnapshot is a lock's whole state at one version.
+type LockSnapshot struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The version of the last change this state includes; the next event has
+	// version + 1. 0: no change was recorded recently (any next event follows).
+	Version uint64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	// The holders' mode; UNSPECIFIED when nobody holds the lock.
+	Mode LockMode `protobuf:"varint,3,opt,name=mode,proto3,enum=turnstile.v1.LockMode" json:"mode,omitempty"`
+	// The SHARED limit in force (0: unlimited, or no SHARED claim).
+	Limit uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Holders in grant order (fencing token).
+	Holders     []*Holder `protobuf:"bytes,5,rep,name=holders,proto3" json:"holders,omitempty"`
+	WaiterCount uint32    `protobuf:"varint,6,opt,name=waiter_count,json=waiterCount,proto3" json:"waiter_count,omitempty"`
+	// True when this snapshot replaces changes the watcher missed (it fell
+	// behind, or the coordinator lost its event feed): start over from it.
+	Resync bool `protobuf:"varint,7,opt,name=resync,proto3" json:"resync,omitempty"`
+	// True when nobody holds the lock (holders is empty): "no leader".
+	NoHolder      bool `protobuf:"varint,8,opt,name=no_holder,json=noHolder,proto3" json:"no_holder,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LockSnapshot) Reset() {
+	*x = LockSnapshot{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LockSnapshot) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LockSnapshot) ProtoMessage() {}
+
+func (x *LockSnapshot) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LockSnapshot.ProtoReflect.Descriptor instead.
+func (*LockSnapshot) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *LockSnapshot) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *LockSnapshot) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *LockSnapshot) GetMode() LockMode {
+	if x != nil {
+		return x.Mode
+	}
+	return LockMode_LOCK_MODE_UNSPECIFIED
+}
+
+func (x *LockSnapshot) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *LockSnapshot) GetHolders() []*Holder {
+	if x != nil {
+		return x.Holders
+	}
+	return nil
+}
+
+func (x *LockSnapshot) GetWaiterCount() uint32 {
+	if x != nil {
+		return x.WaiterCount
+	}
+	return 0
+}
+
+func (x *LockSnapshot) GetResync() bool {
+	if x != nil {
+		return x.Resync
+	}
+	return false
+}
+
+func (x *LockSnapshot) GetNoHolder() bool {
+	if x != nil {
+		return x.NoHolder
+	}
+	return false
+}
+
+// Holder is one (session, owner) holding a lock.
+type Holder struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Owner     string                 `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	// The value given at acquire, or the latest Proclaim.
+	Value        []byte   `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
+	FencingToken uint64   `protobuf:"varint,4,opt,name=fencing_token,json=fencingToken,proto3" json:"fencing_token,omitempty"`
+	HoldCount    uint32   `protobuf:"varint,5,opt,name=hold_count,json=holdCount,proto3" json:"hold_count,omitempty"`
+	Mode         LockMode `protobuf:"varint,6,opt,name=mode,proto3,enum=turnstile.v1.LockMode" json:"mode,omitempty"`
+	// Time left of the holder's lease on the store's clock when this was read
+	// (zero for a holder that has just left).
+	LeaseRemaining *durationpb.Duration `protobuf:"bytes,7,opt,name=lease_remaining,json=leaseRemaining,proto3" json:"lease_remaining,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Holder) Reset() {
+	*x = Holder{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Holder) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Holder) ProtoMessage() {}
+
+func (x *Holder) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Holder.ProtoReflect.Descriptor instead.
+func (*Holder) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Holder) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *Holder) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *Holder) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+func (x *Holder) GetFencingToken() uint64 {
+	if x != nil {
+		return x.FencingToken
+	}
+	return 0
+}
+
+func (x *Holder) GetHoldCount() uint32 {
+	if x != nil {
+		return x.HoldCount
+	}
+	return 0
+}
+
+func (x *Holder) GetMode() LockMode {
+	if x != nil {
+		return x.Mode
+	}
+	return LockMode_LOCK_MODE_UNSPECIFIED
+}
+
+func (x *Holder) GetLeaseRemaining() *durationpb.Duration {
+	if x != nil {
+		return x.LeaseRemaining
+	}
+	return nil
+}
+
+// HolderEvent is one change of a lock's holders. Versions of one lock increase
+// by exactly one per change; a gap means changes were missed.
+type HolderEvent struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Name    string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Version uint64                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	Change  HolderChange           `protobuf:"varint,3,opt,name=change,proto3,enum=turnstile.v1.HolderChange" json:"change,omitempty"`
+	// The holder concerned, as it was after the change (or when it left).
+	Holder *Holder `protobuf:"bytes,4,opt,name=holder,proto3" json:"holder,omitempty"`
+	// How many holders the lock has after this change.
+	HoldersLeft uint32 `protobuf:"varint,5,opt,name=holders_left,json=holdersLeft,proto3" json:"holders_left,omitempty"`
+	// True exactly when holders_left is 0: the lock has no holder ("no leader").
+	NoHolder      bool `protobuf:"varint,6,opt,name=no_holder,json=noHolder,proto3" json:"no_holder,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HolderEvent) Reset() {
+	*x = HolderEvent{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HolderEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HolderEvent) ProtoMessage() {}
+
+func (x *HolderEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HolderEvent.ProtoReflect.Descriptor instead.
+func (*HolderEvent) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *HolderEvent) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *HolderEvent) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *HolderEvent) GetChange() HolderChange {
+	if x != nil {
+		return x.Change
+	}
+	return HolderChange_HOLDER_CHANGE_UNSPECIFIED
+}
+
+func (x *HolderEvent) GetHolder() *Holder {
+	if x != nil {
+		return x.Holder
+	}
+	return nil
+}
+
+func (x *HolderEvent) GetHoldersLeft() uint32 {
+	if x != nil {
+		return x.HoldersLeft
+	}
+	return 0
+}
+
+func (x *HolderEvent) GetNoHolder() bool {
+	if x != nil {
+		return x.NoHolder
+	}
+	return false
+}
+
+// DescribeRequest names the lock to describe.
+type DescribeRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DescribeRequest) Reset() {
+	*x = DescribeRequest{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DescribeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DescribeRequest) ProtoMessage() {}
+
+func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
+func (*DescribeRequest) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *DescribeRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// DescribeResponse is one lock's state; a free lock has no holders or waiters.
+type DescribeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The holders' mode; UNSPECIFIED when nobody holds the lock.
+	Mode LockMode `protobuf:"varint,2,opt,name=mode,proto3,enum=turnstile.v1.LockMode" json:"mode,omitempty"`
+	// The SHARED limit in force (0: unlimited, or no SHARED claim).
+	Limit uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Holders in grant order (fencing token), with their values and lease left.
+	Holders []*Holder `protobuf:"bytes,4,rep,name=holders,proto3" json:"holders,omitempty"`
+	// Waiters in queue order.
+	Waiters []*Waiter `protobuf:"bytes,5,rep,name=waiters,proto3" json:"waiters,omitempty"`
+	// The version of the last change this state includes (see LockSnapshot).
+	Version       uint64 `protobuf:"varint,6,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DescribeResponse) Reset() {
+	*x = DescribeResponse{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DescribeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DescribeResponse) ProtoMessage() {}
+
+func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
+func (*DescribeResponse) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *DescribeResponse) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DescribeResponse) GetMode() LockMode {
+	if x != nil {
+		return x.Mode
+	}
+	return LockMode_LOCK_MODE_UNSPECIFIED
+}
+
+func (x *DescribeResponse) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *DescribeResponse) GetHolders() []*Holder {
+	if x != nil {
+		return x.Holders
+	}
+	return nil
+}
+
+func (x *DescribeResponse) GetWaiters() []*Waiter {
+	if x != nil {
+		return x.Waiters
+	}
+	return nil
+}
+
+func (x *DescribeResponse) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+// Waiter is one queued acquire.
+type Waiter struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Owner     string                 `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	RequestId string                 `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// 1 is the head of the queue.
+	Position       uint32               `protobuf:"varint,4,opt,name=position,proto3" json:"position,omitempty"`
+	Mode           LockMode             `protobuf:"varint,5,opt,name=mode,proto3,enum=turnstile.v1.LockMode" json:"mode,omitempty"`
+	LeaseRemaining *durationpb.Duration `protobuf:"bytes,6,opt,name=lease_remaining,json=leaseRemaining,proto3" json:"lease_remaining,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Waiter) Reset() {
+	*x = Waiter{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Waiter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Waiter) ProtoMessage() {}
+
+func (x *Waiter) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Waiter.ProtoReflect.Descriptor instead.
+func (*Waiter) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *Waiter) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *Waiter) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *Waiter) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *Waiter) GetPosition() uint32 {
+	if x != nil {
+		return x.Position
+	}
+	return 0
+}
+
+func (x *Waiter) GetMode() LockMode {
+	if x != nil {
+		return x.Mode
+	}
+	return LockMode_LOCK_MODE_UNSPECIFIED
+}
+
+func (x *Waiter) GetLeaseRemaining() *durationpb.Duration {
+	if x != nil {
+		return x.LeaseRemaining
+	}
+	return nil
+}
+
+// ListRequest pages through the active locks whose names start with prefix.
+type ListRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Empty: every lock.
+	Prefix string `protobuf:"bytes,1,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	// At most this many locks per page (0: the server default, 100; at most
+	// 1000). A page may hold fewer, even none, before the end.
+	PageSize uint32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// Empty for the first page; then next_page_token of the previous page,
+	// with the same prefix.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRequest) Reset() {
+	*x = ListRequest{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRequest) ProtoMessage() {}
+
+func (x *ListRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
+func (*ListRequest) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ListRequest) GetPrefix() string {
+	if x != nil {
+		return x.Prefix
+	}
+	return ""
+}
+
+func (x *ListRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListResponse is one page of locks, in no particular order.
+type ListResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Locks []*LockSummary         `protobuf:"bytes,1,rep,name=locks,proto3" json:"locks,omitempty"`
+	// Empty when the listing is complete.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListResponse) Reset() {
+	*x = ListResponse{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListResponse) ProtoMessage() {}
+
+func (x *ListResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
+func (*ListResponse) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ListResponse) GetLocks() []*LockSummary {
+	if x != nil {
+		return x.Locks
+	}
+	return nil
+}
+
+func (x *ListResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// LockSummary is one active lock in a List page.
+type LockSummary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The holders' mode; UNSPECIFIED when nobody holds the lock.
+	Mode LockMode `protobuf:"varint,2,opt,name=mode,proto3,enum=turnstile.v1.LockMode" json:"mode,omitempty"`
+	// The SHARED limit in force (0: unlimited, or no SHARED claim).
+	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	HolderCount   uint32 `protobuf:"varint,4,opt,name=holder_count,json=holderCount,proto3" json:"holder_count,omitempty"`
+	WaiterCount   uint32 `protobuf:"varint,5,opt,name=waiter_count,json=waiterCount,proto3" json:"waiter_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LockSummary) Reset() {
+	*x = LockSummary{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LockSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LockSummary) ProtoMessage() {}
+
+func (x *LockSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LockSummary.ProtoReflect.Descriptor instead.
+func (*LockSummary) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *LockSummary) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *LockSummary) GetMode() LockMode {
+	if x != nil {
+		return x.Mode
+	}
+	return LockMode_LOCK_MODE_UNSPECIFIED
+}
+
+func (x *LockSummary) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *LockSummary) GetHolderCount() uint32 {
+	if x != nil {
+		return x.HolderCount
+	}
+	return 0
+}
+
+func (x *LockSummary) GetWaiterCount() uint32 {
+	if x != nil {
+		return x.WaiterCount
+	}
+	return 0
+}
+
+// RevokeRequest names the hold to take away: (name, session, owner).
+type RevokeRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	SessionId     string                 `protobuf:"bytes,2,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Owner         string                 `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeRequest) Reset() {
+	*x = RevokeRequest{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeRequest) ProtoMessage() {}
+
+func (x *RevokeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeRequest.ProtoReflect.Descriptor instead.
+func (*RevokeRequest) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *RevokeRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RevokeRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *RevokeRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+// RevokeResponse: the hold is gone (every hold count of it).
+type RevokeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The revoked hold's token: the resource should now refuse it.
+	FencingToken uint64 `protobuf:"varint,1,opt,name=fencing_token,json=fencingToken,proto3" json:"fencing_token,omitempty"`
+	// The hold count it had.
+	HoldCount     uint32 `protobuf:"varint,2,opt,name=hold_count,json=holdCount,proto3" json:"hold_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeResponse) Reset() {
+	*x = RevokeResponse{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeResponse) ProtoMessage() {}
+
+func (x *RevokeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeResponse.ProtoReflect.Descriptor instead.
+func (*RevokeResponse) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *RevokeResponse) GetFencingToken() uint64 {
+	if x != nil {
+		return x.FencingToken
+	}
+	return 0
+}
+
+func (x *RevokeResponse) GetHoldCount() uint32 {
+	if x != nil {
+		return x.HoldCount
+	}
+	return 0
+}
+
 var File_turnstile_v1_turnstile_proto protoreflect.FileDescriptor
 
 const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\n" +
-	"\x1cturnstile/v1/turnstile.proto\x12\fturnstile.v1\x1a\x1egoogle/protobuf/duration.proto\"\xbf\x02\n" +
+	"\x1cturnstile/v1/turnstile.proto\x12\fturnstile.v1\x1a\x1egoogle/protobuf/duration.proto\"\xf5\x02\n" +
 	"\x0eSessionRequest\x12(\n" +
 	"\x04open\x18\x01 \x01(\v2\x12.turnstile.v1.OpenH\x00R\x04open\x121\n" +
 	"\aacquire\x18\x02 \x01(\v2\x15.turnstile.v1.AcquireH\x00R\aacquire\x121\n" +
@@ -1453,7 +2632,8 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\n" +
 	"keep_alive\x18\x04 \x01(\v2\x17.turnstile.v1.KeepAliveH\x00R\tkeepAlive\x12.\n" +
 	"\x06cancel\x18\x05 \x01(\v2\x14.turnstile.v1.CancelH\x00R\x06cancel\x12+\n" +
-	"\x05close\x18\x06 \x01(\v2\x13.turnstile.v1.CloseH\x00R\x05closeB\x06\n" +
+	"\x05close\x18\x06 \x01(\v2\x13.turnstile.v1.CloseH\x00R\x05close\x124\n" +
+	"\bproclaim\x18\a \x01(\v2\x16.turnstile.v1.ProclaimH\x00R\bproclaimB\x06\n" +
 	"\x04kind\"\xd1\x01\n" +
 	"\x04Open\x12\x1f\n" +
 	"\vclient_name\x18\x01 \x01(\tR\n" +
@@ -1475,13 +2655,19 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
-	"\x05owner\x18\x03 \x01(\tR\x05owner\"\x1d\n" +
+	"\x05owner\x18\x03 \x01(\tR\x05owner\"i\n" +
+	"\bProclaim\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05owner\x18\x03 \x01(\tR\x05owner\x12\x14\n" +
+	"\x05value\x18\x04 \x01(\fR\x05value\"\x1d\n" +
 	"\tKeepAlive\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\"'\n" +
 	"\x06Cancel\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\"\a\n" +
-	"\x05Close\"\x83\x03\n" +
+	"\x05Close\"\xbf\x03\n" +
 	"\x0fSessionResponse\x12.\n" +
 	"\x06opened\x18\x01 \x01(\v2\x14.turnstile.v1.OpenedH\x00R\x06opened\x124\n" +
 	"\bacquired\x18\x02 \x01(\v2\x16.turnstile.v1.AcquiredH\x00R\bacquired\x12.\n" +
@@ -1489,7 +2675,10 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\breleased\x18\x04 \x01(\v2\x16.turnstile.v1.ReleasedH\x00R\breleased\x12(\n" +
 	"\x04lost\x18\x05 \x01(\v2\x12.turnstile.v1.LostH\x00R\x04lost\x12B\n" +
 	"\x0ekeep_alive_ack\x18\x06 \x01(\v2\x1a.turnstile.v1.KeepAliveAckH\x00R\fkeepAliveAck\x12.\n" +
-	"\x06failed\x18\a \x01(\v2\x14.turnstile.v1.FailedH\x00R\x06failedB\x06\n" +
+	"\x06failed\x18\a \x01(\v2\x14.turnstile.v1.FailedH\x00R\x06failed\x12:\n" +
+	"\n" +
+	"proclaimed\x18\b \x01(\v2\x18.turnstile.v1.ProclaimedH\x00R\n" +
+	"proclaimedB\x06\n" +
 	"\x04kind\"\xbf\x01\n" +
 	"\x06Opened\x12\x1d\n" +
 	"\n" +
@@ -1521,7 +2710,12 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
 	"\n" +
-	"hold_count\x18\x03 \x01(\rR\tholdCount\"\x87\x01\n" +
+	"hold_count\x18\x03 \x01(\rR\tholdCount\"?\n" +
+	"\n" +
+	"Proclaimed\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\x87\x01\n" +
 	"\x04Lost\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05owner\x18\x02 \x01(\tR\x05owner\x12#\n" +
@@ -1535,7 +2729,80 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x123\n" +
 	"\x06reason\x18\x02 \x01(\x0e2\x1b.turnstile.v1.FailureReasonR\x06reason\x12\x18\n" +
 	"\amessage\x18\x03 \x01(\tR\amessage\x12\x12\n" +
-	"\x04name\x18\x04 \x01(\tR\x04name*T\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\"\"\n" +
+	"\fWatchRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\x84\x01\n" +
+	"\rWatchResponse\x128\n" +
+	"\bsnapshot\x18\x01 \x01(\v2\x1a.turnstile.v1.LockSnapshotH\x00R\bsnapshot\x121\n" +
+	"\x05event\x18\x02 \x01(\v2\x19.turnstile.v1.HolderEventH\x00R\x05eventB\x06\n" +
+	"\x04kind\"\x86\x02\n" +
+	"\fLockSnapshot\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x04R\aversion\x12*\n" +
+	"\x04mode\x18\x03 \x01(\x0e2\x16.turnstile.v1.LockModeR\x04mode\x12\x14\n" +
+	"\x05limit\x18\x04 \x01(\rR\x05limit\x12.\n" +
+	"\aholders\x18\x05 \x03(\v2\x14.turnstile.v1.HolderR\aholders\x12!\n" +
+	"\fwaiter_count\x18\x06 \x01(\rR\vwaiterCount\x12\x16\n" +
+	"\x06resync\x18\a \x01(\bR\x06resync\x12\x1b\n" +
+	"\tno_holder\x18\b \x01(\bR\bnoHolder\"\x87\x02\n" +
+	"\x06Holder\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x14\n" +
+	"\x05value\x18\x03 \x01(\fR\x05value\x12#\n" +
+	"\rfencing_token\x18\x04 \x01(\x04R\ffencingToken\x12\x1d\n" +
+	"\n" +
+	"hold_count\x18\x05 \x01(\rR\tholdCount\x12*\n" +
+	"\x04mode\x18\x06 \x01(\x0e2\x16.turnstile.v1.LockModeR\x04mode\x12B\n" +
+	"\x0flease_remaining\x18\a \x01(\v2\x19.google.protobuf.DurationR\x0eleaseRemaining\"\xdd\x01\n" +
+	"\vHolderEvent\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x04R\aversion\x122\n" +
+	"\x06change\x18\x03 \x01(\x0e2\x1a.turnstile.v1.HolderChangeR\x06change\x12,\n" +
+	"\x06holder\x18\x04 \x01(\v2\x14.turnstile.v1.HolderR\x06holder\x12!\n" +
+	"\fholders_left\x18\x05 \x01(\rR\vholdersLeft\x12\x1b\n" +
+	"\tno_holder\x18\x06 \x01(\bR\bnoHolder\"%\n" +
+	"\x0fDescribeRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xe2\x01\n" +
+	"\x10DescribeResponse\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12*\n" +
+	"\x04mode\x18\x02 \x01(\x0e2\x16.turnstile.v1.LockModeR\x04mode\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\rR\x05limit\x12.\n" +
+	"\aholders\x18\x04 \x03(\v2\x14.turnstile.v1.HolderR\aholders\x12.\n" +
+	"\awaiters\x18\x05 \x03(\v2\x14.turnstile.v1.WaiterR\awaiters\x12\x18\n" +
+	"\aversion\x18\x06 \x01(\x04R\aversion\"\xe8\x01\n" +
+	"\x06Waiter\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\x12\x1a\n" +
+	"\bposition\x18\x04 \x01(\rR\bposition\x12*\n" +
+	"\x04mode\x18\x05 \x01(\x0e2\x16.turnstile.v1.LockModeR\x04mode\x12B\n" +
+	"\x0flease_remaining\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x0eleaseRemaining\"a\n" +
+	"\vListRequest\x12\x16\n" +
+	"\x06prefix\x18\x01 \x01(\tR\x06prefix\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"g\n" +
+	"\fListResponse\x12/\n" +
+	"\x05locks\x18\x01 \x03(\v2\x19.turnstile.v1.LockSummaryR\x05locks\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xa9\x01\n" +
+	"\vLockSummary\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12*\n" +
+	"\x04mode\x18\x02 \x01(\x0e2\x16.turnstile.v1.LockModeR\x04mode\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\rR\x05limit\x12!\n" +
+	"\fholder_count\x18\x04 \x01(\rR\vholderCount\x12!\n" +
+	"\fwaiter_count\x18\x05 \x01(\rR\vwaiterCount\"X\n" +
+	"\rRevokeRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x02 \x01(\tR\tsessionId\x12\x14\n" +
+	"\x05owner\x18\x03 \x01(\tR\x05owner\"T\n" +
+	"\x0eRevokeResponse\x12#\n" +
+	"\rfencing_token\x18\x01 \x01(\x04R\ffencingToken\x12\x1d\n" +
+	"\n" +
+	"hold_count\x18\x02 \x01(\rR\tholdCount*T\n" +
 	"\bLockMode\x12\x19\n" +
 	"\x15LOCK_MODE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13LOCK_MODE_EXCLUSIVE\x10\x01\x12\x14\n" +
@@ -1559,9 +2826,20 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x17FAILURE_REASON_INTERNAL\x10\t\x12\x17\n" +
 	"\x13FAILURE_REASON_BUSY\x10\n" +
 	"\x12\x1a\n" +
-	"\x16FAILURE_REASON_EXPIRED\x10\v2Y\n" +
+	"\x16FAILURE_REASON_EXPIRED\x10\v*\xb4\x01\n" +
+	"\fHolderChange\x12\x1d\n" +
+	"\x19HOLDER_CHANGE_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16HOLDER_CHANGE_ACQUIRED\x10\x01\x12\x1a\n" +
+	"\x16HOLDER_CHANGE_RELEASED\x10\x02\x12\x19\n" +
+	"\x15HOLDER_CHANGE_EXPIRED\x10\x03\x12\x19\n" +
+	"\x15HOLDER_CHANGE_REVOKED\x10\x04\x12\x17\n" +
+	"\x13HOLDER_CHANGE_VALUE\x10\x052\xec\x02\n" +
 	"\vLockService\x12J\n" +
-	"\aSession\x12\x1c.turnstile.v1.SessionRequest\x1a\x1d.turnstile.v1.SessionResponse(\x010\x01b\x06proto3"
+	"\aSession\x12\x1c.turnstile.v1.SessionRequest\x1a\x1d.turnstile.v1.SessionResponse(\x010\x01\x12B\n" +
+	"\x05Watch\x12\x1a.turnstile.v1.WatchRequest\x1a\x1b.turnstile.v1.WatchResponse0\x01\x12I\n" +
+	"\bDescribe\x12\x1d.turnstile.v1.DescribeRequest\x1a\x1e.turnstile.v1.DescribeResponse\x12=\n" +
+	"\x04List\x12\x19.turnstile.v1.ListRequest\x1a\x1a.turnstile.v1.ListResponse\x12C\n" +
+	"\x06Revoke\x12\x1b.turnstile.v1.RevokeRequest\x1a\x1c.turnstile.v1.RevokeResponseb\x06proto3"
 
 var (
 	file_turnstile_v1_turnstile_proto_rawDescOnce sync.Once
@@ -1575,60 +2853,101 @@ func file_turnstile_v1_turnstile_proto_rawDescGZIP() []byte {
 	return file_turnstile_v1_turnstile_proto_rawDescData
 }
 
-var file_turnstile_v1_turnstile_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_turnstile_v1_turnstile_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_turnstile_v1_turnstile_proto_goTypes = []any{
 	(LockMode)(0),               // 0: turnstile.v1.LockMode
 	(LostReason)(0),             // 1: turnstile.v1.LostReason
 	(FailureReason)(0),          // 2: turnstile.v1.FailureReason
-	(*SessionRequest)(nil),      // 3: turnstile.v1.SessionRequest
-	(*Open)(nil),                // 4: turnstile.v1.Open
-	(*Acquire)(nil),             // 5: turnstile.v1.Acquire
-	(*Release)(nil),             // 6: turnstile.v1.Release
-	(*KeepAlive)(nil),           // 7: turnstile.v1.KeepAlive
-	(*Cancel)(nil),              // 8: turnstile.v1.Cancel
-	(*Close)(nil),               // 9: turnstile.v1.Close
-	(*SessionResponse)(nil),     // 10: turnstile.v1.SessionResponse
-	(*Opened)(nil),              // 11: turnstile.v1.Opened
-	(*HeldLock)(nil),            // 12: turnstile.v1.HeldLock
-	(*Acquired)(nil),            // 13: turnstile.v1.Acquired
-	(*Queued)(nil),              // 14: turnstile.v1.Queued
-	(*Released)(nil),            // 15: turnstile.v1.Released
-	(*Lost)(nil),                // 16: turnstile.v1.Lost
-	(*KeepAliveAck)(nil),        // 17: turnstile.v1.KeepAliveAck
-	(*Failed)(nil),              // 18: turnstile.v1.Failed
-	(*durationpb.Duration)(nil), // 19: google.protobuf.Duration
+	(HolderChange)(0),           // 3: turnstile.v1.HolderChange
+	(*SessionRequest)(nil),      // 4: turnstile.v1.SessionRequest
+	(*Open)(nil),                // 5: turnstile.v1.Open
+	(*Acquire)(nil),             // 6: turnstile.v1.Acquire
+	(*Release)(nil),             // 7: turnstile.v1.Release
+	(*Proclaim)(nil),            // 8: turnstile.v1.Proclaim
+	(*KeepAlive)(nil),           // 9: turnstile.v1.KeepAlive
+	(*Cancel)(nil),              // 10: turnstile.v1.Cancel
+	(*Close)(nil),               // 11: turnstile.v1.Close
+	(*SessionResponse)(nil),     // 12: turnstile.v1.SessionResponse
+	(*Opened)(nil),              // 13: turnstile.v1.Opened
+	(*HeldLock)(nil),            // 14: turnstile.v1.HeldLock
+	(*Acquired)(nil),            // 15: turnstile.v1.Acquired
+	(*Queued)(nil),              // 16: turnstile.v1.Queued
+	(*Released)(nil),            // 17: turnstile.v1.Released
+	(*Proclaimed)(nil),          // 18: turnstile.v1.Proclaimed
+	(*Lost)(nil),                // 19: turnstile.v1.Lost
+	(*KeepAliveAck)(nil),        // 20: turnstile.v1.KeepAliveAck
+	(*Failed)(nil),              // 21: turnstile.v1.Failed
+	(*WatchRequest)(nil),        // 22: turnstile.v1.WatchRequest
+	(*WatchResponse)(nil),       // 23: turnstile.v1.WatchResponse
+	(*LockSnapshot)(nil),        // 24: turnstile.v1.LockSnapshot
+	(*Holder)(nil),              // 25: turnstile.v1.Holder
+	(*HolderEvent)(nil),         // 26: turnstile.v1.HolderEvent
+	(*DescribeRequest)(nil),     // 27: turnstile.v1.DescribeRequest
+	(*DescribeResponse)(nil),    // 28: turnstile.v1.DescribeResponse
+	(*Waiter)(nil),              // 29: turnstile.v1.Waiter
+	(*ListRequest)(nil),         // 30: turnstile.v1.ListRequest
+	(*ListResponse)(nil),        // 31: turnstile.v1.ListResponse
+	(*LockSummary)(nil),         // 32: turnstile.v1.LockSummary
+	(*RevokeRequest)(nil),       // 33: turnstile.v1.RevokeRequest
+	(*RevokeResponse)(nil),      // 34: turnstile.v1.RevokeResponse
+	(*durationpb.Duration)(nil), // 35: google.protobuf.Duration
 }
 var file_turnstile_v1_turnstile_proto_depIdxs = []int32{
-	4,  // 0: turnstile.v1.SessionRequest.open:type_name -> turnstile.v1.Open
-	5,  // 1: turnstile.v1.SessionRequest.acquire:type_name -> turnstile.v1.Acquire
-	6,  // 2: turnstile.v1.SessionRequest.release:type_name -> turnstile.v1.Release
-	7,  // 3: turnstile.v1.SessionRequest.keep_alive:type_name -> turnstile.v1.KeepAlive
-	8,  // 4: turnstile.v1.SessionRequest.cancel:type_name -> turnstile.v1.Cancel
-	9,  // 5: turnstile.v1.SessionRequest.close:type_name -> turnstile.v1.Close
-	19, // 6: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
-	12, // 7: turnstile.v1.Open.held:type_name -> turnstile.v1.HeldLock
-	0,  // 8: turnstile.v1.Acquire.mode:type_name -> turnstile.v1.LockMode
-	19, // 9: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
-	11, // 10: turnstile.v1.SessionResponse.opened:type_name -> turnstile.v1.Opened
-	13, // 11: turnstile.v1.SessionResponse.acquired:type_name -> turnstile.v1.Acquired
-	14, // 12: turnstile.v1.SessionResponse.queued:type_name -> turnstile.v1.Queued
-	15, // 13: turnstile.v1.SessionResponse.released:type_name -> turnstile.v1.Released
-	16, // 14: turnstile.v1.SessionResponse.lost:type_name -> turnstile.v1.Lost
-	17, // 15: turnstile.v1.SessionResponse.keep_alive_ack:type_name -> turnstile.v1.KeepAliveAck
-	18, // 16: turnstile.v1.SessionResponse.failed:type_name -> turnstile.v1.Failed
-	19, // 17: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
-	12, // 18: turnstile.v1.Opened.held:type_name -> turnstile.v1.HeldLock
-	1,  // 19: turnstile.v1.Lost.reason:type_name -> turnstile.v1.LostReason
-	19, // 20: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
-	2,  // 21: turnstile.v1.Failed.reason:type_name -> turnstile.v1.FailureReason
-	3,  // 22: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
-	10, // 23: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
-	23, // [23:24] is the sub-list for method output_type
-	22, // [22:23] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	5,  // 0: turnstile.v1.SessionRequest.open:type_name -> turnstile.v1.Open
+	6,  // 1: turnstile.v1.SessionRequest.acquire:type_name -> turnstile.v1.Acquire
+	7,  // 2: turnstile.v1.SessionRequest.release:type_name -> turnstile.v1.Release
+	9,  // 3: turnstile.v1.SessionRequest.keep_alive:type_name -> turnstile.v1.KeepAlive
+	10, // 4: turnstile.v1.SessionRequest.cancel:type_name -> turnstile.v1.Cancel
+	11, // 5: turnstile.v1.SessionRequest.close:type_name -> turnstile.v1.Close
+	8,  // 6: turnstile.v1.SessionRequest.proclaim:type_name -> turnstile.v1.Proclaim
+	35, // 7: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
+	14, // 8: turnstile.v1.Open.held:type_name -> turnstile.v1.HeldLock
+	0,  // 9: turnstile.v1.Acquire.mode:type_name -> turnstile.v1.LockMode
+	35, // 10: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
+	13, // 11: turnstile.v1.SessionResponse.opened:type_name -> turnstile.v1.Opened
+	15, // 12: turnstile.v1.SessionResponse.acquired:type_name -> turnstile.v1.Acquired
+	16, // 13: turnstile.v1.SessionResponse.queued:type_name -> turnstile.v1.Queued
+	17, // 14: turnstile.v1.SessionResponse.released:type_name -> turnstile.v1.Released
+	19, // 15: turnstile.v1.SessionResponse.lost:type_name -> turnstile.v1.Lost
+	20, // 16: turnstile.v1.SessionResponse.keep_alive_ack:type_name -> turnstile.v1.KeepAliveAck
+	21, // 17: turnstile.v1.SessionResponse.failed:type_name -> turnstile.v1.Failed
+	18, // 18: turnstile.v1.SessionResponse.proclaimed:type_name -> turnstile.v1.Proclaimed
+	35, // 19: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
+	14, // 20: turnstile.v1.Opened.held:type_name -> turnstile.v1.HeldLock
+	1,  // 21: turnstile.v1.Lost.reason:type_name -> turnstile.v1.LostReason
+	35, // 22: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
+	2,  // 23: turnstile.v1.Failed.reason:type_name -> turnstile.v1.FailureReason
+	24, // 24: turnstile.v1.WatchResponse.snapshot:type_name -> turnstile.v1.LockSnapshot
+	26, // 25: turnstile.v1.WatchResponse.event:type_name -> turnstile.v1.HolderEvent
+	0,  // 26: turnstile.v1.LockSnapshot.mode:type_name -> turnstile.v1.LockMode
+	25, // 27: turnstile.v1.LockSnapshot.holders:type_name -> turnstile.v1.Holder
+	0,  // 28: turnstile.v1.Holder.mode:type_name -> turnstile.v1.LockMode
+	35, // 29: turnstile.v1.Holder.lease_remaining:type_name -> google.protobuf.Duration
+	3,  // 30: turnstile.v1.HolderEvent.change:type_name -> turnstile.v1.HolderChange
+	25, // 31: turnstile.v1.HolderEvent.holder:type_name -> turnstile.v1.Holder
+	0,  // 32: turnstile.v1.DescribeResponse.mode:type_name -> turnstile.v1.LockMode
+	25, // 33: turnstile.v1.DescribeResponse.holders:type_name -> turnstile.v1.Holder
+	29, // 34: turnstile.v1.DescribeResponse.waiters:type_name -> turnstile.v1.Waiter
+	0,  // 35: turnstile.v1.Waiter.mode:type_name -> turnstile.v1.LockMode
+	35, // 36: turnstile.v1.Waiter.lease_remaining:type_name -> google.protobuf.Duration
+	32, // 37: turnstile.v1.ListResponse.locks:type_name -> turnstile.v1.LockSummary
+	0,  // 38: turnstile.v1.LockSummary.mode:type_name -> turnstile.v1.LockMode
+	4,  // 39: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
+	22, // 40: turnstile.v1.LockService.Watch:input_type -> turnstile.v1.WatchRequest
+	27, // 41: turnstile.v1.LockService.Describe:input_type -> turnstile.v1.DescribeRequest
+	30, // 42: turnstile.v1.LockService.List:input_type -> turnstile.v1.ListRequest
+	33, // 43: turnstile.v1.LockService.Revoke:input_type -> turnstile.v1.RevokeRequest
+	12, // 44: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
+	23, // 45: turnstile.v1.LockService.Watch:output_type -> turnstile.v1.WatchResponse
+	28, // 46: turnstile.v1.LockService.Describe:output_type -> turnstile.v1.DescribeResponse
+	31, // 47: turnstile.v1.LockService.List:output_type -> turnstile.v1.ListResponse
+	34, // 48: turnstile.v1.LockService.Revoke:output_type -> turnstile.v1.RevokeResponse
+	44, // [44:49] is the sub-list for method output_type
+	39, // [39:44] is the sub-list for method input_type
+	39, // [39:39] is the sub-list for extension type_name
+	39, // [39:39] is the sub-list for extension extendee
+	0,  // [0:39] is the sub-list for field type_name
 }
 
 func init() { file_turnstile_v1_turnstile_proto_init() }
@@ -1643,8 +2962,9 @@ func file_turnstile_v1_turnstile_proto_init() {
 		(*SessionRequest_KeepAlive)(nil),
 		(*SessionRequest_Cancel)(nil),
 		(*SessionRequest_Close)(nil),
+		(*SessionRequest_Proclaim)(nil),
 	}
-	file_turnstile_v1_turnstile_proto_msgTypes[7].OneofWrappers = []any{
+	file_turnstile_v1_turnstile_proto_msgTypes[8].OneofWrappers = []any{
 		(*SessionResponse_Opened)(nil),
 		(*SessionResponse_Acquired)(nil),
 		(*SessionResponse_Queued)(nil),
@@ -1652,14 +2972,19 @@ func file_turnstile_v1_turnstile_proto_init() {
 		(*SessionResponse_Lost)(nil),
 		(*SessionResponse_KeepAliveAck)(nil),
 		(*SessionResponse_Failed)(nil),
+		(*SessionResponse_Proclaimed)(nil),
+	}
+	file_turnstile_v1_turnstile_proto_msgTypes[19].OneofWrappers = []any{
+		(*WatchResponse_Snapshot)(nil),
+		(*WatchResponse_Event)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turnstile_v1_turnstile_proto_rawDesc), len(file_turnstile_v1_turnstile_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   16,
+			NumEnums:      4,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

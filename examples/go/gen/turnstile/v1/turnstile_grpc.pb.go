@@ -23,7 +23,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	LockService_Session_FullMethodName = "/turnstile.v1.LockService/Session"
+	LockService_Session_FullMethodName  = "/turnstile.v1.LockService/Session"
+	LockService_Watch_FullMethodName    = "/turnstile.v1.LockService/Watch"
+	LockService_Describe_FullMethodName = "/turnstile.v1.LockService/Describe"
+	LockService_List_FullMethodName     = "/turnstile.v1.LockService/List"
+	LockService_Revoke_FullMethodName   = "/turnstile.v1.LockService/Revoke"
 )
 
 // LockServiceClient is the client API for LockService service.
@@ -36,6 +40,19 @@ type LockServiceClient interface {
 	// Per-request problems come back as `failed`; a broken session ends the
 	// stream with a gRPC status (FAILED_PRECONDITION, RESOURCE_EXHAUSTED, ...).
 	Session(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[SessionRequest, SessionResponse], error)
+	// Watch streams one lock's state: a snapshot first, then every holder change
+	// in the order the store made them (the same order on every coordinator). A
+	// watcher that falls behind gets a fresh snapshot (resync = true) instead of
+	// the changes it missed. See docs/elections.md.
+	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error)
+	// Describe answers one lock's holders (with values and lease left) and waiters.
+	Describe(ctx context.Context, in *DescribeRequest, opts ...grpc.CallOption) (*DescribeResponse, error)
+	// List pages through the active locks (holders or waiters) by name prefix.
+	List(ctx context.Context, in *ListRequest, opts ...grpc.CallOption) (*ListResponse, error)
+	// Revoke takes one holder's hold away (an operator action): its session gets
+	// Lost{REVOKED} and the lock is handed to the next waiter at once. Ends with
+	// NOT_FOUND when that (session, owner) does not hold the lock.
+	Revoke(ctx context.Context, in *RevokeRequest, opts ...grpc.CallOption) (*RevokeResponse, error)
 }
 
 type lockServiceClient struct {
@@ -59,6 +76,55 @@ func (c *lockServiceClient) Session(ctx context.Context, opts ...grpc.CallOption
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type LockService_SessionClient = grpc.BidiStreamingClient[SessionRequest, SessionResponse]
 
+func (c *lockServiceClient) Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &LockService_ServiceDesc.Streams[1], LockService_Watch_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchRequest, WatchResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type LockService_WatchClient = grpc.ServerStreamingClient[WatchResponse]
+
+func (c *lockServiceClient) Describe(ctx context.Context, in *DescribeRequest, opts ...grpc.CallOption) (*DescribeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DescribeResponse)
+	err := c.cc.Invoke(ctx, LockService_Describe_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lockServiceClient) List(ctx context.Context, in *ListRequest, opts ...grpc.CallOption) (*ListResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListResponse)
+	err := c.cc.Invoke(ctx, LockService_List_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lockServiceClient) Revoke(ctx context.Context, in *RevokeRequest, opts ...grpc.CallOption) (*RevokeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeResponse)
+	err := c.cc.Invoke(ctx, LockService_Revoke_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LockServiceServer is the server API for LockService service.
 // All implementations must embed UnimplementedLockServiceServer
 // for forward compatibility.
@@ -69,6 +135,19 @@ type LockServiceServer interface {
 	// Per-request problems come back as `failed`; a broken session ends the
 	// stream with a gRPC status (FAILED_PRECONDITION, RESOURCE_EXHAUSTED, ...).
 	Session(grpc.BidiStreamingServer[SessionRequest, SessionResponse]) error
+	// Watch streams one lock's state: a snapshot first, then every holder change
+	// in the order the store made them (the same order on every coordinator). A
+	// watcher that falls behind gets a fresh snapshot (resync = true) instead of
+	// the changes it missed. See docs/elections.md.
+	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error
+	// Describe answers one lock's holders (with values and lease left) and waiters.
+	Describe(context.Context, *DescribeRequest) (*DescribeResponse, error)
+	// List pages through the active locks (holders or waiters) by name prefix.
+	List(context.Context, *ListRequest) (*ListResponse, error)
+	// Revoke takes one holder's hold away (an operator action): its session gets
+	// Lost{REVOKED} and the lock is handed to the next waiter at once. Ends with
+	// NOT_FOUND when that (session, owner) does not hold the lock.
+	Revoke(context.Context, *RevokeRequest) (*RevokeResponse, error)
 	mustEmbedUnimplementedLockServiceServer()
 }
 
@@ -81,6 +160,18 @@ type UnimplementedLockServiceServer struct{}
 
 func (UnimplementedLockServiceServer) Session(grpc.BidiStreamingServer[SessionRequest, SessionResponse]) error {
 	return status.Error(codes.Unimplemented, "method Session not implemented")
+}
+func (UnimplementedLockServiceServer) Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error {
+	return status.Error(codes.Unimplemented, "method Watch not implemented")
+}
+func (UnimplementedLockServiceServer) Describe(context.Context, *DescribeRequest) (*DescribeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Describe not implemented")
+}
+func (UnimplementedLockServiceServer) List(context.Context, *ListRequest) (*ListResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method List not implemented")
+}
+func (UnimplementedLockServiceServer) Revoke(context.Context, *RevokeRequest) (*RevokeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Revoke not implemented")
 }
 func (UnimplementedLockServiceServer) mustEmbedUnimplementedLockServiceServer() {}
 func (UnimplementedLockServiceServer) testEmbeddedByValue()                     {}
@@ -110,19 +201,102 @@ func _LockService_Session_Handler(srv interface{}, stream grpc.ServerStream) err
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type LockService_SessionServer = grpc.BidiStreamingServer[SessionRequest, SessionResponse]
 
+func _LockService_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(LockServiceServer).Watch(m, &grpc.GenericServerStream[WatchRequest, WatchResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type LockService_WatchServer = grpc.ServerStreamingServer[WatchResponse]
+
+func _LockService_Describe_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DescribeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LockServiceServer).Describe(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LockService_Describe_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LockServiceServer).Describe(ctx, req.(*DescribeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LockService_List_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LockServiceServer).List(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LockService_List_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LockServiceServer).List(ctx, req.(*ListRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LockService_Revoke_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LockServiceServer).Revoke(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LockService_Revoke_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LockServiceServer).Revoke(ctx, req.(*RevokeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LockService_ServiceDesc is the grpc.ServiceDesc for LockService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
 var LockService_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "turnstile.v1.LockService",
 	HandlerType: (*LockServiceServer)(nil),
-	Methods:     []grpc.MethodDesc{},
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "Describe",
+			Handler:    _LockService_Describe_Handler,
+		},
+		{
+			MethodName: "List",
+			Handler:    _LockService_List_Handler,
+		},
+		{
+			MethodName: "Revoke",
+			Handler:    _LockService_Revoke_Handler,
+		},
+	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "Session",
 			Handler:       _LockService_Session_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
+		},
+		{
+			StreamName:    "Watch",
+			Handler:       _LockService_Watch_Handler,
+			ServerStreams: true,
 		},
 	},
 	Metadata: "turnstile/v1/turnstile.proto",
