@@ -22,24 +22,13 @@ import { eventChannel, grantChannel, lockKeys, revocationChannel } from "./lock-
 import { LockLister } from "./lock-lister.js";
 import { LockScripts, type ScriptArg } from "./lock-scripts.js";
 import { parseLockState } from "./lock-state-parser.js";
-import { createRedisClient, type RedisAuth, type RedisClient, type RedisTarget } from "./redis-connection.js";
-import { type ScriptReply, translateProclaim, translateReply, translateRevoke } from "./script-code.js";
+import { redisCall } from "./redis-call.js";
+import type { RedisStoreOptions } from "./redis-store-options.js";
 
-/** Settings of the Redis store. */
-export interface RedisStoreOptions {
-  /** A single server's URL; shorthand for `target: { kind: "url", url }`. */
-  url?: string;
-  /** Where Redis is: a URL, Sentinels or Cluster nodes (wins over `url`). */
-  target?: RedisTarget;
-  /** Password and TLS for Sentinel and Cluster targets. */
-  auth?: RedisAuth;
-  /** Key and channel prefix (default "turnstile"). */
-  prefix?: string;
-  /** How long a fencing counter outlives its lock's last grant (default 30 days). */
-  fenceRetainMs?: number;
-  /** Per-command timeout; a command over it fails as unavailable (default 2000 ms). */
-  commandTimeoutMs?: number;
-}
+export type { RedisStoreOptions } from "./redis-store-options.js";
+
+import { createRedisClient, type RedisClient } from "./redis-connection.js";
+import { type ScriptReply, translateProclaim, translateReply, translateRevoke } from "./script-code.js";
 
 const DAY_MS = 86_400_000;
 
@@ -177,22 +166,22 @@ export class RedisStore implements Store {
   }
 
   async saveSession(record: SessionRecord): Promise<void> {
-    await this.command(() =>
+    await redisCall(() =>
       this.redis.set(this.sessionKey(record.sessionId), JSON.stringify(record), "PX", record.ttlMs),
     );
   }
 
   async loadSession(sessionId: string): Promise<SessionRecord | undefined> {
-    const json = await this.command(() => this.redis.get(this.sessionKey(sessionId)));
+    const json = await redisCall(() => this.redis.get(this.sessionKey(sessionId)));
     return json ? (JSON.parse(json) as SessionRecord) : undefined;
   }
 
   async touchSession(sessionId: string, ttlMs: number): Promise<boolean> {
-    return (await this.command(() => this.redis.pexpire(this.sessionKey(sessionId), ttlMs))) === 1;
+    return (await redisCall(() => this.redis.pexpire(this.sessionKey(sessionId), ttlMs))) === 1;
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    await this.command(() => this.redis.del(this.sessionKey(sessionId)));
+    await redisCall(() => this.redis.del(this.sessionKey(sessionId)));
   }
 
   /** True while both the command and the event connection are ready. */
@@ -207,13 +196,13 @@ export class RedisStore implements Store {
   async describe(name: string): Promise<LockState> {
     const [holders, data, queue, leases, , version] = lockKeys(this.prefix, name);
     const keys = [holders, data, queue, leases, version];
-    return parseLockState(name, await this.command(() => this.scripts.runBuffer("describe", keys, [])));
+    return parseLockState(name, await redisCall(() => this.scripts.runBuffer("describe", keys, [])));
   }
 
   list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported"> {
     const lister = this.lister;
     if (!lister) return Promise.resolve("unsupported");
-    return this.command(() => lister.list(prefix, pageSize, pageToken));
+    return redisCall(() => lister.list(prefix, pageSize, pageToken));
   }
 
   async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
@@ -237,11 +226,11 @@ export class RedisStore implements Store {
   }
 
   watch(name: string): Promise<void> {
-    return this.command(() => this.feed.watch(name));
+    return redisCall(() => this.feed.watch(name));
   }
 
   unwatch(name: string): Promise<void> {
-    return this.command(() => this.feed.unwatch(name));
+    return redisCall(() => this.feed.unwatch(name));
   }
 
   async close(): Promise<void> {
@@ -288,17 +277,7 @@ export class RedisStore implements Store {
   }
 
   private run(name: Parameters<LockScripts["run"]>[0], keys: string[], args: ScriptArg[]) {
-    return this.command(() => this.scripts.run(name, keys, args));
-  }
-
-  /** Runs one Redis call, turning connection trouble into StoreUnavailableError. */
-  private async command<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      if (isConnectionError(err)) throw new StoreUnavailableError(`redis: ${(err as Error).message}`, { cause: err });
-      throw err;
-    }
+    return redisCall(() => this.scripts.run(name, keys, args));
   }
 
   private sessionKey(sessionId: string): string {
@@ -308,11 +287,4 @@ export class RedisStore implements Store {
 
 function bufferOf(value: Uint8Array | undefined): Buffer {
   return value ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : Buffer.alloc(0);
-}
-
-// A reply error is Redis refusing the script (a bug) unless it is one of the transient states
-// of a server that is starting, failing over or resharding; every other error is the connection.
-function isConnectionError(err: unknown): boolean {
-  if (!(err instanceof Error) || err.name !== "ReplyError") return true;
-  return /^(LOADING|READONLY|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|BUSY|NOREPLICAS)/.test(err.message);
 }
