@@ -178,7 +178,9 @@ describe("turnstile ls / describe / watch / revoke", () => {
     });
   });
 
-  it("exits 2 with one line on stderr for bad arguments, 69 when the coordinator is unreachable", async () => {
+  it("exits 2 with one line on stderr for bad arguments, 69 when the coordinator is unreachable", async function () {
+    // Eight processes one after another (in parallel they starve a 2-core machine during npm test).
+    this.timeout(90_000);
     const cases: [string[], RegExp][] = [
       [["describe"], /^turnstile describe: expected NAME, got 0 argument\(s\) \(see turnstile describe --help\)\n$/],
       [["revoke", "adm/alpha", "no-slash"], /^turnstile revoke: HOLDER must be SESSION_ID\/OWNER .*got "no-slash"/],
@@ -188,13 +190,13 @@ describe("turnstile ls / describe / watch / revoke", () => {
       [["describe", "--server", "nohost", "x"], /^turnstile describe: --server must be HOST:PORT, got "nohost"/],
       [["ls", "--bogus"], /^turnstile ls: Unknown option '--bogus'/],
     ];
-    const runs = await Promise.all(cases.map(([args]) => runTurnstile(args, { env })));
-    runs.forEach((run, i) => {
-      expect(run.code, cases[i][0].join(" ")).to.equal(2);
-      expect(run.stderr, cases[i][0].join(" ")).to.match(cases[i][1]);
-      expect(run.stderr.trimEnd().split("\n"), cases[i][0].join(" ")).to.have.length(1);
-    });
-    const unreachable = await runTurnstile(["describe", "--server", "127.0.0.1:1", "x"]);
+    for (const [args, message] of cases) {
+      const run = await runTurnstile(args, { env, timeoutMs: 30_000 });
+      expect(run.code, args.join(" ")).to.equal(2);
+      expect(run.stderr, args.join(" ")).to.match(message);
+      expect(run.stderr.trimEnd().split("\n"), args.join(" ")).to.have.length(1);
+    }
+    const unreachable = await runTurnstile(["describe", "--server", "127.0.0.1:1", "x"], { timeoutMs: 30_000 });
     expect(unreachable.code).to.equal(69);
     expect(unreachable.stderr).to.match(
       /^turnstile describe: cannot describe "x" on 127.0.0.1:1: describe failed: UNAVAILABLE/,
