@@ -8,6 +8,10 @@ import { register } from "tsx/esm/api";
 const COMMANDS = {
   serve: { module: "../server/cli/serve-command.ts", summary: "run a coordinator (the gRPC lock server)" },
   lock: { module: "../client/cli/lock-command.ts", summary: "hold a lock while a command runs" },
+  ls: { module: "../client/cli/ls-command.ts", summary: "list the active locks by name prefix" },
+  describe: { module: "../client/cli/describe-command.ts", summary: "show a lock's holders and waiters" },
+  watch: { module: "../client/cli/watch-command.ts", summary: "stream a lock's holder changes until interrupted" },
+  revoke: { module: "../client/cli/revoke-command.ts", summary: "take a holder's hold away (operator action)" },
 };
 
 const USAGE = `Usage: turnstile <command> [options]
