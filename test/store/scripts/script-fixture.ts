@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { eventChannel, lockKeys, revocationChannel } from "../../../server/store/redis/lock-keys.js";
 import { LockScripts, type ScriptArg } from "../../../server/store/redis/lock-scripts.js";
+import { MessageInbox } from "../../harness/message-inbox.js";
 import { startRedis, type TestRedis } from "../../harness/redis-server.js";
 
 /** Key prefix, grant channel prefix and fence retention the script tests run with. */
@@ -122,30 +123,11 @@ export interface GrantFeed {
 
 export async function subscribeGrants(url: string): Promise<GrantFeed> {
   const sub = new Redis(url);
-  const inbox: { channel: string; message: string }[] = [];
-  let wake: (() => void) | undefined;
-  sub.on("pmessage", (_pattern: string, channel: string, message: string) => {
-    inbox.push({ channel, message });
-    wake?.();
-  });
+  const inbox = new MessageInbox<{ channel: string; message: string }>();
+  sub.on("pmessage", (_pattern: string, channel: string, message: string) => inbox.push({ channel, message }));
   await sub.psubscribe(`${GRANTS}*`);
   return {
-    async next(timeoutMs = 2000) {
-      const giveUpAt = Date.now() + timeoutMs;
-      while (inbox.length === 0) {
-        const left = giveUpAt - Date.now();
-        if (left <= 0) throw new Error(`no grant message within ${timeoutMs} ms`);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, left);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = undefined;
-      }
-      return inbox.shift()!;
-    },
+    next: (timeoutMs = 2000) => inbox.next(timeoutMs, "grant message"),
     close: () => sub.disconnect(),
   };
 }
@@ -194,12 +176,8 @@ const MARKER = `${PREFIX}:test-marker`;
 /** Subscribes to `channels` (e.g. a lock's event channel, REVOCATIONS). */
 export async function subscribeChannels(url: string, ...channels: string[]): Promise<ChannelFeed> {
   const sub = new Redis(url);
-  const inbox: { channel: string; message: Buffer }[] = [];
-  let wake: (() => void) | undefined;
-  sub.on("messageBuffer", (channel: Buffer, message: Buffer) => {
-    inbox.push({ channel: channel.toString(), message });
-    wake?.();
-  });
+  const inbox = new MessageInbox<{ channel: string; message: Buffer }>();
+  sub.on("messageBuffer", (channel: Buffer, message: Buffer) => inbox.push({ channel: channel.toString(), message }));
   await sub.subscribe(...channels, MARKER);
   const feed: ChannelFeed = {
     async drain(redis) {
@@ -208,22 +186,7 @@ export async function subscribeChannels(url: string, ...channels: string[]): Pro
       for (let m = await feed.next(); m.channel !== MARKER; m = await feed.next()) taken.push(m);
       return taken;
     },
-    async next(timeoutMs = 2000) {
-      const giveUpAt = Date.now() + timeoutMs;
-      while (inbox.length === 0) {
-        const left = giveUpAt - Date.now();
-        if (left <= 0) throw new Error(`no message on ${channels.join(", ")} within ${timeoutMs} ms`);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, left);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = undefined;
-      }
-      return inbox.shift()!;
-    },
+    next: (timeoutMs = 2000) => inbox.next(timeoutMs, `message on ${channels.join(", ")}`),
     close: () => sub.disconnect(),
   };
   return feed;
