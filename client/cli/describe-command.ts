@@ -4,7 +4,7 @@ import { AdminClient } from "./admin-client.js";
 import { LockExit } from "./exit-codes.js";
 import { formatTable } from "./format-table.js";
 import { holderView, modeName, valueCell } from "./holder-view.js";
-import { parseAdminArgs } from "./parse-admin-args.js";
+import { argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
 
 const USAGE = `Usage: turnstile describe [options] NAME
 
@@ -21,15 +21,10 @@ Exit codes: 0 described; 2 bad usage; 69 coordinator unreachable or request refu
 
 /** `turnstile describe`: one lock's holders and waiters. */
 export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const args = parseAdminArgs(argv, { output: true, positionals: ["NAME"] }, env);
-  if (typeof args === "string") {
-    process.stderr.write(`turnstile describe: ${args} (see turnstile describe --help)\n`);
-    return LockExit.usage;
-  }
+  const args = argsOrExit("describe", USAGE, argv, () =>
+    parseAdminArgs(argv, { output: true, positionals: ["NAME"] }, env),
+  );
+  if (typeof args === "number") return args;
   const name = args.positionals[0];
   const client = new AdminClient(args.server);
   let lock: DescribeResponse;

@@ -3,7 +3,7 @@ import { AdminClient } from "./admin-client.js";
 import { LockExit } from "./exit-codes.js";
 import { formatTable } from "./format-table.js";
 import { modeName } from "./holder-view.js";
-import { type AdminArgs, parseAdminArgs } from "./parse-admin-args.js";
+import { type AdminArgs, argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
 
 const USAGE = `Usage: turnstile ls [options] [PREFIX]
 
@@ -24,15 +24,8 @@ const PAGE_SIZE = 1000;
 
 /** `turnstile ls`: lists the active locks by name prefix. */
 export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const args = parseLsArgs(argv, env);
-  if (typeof args === "string") {
-    process.stderr.write(`turnstile ls: ${args} (see turnstile ls --help)\n`);
-    return LockExit.usage;
-  }
+  const args = argsOrExit("ls", USAGE, argv, () => parseLsArgs(argv, env));
+  if (typeof args === "number") return args;
   const { prefix, limit } = args;
   const client = new AdminClient(args.server);
   let locks: LockSummary[];

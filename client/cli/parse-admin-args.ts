@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { LockExit } from "./exit-codes.js";
 
 /** How a listing is printed: an aligned table for people, or JSON for programs. */
 export type OutputFormat = "table" | "json";
@@ -49,4 +50,24 @@ export function parseAdminArgs(argv: string[], spec: AdminArgsSpec, env: NodeJS.
     return `--server must be HOST:PORT, got "${server}"`;
   }
   return { server, output, values: values as Record<string, string | undefined>, positionals };
+}
+
+/**
+ * The shared start of every admin command: answers --help (exit 0) and bad arguments (one line on
+ * stderr, exit 2) itself, and otherwise returns what `parse` made of the arguments.
+ */
+export function argsOrExit<T extends object>(
+  command: string,
+  usage: string,
+  argv: string[],
+  parse: () => T | string,
+): T | number {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  const args = parse();
+  if (typeof args !== "string") return args;
+  process.stderr.write(`turnstile ${command}: ${args} (see turnstile ${command} --help)\n`);
+  return LockExit.usage;
 }

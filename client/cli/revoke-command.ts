@@ -1,7 +1,7 @@
 import type { RevokeResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { AdminClient } from "./admin-client.js";
 import { LockExit } from "./exit-codes.js";
-import { type AdminArgs, parseAdminArgs } from "./parse-admin-args.js";
+import { type AdminArgs, argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
 
 const USAGE = `Usage: turnstile revoke [options] NAME HOLDER
 
@@ -22,15 +22,8 @@ HOLDER does not hold NAME).
 
 /** `turnstile revoke`: takes one holder's hold on a lock away. */
 export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const args = parseRevokeArgs(argv, env);
-  if (typeof args === "string") {
-    process.stderr.write(`turnstile revoke: ${args} (see turnstile revoke --help)\n`);
-    return LockExit.usage;
-  }
+  const args = argsOrExit("revoke", USAGE, argv, () => parseRevokeArgs(argv, env));
+  if (typeof args === "number") return args;
   const { name, holder, sessionId, owner } = args;
   const client = new AdminClient(args.server);
   let revoked: RevokeResponse;

@@ -2,7 +2,7 @@ import { HolderChange, type HolderEvent, type LockSnapshot } from "../../gen/ts/
 import { AdminClient } from "./admin-client.js";
 import { LockExit } from "./exit-codes.js";
 import { type HolderView, holderView, modeName, valueCell } from "./holder-view.js";
-import { parseAdminArgs } from "./parse-admin-args.js";
+import { argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
 
 const USAGE = `Usage: turnstile watch [options] NAME
 
@@ -35,15 +35,10 @@ const CHANGES: Record<number, string> = {
 
 /** `turnstile watch`: prints a lock's snapshot, then every change of its holders. */
 export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const args = parseAdminArgs(argv, { output: true, positionals: ["NAME"] }, env);
-  if (typeof args === "string") {
-    process.stderr.write(`turnstile watch: ${args} (see turnstile watch --help)\n`);
-    return LockExit.usage;
-  }
+  const args = argsOrExit("watch", USAGE, argv, () =>
+    parseAdminArgs(argv, { output: true, positionals: ["NAME"] }, env),
+  );
+  if (typeof args === "number") return args;
   const name = args.positionals[0];
   const json = args.output === "json";
   const interrupted = new AbortController();
