@@ -33,6 +33,8 @@ export class HeldLocks {
   readonly #onUnconfirmed: (lock: Lock) => void;
   readonly #holdings = new Map<string, Holding>();
   #timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires, on the clock's monotonic ms. */
+  #timerAtMs = Number.POSITIVE_INFINITY;
   #nextDeadlineMs = Number.POSITIVE_INFINITY;
 
   constructor(clock: LeaseClock<Holding>, releaser: LockReleaser, onUnconfirmed: (lock: Lock) => void) {
@@ -137,13 +139,20 @@ export class HeldLocks {
 
   /** Re-arms the single deadline timer; call after anything that moves a deadline. */
   rearm(): void {
+    this.#nextDeadlineMs = this.#clock.nextDeadlineMs() ?? Number.POSITIVE_INFINITY;
+    // A timer that fires no later than the next deadline stays: firing early only re-arms, and
+    // keeping it saves a clearTimeout + setTimeout on every grant and release.
+    if (this.#timer !== undefined && this.#timerAtMs <= this.#nextDeadlineMs) return;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#nextDeadlineMs = this.#clock.nextDeadlineMs() ?? Number.POSITIVE_INFINITY;
     if (this.#nextDeadlineMs === Number.POSITIVE_INFINITY) return;
     const delayMs = Math.min(MAX_TIMER_MS, Math.max(0, this.#nextDeadlineMs - this.#clock.now()));
+    this.#timerAtMs = this.#clock.now() + delayMs;
     // Not sweep(): a timer may fire a fraction of a ms early, and must then re-arm, not give up.
-    this.#timer = setTimeout(() => this.#expire(), delayMs);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#expire();
+    }, delayMs);
     // The session stream, not this timer, decides whether the process stays alive.
     this.#timer.unref();
   }

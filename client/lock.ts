@@ -37,7 +37,10 @@ export class Lock implements AsyncDisposable {
   /** The holder's hold count when this handle was granted (1 for a first acquire). */
   readonly holdCount: number;
   readonly #releaser: LockReleaser;
-  readonly #controller = new AbortController();
+  // Created on first read of `signal`: most handles are released without anyone listening, and an
+  // AbortController plus its abort reason cost more than the rest of a lock cycle in the client.
+  #controller: AbortController | undefined;
+  #lostError: LostLockError | undefined;
   #state: "held" | "released" | "lost" = "held";
   #released: Promise<void> | undefined;
 
@@ -57,6 +60,10 @@ export class Lock implements AsyncDisposable {
    */
   get signal(): AbortSignal {
     this.#releaser.checkLeases();
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#state !== "held") this.#controller.abort(this.#abortReason());
+    }
     return this.#controller.signal;
   }
 
@@ -90,7 +97,7 @@ export class Lock implements AsyncDisposable {
       });
       this.#released.catch(() => {});
       // Told first: the signal aborts before the release lets the server grant to someone else.
-      this.#controller.abort(new DOMException(`lock "${this.name}" was released`, "AbortError"));
+      this.#controller?.abort(this.#abortReason());
       sendRelease(this.#releaser.releaseLock(this));
     }
     if (this.#released !== undefined) await raceSignal(this.#released, options.signal);
@@ -108,7 +115,12 @@ export class Lock implements AsyncDisposable {
   markLost(error: LostLockError): boolean {
     if (this.#state !== "held") return false;
     this.#state = "lost";
-    this.#controller.abort(error);
+    this.#lostError = error;
+    this.#controller?.abort(error);
     return true;
+  }
+
+  #abortReason(): unknown {
+    return this.#lostError ?? new DOMException(`lock "${this.name}" was released`, "AbortError");
   }
 }

@@ -41,6 +41,13 @@ describe("TurnstileClient", () => {
       expect(lock.lost).to.equal(false);
     });
 
+    it("gives a signal first read after release() that is already aborted with an AbortError", async () => {
+      const lock = await client().acquire("client/late-signal");
+      await lock.release();
+      const { signal } = lock;
+      expect([signal.aborted, (signal.reason as Error).name]).to.deep.equal([true, "AbortError"]);
+    });
+
     it("waits while another client holds the lock and resolves when it releases", async () => {
       const first = await client().acquire("client/wait");
       const waiting = client().acquire("client/wait");
