@@ -49,12 +49,15 @@ export class RedisStore implements Store {
   private lastError?: Error;
   private readonly feed: EventFeed;
   private readonly lister?: LockLister;
+  /** The scripts' publish argument: on Cluster a subscriber may sit on another node, out of NUMSUB's sight. */
+  private readonly publish: "always" | "watched";
 
   constructor(options: RedisStoreOptions) {
     const target = options.target ?? (options.url ? { kind: "url" as const, url: options.url } : undefined);
     if (!target) throw new TypeError("RedisStore: give a url or a target");
     this.prefix = options.prefix ?? "turnstile";
     this.fenceRetainMs = options.fenceRetainMs ?? 30 * DAY_MS;
+    this.publish = target.kind === "cluster" ? "always" : "watched";
     const common: RedisOptions = {
       lazyConnect: true,
       enableOfflineQueue: false,
@@ -118,6 +121,7 @@ export class RedisStore implements Store {
       this.fenceRetainMs,
       bufferOf(args.value),
       eventChannel(this.prefix, args.name),
+      this.publish,
     ]);
     return translateReply(reply as ScriptReply) as AcquireOutcome;
   }
@@ -206,8 +210,7 @@ export class RedisStore implements Store {
   }
 
   async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
-    const [coord, retain, name, grants, events] = this.grantArgs(hold.name);
-    const args = [hold.sessionId, hold.owner, coord, retain, name, grants, events, revocationChannel(this.prefix)];
+    const args = [hold.sessionId, hold.owner, ...this.grantArgs(hold.name), revocationChannel(this.prefix)];
     const reply = (await this.run("revoke", lockKeys(this.prefix, hold.name), args)) as ScriptReply;
     this.deliverLocal(hold.name, reply[3] as string[]);
     return translateRevoke(reply);
@@ -220,6 +223,7 @@ export class RedisStore implements Store {
       hold.owner,
       bufferOf(value),
       eventChannel(this.prefix, hold.name),
+      this.publish,
       this.fenceRetainMs,
     ];
     return translateProclaim((await this.run("proclaim", [holders, data, version], args)) as ScriptReply);
@@ -256,7 +260,8 @@ export class RedisStore implements Store {
 
   private grantArgs(name: string): string[] {
     const grants = grantChannel(this.prefix, "");
-    return [this.coordinatorId, String(this.fenceRetainMs), name, grants, eventChannel(this.prefix, name)];
+    const events = eventChannel(this.prefix, name);
+    return [this.coordinatorId, String(this.fenceRetainMs), name, grants, events, this.publish];
   }
 
   /** Grants a script made to this coordinator's own waiters skip pub/sub: deliver them here. */

@@ -11,6 +11,12 @@ export const RETAIN_MS = 60_000;
 /** A lease long enough never to end during a test. */
 export const LONG_TTL = 30_000;
 
+/**
+ * The scripts' publish argument: 'watched' (a single server's) publishes holder changes only while
+ * the event channel has a subscriber, 'always' (Cluster's) whether or not.
+ */
+export type Publish = "watched" | "always";
+
 /** The Redis connection and scripts of one suite; filled in by the hooks `useScripts` adds. */
 export interface ScriptFixture {
   server: TestRedis;
@@ -55,12 +61,15 @@ export interface AcquireInput {
   mayWait?: boolean;
   coord?: string;
   value?: string | Buffer;
+  /** Default 'watched'. */
+  publish?: Publish;
 }
 
 /** Runs acquire.lua; owner and request default to "o" and "r". */
 export async function acquire(f: ScriptFixture, name: string, a: AcquireInput): Promise<unknown[]> {
   const args: ScriptArg[] = [a.session, a.owner ?? "o", a.request ?? "r", a.ttl ?? LONG_TTL, a.mode ?? 1];
   args.push(a.limit ?? 0, a.mayWait === false ? 0 : 1, a.coord ?? "c1", RETAIN_MS, a.value ?? "", keys(name).events);
+  args.push(a.publish ?? "watched");
   return (await f.scripts.run("acquire", keys(name).all, args)) as unknown[];
 }
 
@@ -73,13 +82,15 @@ export interface ReleaseInput {
   /** With a request: 'cancel' (default) or 'abandon'. */
   how?: "cancel" | "abandon";
   coord?: string;
+  /** Default 'watched'. */
+  publish?: Publish;
 }
 
 /** Runs release.lua on behalf of coordinator `coord` (default "c1"). */
 export async function release(f: ScriptFixture, name: string, r: ReleaseInput): Promise<unknown[]> {
   const how = r.request ? (r.how ?? "cancel") : r.all ? "all" : "one";
   const args: (string | number)[] = [r.session, r.owner ?? "o", r.request ?? "", how, r.coord ?? "c1"];
-  args.push(RETAIN_MS, name, GRANTS, keys(name).events);
+  args.push(RETAIN_MS, name, GRANTS, keys(name).events, r.publish ?? "watched");
   return (await f.scripts.run("release", keys(name).all, args)) as unknown[];
 }
 
@@ -89,8 +100,9 @@ export async function check(
   name: string,
   coord: string,
   pairs: [string, string][],
+  publish: Publish = "watched",
 ): Promise<[number, string[], string[]]> {
-  const args = [coord, RETAIN_MS, name, GRANTS, keys(name).events, ...pairs.flat()];
+  const args = [coord, RETAIN_MS, name, GRANTS, keys(name).events, publish, ...pairs.flat()];
   return (await f.scripts.run("check", keys(name).all, args)) as [number, string[], string[]];
 }
 
@@ -136,10 +148,11 @@ export async function subscribeGrants(url: string): Promise<GrantFeed> {
 export async function revoke(
   f: ScriptFixture,
   name: string,
-  r: { session: string; owner?: string; coord?: string },
+  r: { session: string; owner?: string; coord?: string; publish?: Publish },
 ): Promise<unknown[]> {
   const k = keys(name);
-  const args = [r.session, r.owner ?? "o", r.coord ?? "c1", RETAIN_MS, name, GRANTS, k.events, REVOCATIONS];
+  const publish = r.publish ?? "watched";
+  const args = [r.session, r.owner ?? "o", r.coord ?? "c1", RETAIN_MS, name, GRANTS, k.events, publish, REVOCATIONS];
   return (await f.scripts.run("revoke", k.all, args)) as unknown[];
 }
 
@@ -147,10 +160,10 @@ export async function revoke(
 export async function proclaim(
   f: ScriptFixture,
   name: string,
-  p: { session: string; owner?: string; value: string | Buffer },
+  p: { session: string; owner?: string; value: string | Buffer; publish?: Publish },
 ): Promise<unknown[]> {
   const k = keys(name);
-  const args = [p.session, p.owner ?? "o", p.value, k.events, RETAIN_MS];
+  const args = [p.session, p.owner ?? "o", p.value, k.events, p.publish ?? "watched", RETAIN_MS];
   return (await f.scripts.run("proclaim", [k.holders, k.data, k.version], args)) as unknown[];
 }
 

@@ -1,22 +1,25 @@
 -- revoke: an operator takes one holder's hold away (every count of it) at once, then hands the
 -- lock on like release.lua. The holder's coordinator learns it from the broadcast on the revocation
 -- channel ("session\nowner\ntoken\nname"); other coordinators' grants are published on their grant
--- channels; holder changes (expired, revoked, acquired) on the event channel in acquire.lua's format.
+-- channels; holder changes (expired, revoked, acquired) INCR the version and go out on the event
+-- channel under acquire.lua's publish rule, in its format.
 -- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence, 6 version (layout: acquire.lua)
 -- ARGV: session, owner, coordinator id, fence retain ms, lock name, grant channel prefix,
---       event channel, revocation channel
+--       event channel, publish (as in acquire.lua), revocation channel
 -- Returns {code, token, count, {waiter, token, ...} granted to this coordinator}
 --   code 21 REVOKED (the revoked hold's token and count), 22 NOT_HELD (that session and owner
 --   hold no live lease on the lock; token and count 0; an expired holder is still purged)
 local rcall = redis.call
 local holders, data, queue, leases, fence, ver = unpack(KEYS)
-local session, owner, coord, retain, name, prefix, chan, revocations = unpack(ARGV)
-local hid = session .. ':' .. owner
+local session, owner, coord, retain, name, prefix, chan, publish, revocations = unpack(ARGV)
+local hid, loud = session .. ':' .. owner, publish ~= 'watched' or nil
 local t = rcall('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function event(kind, h, ms)
-  local v, tok, cnt, m = rcall('INCR', ver), string.match(rcall('HGET', data, 'h:' .. h), '^(%d+) (%d+) (%d)')
+  local v = rcall('INCR', ver)
   if v == 1 then v = rcall('INCRBY', ver, string.format('%.0f', t[1] * 1e6 + t[2])); rcall('PEXPIRE', ver, retain + 86400000) end
-  rcall('PUBLISH', chan, table.concat({string.format('%.0f', v), kind, tok, cnt, m, rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or ''))
+  if loud == nil then loud = rcall('PUBSUB', 'NUMSUB', chan)[2] > 0 end
+  if loud then rcall('PUBLISH', chan, table.concat({string.format('%.0f', v), kind, string.match(rcall('HGET', data, 'h:' .. h), '^%d+ %d+ %d'),
+    rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or '')) end
 end
 for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); event('expired', h, 0); rcall('HDEL', data, 'h:' .. h, 'v:' .. h) end
 for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w) end
