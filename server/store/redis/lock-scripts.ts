@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { Redis } from "ioredis";
 import type { RedisClient } from "./redis-connection.js";
 
 /** One script argument; Buffers pass binary values unchanged. */
@@ -42,9 +43,27 @@ export class LockScripts {
   }
 
   private call(command: string, keys: string[], args: ScriptArg[]): Promise<unknown> {
+    this.corkUntilNextTick();
     // defineCommand adds methods ioredis cannot type; this is the one place that reaches them.
     const method = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[command];
     return method.call(this.redis, ...keys, ...args);
+  }
+
+  private corked = false;
+
+  /**
+   * Holds back socket writes until the current batch of work is done, so scripts started by the
+   * same batch of session messages go out in one write instead of one system call each.
+   */
+  private corkUntilNextTick(): void {
+    const socket = this.redis instanceof Redis ? this.redis.stream : undefined;
+    if (this.corked || !socket) return;
+    this.corked = true;
+    socket.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      socket.uncork();
+    });
   }
 }
 
