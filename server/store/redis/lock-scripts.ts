@@ -43,7 +43,7 @@ export class LockScripts {
   }
 
   private call(command: string, keys: string[], args: ScriptArg[]): Promise<unknown> {
-    this.corkUntilNextTick();
+    this.corkForThisTurn();
     // defineCommand adds methods ioredis cannot type; this is the one place that reaches them.
     const method = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[command];
     return method.call(this.redis, ...keys, ...args);
@@ -52,15 +52,17 @@ export class LockScripts {
   private corked = false;
 
   /**
-   * Holds back socket writes until the current batch of work is done, so scripts started by the
-   * same batch of session messages go out in one write instead of one system call each.
+   * Holds back socket writes until this turn of the event loop has run, so scripts started by one
+   * batch of session messages go out in one write instead of one system call each.
    */
-  private corkUntilNextTick(): void {
+  private corkForThisTurn(): void {
     const socket = this.redis instanceof Redis ? this.redis.stream : undefined;
     if (this.corked || !socket) return;
     this.corked = true;
     socket.cork();
-    process.nextTick(() => {
+    // setImmediate, not nextTick: grpc-js hands over each message in a tick of its own, and the
+    // check phase comes only after every message read in this turn of the event loop.
+    setImmediate(() => {
       this.corked = false;
       socket.uncork();
     });
