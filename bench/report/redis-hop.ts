@@ -1,5 +1,4 @@
 import type { HandOffResult } from "../workloads/hand-off.js";
-import type { RoundTrips } from "../workloads/round-trips.js";
 import type { SpreadResult } from "../workloads/spread.js";
 import { busyCores, totalCpuUs } from "./cpu-per-cycle.js";
 import { count, ms, pct, ratio, usPer } from "./format.js";
@@ -12,7 +11,7 @@ const GAP_MEAN_TARGET_MS = 0.25;
  * on the embedded store, i.e. how much of the gap and of the hand-off rate is the Redis hop.
  * Empty when the embedded row did not run.
  */
-export function handOffRedisHop(t: HandOffResult, e: HandOffResult | undefined, rt?: RoundTrips): string[] {
+export function handOffRedisHop(t: HandOffResult, e: HandOffResult | undefined): string[] {
   if (!e) return [];
   const d50 = t.gap.p50Ms - e.gap.p50Ms;
   const dMean = t.gap.meanMs - e.gap.meanMs;
@@ -28,11 +27,6 @@ export function handOffRedisHop(t: HandOffResult, e: HandOffResult | undefined, 
       `(${pct(dMean / t.gap.meanMs, 0)}); without it Turnstile hands off ${ratio(e.handOffsPerS / t.handOffsPerS)} as often.`,
     );
   else out.push("The embedded store's gap is not smaller in this run: it shows no measurable cost of the Redis hop.");
-  if (rt && e.gap.p50Ms > rt.coordinatorKeepAlive.p50Ms)
-    out.push(
-      `The embedded store's p50 gap is ${ms(e.gap.p50Ms - rt.coordinatorKeepAlive.p50Ms)} ms above the bare keepalive round trip:`,
-      "the coordinator's own lock work and routing the grant to the waiter's stream.",
-    );
   if (e.gap.meanMs > GAP_MEAN_TARGET_MS)
     out.push(
       `Even with no Redis hop the mean gap is above the ${GAP_MEAN_TARGET_MS} ms target: on this machine the client–coordinator`,
