@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { redisServerAvailable, startRedis } from "../test/harness/redis-server.js";
-import { startCoordinator } from "./env/coordinator-process.js";
+import { type BenchCoordinator, startCoordinator } from "./env/coordinator-process.js";
 import { type BenchEtcd, etcdVersion, startEtcd } from "./env/etcd-server.js";
 import { machineInfo } from "./env/machine-info.js";
 import { etcdLockImpl } from "./impls/etcd-lock-impl.js";
@@ -22,7 +22,10 @@ import { type BenchResults, runPlan } from "./run-plan.js";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-/** `npm run bench`: starts Redis, a coordinator and etcd, runs every workload, writes the report. */
+/**
+ * `npm run bench`: starts Redis, a coordinator on Redis, one on the embedded store (when selected)
+ * and etcd, runs every workload, writes the report.
+ */
 async function main(argv: string[]): Promise<number> {
   let options: ReturnType<typeof parseOptions>;
   try {
@@ -52,10 +55,14 @@ async function main(argv: string[]): Promise<number> {
     notes.push(
       "etcd v3lock was skipped: `etcd` is not on PATH (Debian/Ubuntu: `sudo apt-get install -y etcd-server`).",
     );
+  let embedded: BenchCoordinator | undefined;
   try {
+    if (!options.only.length || options.only.includes("turnstile-embedded"))
+      embedded = await startCoordinator(undefined);
     const machine = await machineInfo(counter, etcdV);
     const all: LockImpl[] = [
       turnstileImpl(coordinator.address),
+      ...(embedded ? [turnstileImpl(embedded.address, "embedded")] : []),
       spinLockImpl(redis.url),
       redisSemaphoreImpl(redis.url),
       redlockImpl(redis.url),
@@ -63,9 +70,14 @@ async function main(argv: string[]): Promise<number> {
     ];
     const impls = options.only.length ? all.filter((i) => options.only.includes(i.id)) : all;
     if (impls.length === 0) throw new Error(`--only ${options.only.join(",")}: no such implementation`);
-    const serverPids: Record<string, number | undefined> = { turnstile: coordinator.pid, etcd: etcd?.process.pid };
+    const serverPids: Record<string, number | undefined> = {
+      turnstile: coordinator.pid,
+      "turnstile-embedded": embedded?.pid,
+      etcd: etcd?.process.pid,
+    };
     const progress = new Progress(0);
     progress.note(`bench: Redis ${redis.url}, coordinator ${coordinator.address} (pid ${coordinator.pid})`);
+    if (embedded) progress.note(`bench: embedded-store coordinator ${embedded.address} (pid ${embedded.pid})`);
     progress.note(`bench: etcd ${etcd ? `${etcd.address} (data in ${etcd.dataDir})` : "not on PATH: skipped"}`);
     const results: BenchResults = await runPlan({ options, impls, redis: counter, serverPids, coordinator, notes });
     machine.loadEnd = loadavg()[0];
@@ -82,6 +94,7 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     counter.disconnect();
     await coordinator.stop();
+    await embedded?.stop();
     await etcd?.stop();
     await redis.stop();
   }

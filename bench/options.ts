@@ -22,12 +22,13 @@ export interface BenchOptions {
 export const USAGE = `Usage: npm run bench [-- options]
 
   --quick               short run (~1 min): 1 round of 1.5 s windows, fleet of 1,000 sessions
-  --only ID,ID          run only these implementations (turnstile, spin, redis-semaphore, redlock, etcd)
+  --only ID,ID          run only these implementations (turnstile, turnstile-embedded, spin,
+                        redis-semaphore, redlock, etcd)
   --rounds N            measurement rounds per workload, implementations interleaved (default 2)
   --measure-ms MS       measurement window per round (default 3000)
   --fleet-sessions N    idle-fleet sessions (default 10000; 0 skips the fleet)
   --fleet-ttl-ms MS     idle-fleet session TTL (default 30000, --quick 15000; a keepalive every TTL/3)
-  --profile DIR         run the coordinator under node --cpu-prof, profiles written to DIR
+  --profile DIR         run the (Redis-backed) coordinator under node --cpu-prof, profiles written to DIR
   --out DIR             write BENCHMARKS.md and the plots under DIR instead of the repository
 `;
 

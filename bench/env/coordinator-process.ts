@@ -13,16 +13,29 @@ export interface BenchCoordinator {
   stop(): Promise<void>;
 }
 
+// The log line each store logs before "listening": a coordinator on the wrong store fails to start.
+const STORE_LOG = {
+  redis: /"msg":"keeping locks in Redis"/,
+  embedded: /"msg":"no Redis configured: using the embedded store/,
+};
+
 /**
  * Starts `node bin/turnstile.js serve --redis URL --listen 127.0.0.1:0` (as the test harness's
- * spawnCoordinator does) and resolves once it listens. With `profileDir`, node writes a CPU profile
- * there on exit. Its output is drained so a chatty log can never block it.
+ * spawnCoordinator does) and resolves once it listens; with `redisUrl` undefined it starts the same
+ * command without `--redis`, on the embedded in-process store. With `profileDir`, node writes a CPU
+ * profile there on exit. Its output is drained so a chatty log can never block it.
  */
-export async function startCoordinator(redisUrl: string, profileDir?: string): Promise<BenchCoordinator> {
+export async function startCoordinator(redisUrl: string | undefined, profileDir?: string): Promise<BenchCoordinator> {
   const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const args = [...nodeArgs, BIN, "serve", "--listen", "127.0.0.1:0", "--redis", redisUrl, "--log-level", "info"];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
-  const match = await waitForOutput(child, /"port":(\d+)[^\n]*"msg":"listening"/, 15_000);
+  const storeArgs = redisUrl ? ["--redis", redisUrl] : [];
+  const args = [...nodeArgs, BIN, "serve", "--listen", "127.0.0.1:0", ...storeArgs, "--log-level", "info"];
+  // Settings come from the flags alone: a TURNSTILE_* variable (TURNSTILE_REDIS, a config file)
+  // must neither put the embedded coordinator on Redis nor make the two coordinators differ.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("TURNSTILE_")));
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env });
+  const storeLog = STORE_LOG[redisUrl ? "redis" : "embedded"].source;
+  const listening = new RegExp(`${storeLog}[\\s\\S]*?"port":(\\d+)[^\\n]*"msg":"listening"`);
+  const match = await waitForOutput(child, listening, 15_000);
   let tail = "";
   const keepTail = (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-4000);

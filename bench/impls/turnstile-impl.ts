@@ -4,17 +4,32 @@ import type { LockImpl } from "./lock-impl.js";
 
 const REPO_VERSION = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
 
-/**
- * Turnstile through its TypeScript client: one TurnstileClient (one session stream) per contender,
- * against a coordinator running in its own process. Waiters are granted by a pushed message.
- */
-export function turnstileImpl(address: string): LockImpl {
-  return {
+/** Which store the coordinator runs on: Redis, or the embedded in-process store (no Redis hop). */
+export type TurnstileStore = "redis" | "embedded";
+
+const BY_STORE = {
+  redis: {
     id: "turnstile",
     label: "Turnstile",
     waits: "FIFO queue in Redis; the grant is pushed on the session stream",
-    version: `turnstile ${REPO_VERSION} (this repo)`,
     wireCommands: ["evalsha", "eval"],
+  },
+  embedded: {
+    id: "turnstile-embedded",
+    label: "Turnstile (embedded store)",
+    waits: "FIFO queue in the coordinator's memory; the grant is pushed on the session stream",
+    wireCommands: undefined,
+  },
+} as const;
+
+/**
+ * Turnstile through its TypeScript client: one TurnstileClient (one session stream) per contender,
+ * against a coordinator running in its own process on `store`. Waiters are granted by a pushed message.
+ */
+export function turnstileImpl(address: string, store: TurnstileStore = "redis"): LockImpl {
+  return {
+    ...BY_STORE[store],
+    version: `turnstile ${REPO_VERSION} (this repo)`,
     async connect() {
       const client = new TurnstileClient(address, { clientName: "bench" });
       await client.connect();

@@ -15,13 +15,14 @@ export interface BarSeries {
   values: number[];
 }
 
-const W = 1040;
+const W = 1100;
 const H = 560;
-const M = { left: 90, right: 320, top: 60, bottom: 70 };
+// The right margin holds the legend: room for a 26-character label ("Turnstile (embedded store)").
+const M = { left: 90, right: 380, top: 60, bottom: 70 };
 const INK: Rgb = [30, 30, 30];
 const GRID: Rgb = [225, 225, 225];
 
-/** Distinct colors for up to eight series. */
+/** Distinct colors for up to ten series (blue, red, green, orange, purple, brown, pink, grey, olive, cyan). */
 export const PALETTE: Rgb[] = [
   [31, 119, 180],
   [214, 39, 40],
@@ -31,6 +32,8 @@ export const PALETTE: Rgb[] = [
   [140, 86, 75],
   [227, 119, 194],
   [127, 127, 127],
+  [188, 189, 34],
+  [23, 190, 207],
 ];
 
 /** A CDF plot with a log-scaled x axis in milliseconds, one line per series, legend on the right. */

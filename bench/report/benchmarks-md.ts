@@ -29,7 +29,7 @@ export function writeBenchmarksMd(input: ReportInput): string {
     "# Benchmarks",
     "",
     `Written by \`${options.command}\` on ${m.date}. Every number below comes from that one run; rerun the`,
-    "command to reproduce it (it starts its own redis-server, coordinator and etcd on free loopback ports).",
+    "command to reproduce it (it starts its own redis-server, coordinators and etcd on free loopback ports).",
     "",
     "## Machine and versions",
     "",
@@ -48,6 +48,17 @@ export function writeBenchmarksMd(input: ReportInput): string {
     "- Turnstile's coordinator is its own process (`node bin/turnstile.js serve --redis URL --listen 127.0.0.1:0`);",
     "  the contenders of every implementation run in the bench process, each with its own client (connection,",
     "  session or lease). grpc-js puts the Turnstile clients of one process on one HTTP/2 connection.",
+    ...(impls.some((i) => i.id === "turnstile-embedded")
+      ? [
+          "- *Turnstile (embedded store)* is a second coordinator process started the same way but without `--redis`,",
+          "  so it keeps its locks in its own memory; its contenders use the same TypeScript client. It is the same",
+          "  client and coordinator code with no Redis round trip and no Redis process busy beside them, there to",
+          "  show how much of Turnstile's gap, throughput and CPU is the Redis hop. It is not a recommendation to",
+          "  deploy that way: the embedded store serves one coordinator only and nothing it holds survives a restart.",
+          "  Its Redis columns are empty, its server CPU is its own process's, and it is left out of the idle fleet",
+          "  and the targets.",
+        ]
+      : []),
     `- Each workload size runs ${options.rounds} round(s) of ${options.measureMs / 1000} s (after ${options.warmupMs / 1000} s warm-up) per`,
     "  implementation, implementations interleaved and the order reversed every other round; rounds are pooled.",
     "- Redis commands per cycle: *sent* counts the commands clients (or the coordinator) send over the wire",

@@ -1,6 +1,7 @@
 import type { BenchResults } from "../run-plan.js";
-import type { WindowCounters } from "../workloads/measurement-window.js";
-import { count, ms } from "./format.js";
+import { totalCpuUs } from "./cpu-per-cycle.js";
+import { count, ms, usPer } from "./format.js";
+import { handOffRedisHop, spreadRedisHop } from "./redis-hop.js";
 
 /**
  * "What limits Turnstile here", written from this run's numbers: the round-trip floor under a
@@ -11,35 +12,46 @@ export function limitsSection(results: BenchResults): string {
   const rt = results.roundTrips;
   const h8 = results.handOff.find((h) => h.contenders === 8)?.results ?? [];
   const t = h8.find((r) => r.impl === "turnstile");
+  const tEmbedded = h8.find((r) => r.impl === "turnstile-embedded");
   const spin = h8.find((r) => r.impl === "spin");
   const spreadTs = results.spread.find((s) => s.workers === 16)?.results.find((r) => r.impl === "turnstile");
   if (t && rt) {
-    const floor = rt.coordinatorKeepAlive.p50Ms + rt.redisPing.p50Ms;
+    // A keepalive makes the hand-off's trip (coordinator, then Redis: it renews the session record).
+    const floor = rt.coordinatorKeepAlive.p50Ms;
     out.push(
       "**Hand-off gap.** A Turnstile hand-off is one coordinator round trip plus one Redis round trip: the",
       "release travels to the coordinator, its release script grants the head waiter inside Redis, and the",
       "coordinator pushes `Acquired` down the waiter's stream (client and waiter share this process, so both",
       "legs are on the clock). The bare round trips measured at the start of this run are",
-      `${ms(rt.coordinatorKeepAlive.p50Ms)} ms p50 for a keepalive through the coordinator (no Redis work) and`,
-      `${ms(rt.redisPing.p50Ms)} ms p50 for a Redis PING: a floor of about ${ms(floor)} ms, against a measured`,
-      `gap of ${ms(t.gap.p50Ms)} ms p50 / ${ms(t.gap.meanMs)} ms mean with 8 contenders.`,
+      `${ms(rt.redisPing.p50Ms)} ms p50 for a Redis PING from this process and ${ms(rt.coordinatorKeepAlive.p50Ms)} ms p50 for a keepalive, which`,
+      "makes the same trip as a hand-off with the cheapest Redis command (the coordinator renews the session",
+      `record with one PEXPIRE): a floor of about ${ms(floor)} ms, against a measured gap of ${ms(t.gap.p50Ms)} ms p50 /`,
+      `${ms(t.gap.meanMs)} ms mean with 8 contenders.`,
       floor >= 0.25
         ? "The 0.25 ms mean target is below what these two loopback hops through two Node processes cost on this machine, before any lock work."
         : `The gap is ${ms(t.gap.p50Ms - floor)} ms (p50) above that floor: the release script and routing the grant to the waiter's stream.`,
-      spin && t.handOffsPerS > spin.handOffsPerS
-        ? `The spin lock's gap (${ms(spin.gap.p50Ms)} ms p50) is set by its 1 ms retry timer, which is why Turnstile still hands off faster.`
+      ...(spin && t.handOffsPerS > spin.handOffsPerS
+        ? [
+            `The spin lock's gap (${ms(spin.gap.p50Ms)} ms p50) is set by its 1 ms retry timer, which is why Turnstile still hands off faster.`,
+          ]
         : spin
-          ? `The spin lock's gap is ${ms(spin.gap.p50Ms)} ms p50, set by its 1 ms retry timer and how many pollers are in flight.`
-          : "",
+          ? [
+              `The spin lock's gap is ${ms(spin.gap.p50Ms)} ms p50, set by its 1 ms retry timer and how many pollers are in flight.`,
+            ]
+          : []),
+      ...handOffRedisHop(t, tEmbedded),
       "",
     );
     out.push(
       "**CPU per hand-off.** The path crosses three processes sharing two cores. Per hand-off with 8",
-      `contenders the coordinator used ${cpu(t.counters.serverCpuSeconds, t.handOffs)} µs of CPU, the clients' process`,
-      `${cpu(t.counters.clientCpuSeconds, t.handOffs)} µs and Redis ${cpu(t.counters.redis?.cpuSeconds, t.handOffs)} µs.`,
-      spreadTs
-        ? `An uncontended cycle in the spread workload (the same two requests, with the processes kept busy) cost the coordinator ${cpu(spreadTs.counters.serverCpuSeconds, spreadTs.cycles)} µs: the rest is the price of waking a sleeping process for every message, which one-at-a-time hand-offs pay at every hop.`
-        : "",
+      `contenders the coordinator used ${usPer(t.counters.serverCpuSeconds, t.handOffs)} µs of CPU, the clients' process`,
+      `${usPer(t.counters.clientCpuSeconds, t.handOffs)} µs and Redis ${usPer(t.counters.redis?.cpuSeconds, t.handOffs)} µs.`,
+      // An empty string would end the paragraph: leave the sentence out instead.
+      ...(spreadTs
+        ? [
+            `An uncontended cycle in the spread workload (the same two requests, with the processes kept busy) cost the coordinator ${usPer(spreadTs.counters.serverCpuSeconds, spreadTs.cycles)} µs: the rest is the price of waking a sleeping process for every message, which one-at-a-time hand-offs pay at every hop.`,
+          ]
+        : []),
       "A gap's p99 is a hop that waited for a core (three busy processes, two cores) or for a garbage collection.",
       "",
     );
@@ -47,25 +59,32 @@ export function limitsSection(results: BenchResults): string {
   const s16 = results.spread.find((s) => s.workers === 16)?.results ?? [];
   const ts = s16.find((r) => r.impl === "turnstile");
   const sem = s16.find((r) => r.impl === "redis-semaphore");
+  const tsEmbedded = s16.find((r) => r.impl === "turnstile-embedded");
   if (ts && sem) {
     const tTotal = totalCpuUs(ts.counters, ts.cycles);
     const sTotal = totalCpuUs(sem.counters, sem.cycles);
     out.push(
       "**Uncontended throughput (spread).** Here the machine's two cores are the limit, so throughput follows",
       `CPU per cycle. A Turnstile cycle (acquire + release, 16 workers) cost ${count(tTotal)} µs of CPU in total`,
-      `(coordinator ${cpu(ts.counters.serverCpuSeconds, ts.cycles)}, clients ${cpu(ts.counters.clientCpuSeconds, ts.cycles)},`,
-      `Redis ${cpu(ts.counters.redis?.cpuSeconds, ts.cycles)}); a redis-semaphore cycle ${count(sTotal)} µs (clients`,
-      `${cpu(sem.counters.clientCpuSeconds, sem.cycles)}, Redis ${cpu(sem.counters.redis?.cpuSeconds, sem.cycles)}). That is ${count(tTotal / sTotal, 1)}× the CPU, against a`,
+      `(coordinator ${usPer(ts.counters.serverCpuSeconds, ts.cycles)}, clients ${usPer(ts.counters.clientCpuSeconds, ts.cycles)},`,
+      `Redis ${usPer(ts.counters.redis?.cpuSeconds, ts.cycles)}); a redis-semaphore cycle ${count(sTotal)} µs (clients`,
+      `${usPer(sem.counters.clientCpuSeconds, sem.cycles)}, Redis ${usPer(sem.counters.redis?.cpuSeconds, sem.cycles)}). That is ${count(tTotal / sTotal, 1)}× the CPU, against a`,
       `throughput ratio of ${count(sem.cyclesPerS / ts.cyclesPerS, 1)}×. Turnstile sends two gRPC messages each way through grpc-js and`,
       "HTTP/2 in two Node processes, and its scripts purge expired entries and keep the FIFO queue and fencing",
       `counter (${count((ts.counters.redis?.commands ?? 0) / ts.cycles, 0)} Redis calls per cycle inside the scripts, against`,
       `${count((sem.counters.redis?.commands ?? 0) / sem.cycles, 0)}); redis-semaphore sends one SET NX and one compare-and-delete straight`,
-      "to Redis. Matching it would take a coordinator that costs less than a direct Redis client per request,",
-      "which an extra Node hop cannot do on this machine: the spread target is not reachable by a local fix.",
+      "to Redis.",
+      ...(tsEmbedded
+        ? spreadRedisHop(ts, tsEmbedded, sem)
+        : [
+            "Matching it would take a coordinator that costs less than a direct Redis client per request,",
+            "which an extra Node hop cannot do on this machine: the spread target is not reachable by a local fix.",
+          ]),
       "For that CPU Turnstile gives FIFO hand-off with no polling, fencing tokens and told-first leases.",
       "",
     );
-  }
+  } else if (ts && tsEmbedded)
+    out.push("**Uncontended throughput (spread), 16 workers.**", ...spreadRedisHop(ts, tsEmbedded), "");
   const f = results.fleet;
   if (f?.coordinatorCpuPct !== undefined && f.renewScriptsPerS > 0) {
     const usPerRenewal = (f.coordinatorCpuPct / 100 / f.renewScriptsPerS) * 1e6;
@@ -93,12 +112,4 @@ export function limitsSection(results: BenchResults): string {
     .filter((p) => p.length > 0)
     .map((p) => (p[0].startsWith("#") ? p.join("\n") : p.join(" ")))
     .join("\n\n");
-}
-
-function cpu(seconds: number | undefined, n: number): string {
-  return seconds === undefined || !n ? "–" : count((seconds * 1e6) / n);
-}
-
-function totalCpuUs(c: WindowCounters, n: number): number {
-  return ((c.serverCpuSeconds ?? 0) + c.clientCpuSeconds + (c.redis?.cpuSeconds ?? 0)) * (1e6 / n);
 }

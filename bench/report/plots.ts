@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LockImpl } from "../impls/lock-impl.js";
 import { barChart, type CdfSeries, cdfChart, PALETTE } from "../plot/charts.js";
+import type { Rgb } from "../plot/png-canvas.js";
 import type { BenchResults } from "../run-plan.js";
 import { cdfPoints } from "../stats.js";
 
@@ -11,12 +12,29 @@ export interface Plot {
   caption: string;
 }
 
+// One color per implementation whatever --only selects, so plots of different runs compare; the
+// embedded-store Turnstile is cyan beside Turnstile's blue, the same family but told apart.
+const IMPL_COLOR: Record<string, Rgb> = {
+  turnstile: PALETTE[0],
+  "turnstile-embedded": PALETTE[9],
+  spin: PALETTE[1],
+  "redis-semaphore": PALETTE[2],
+  redlock: PALETTE[3],
+  etcd: PALETTE[4],
+};
+
+/** The plot color of an implementation: its own, or for an unknown id one by its place in `impls`. */
+export function implColor(id: string, impls: LockImpl[]): Rgb {
+  const place = impls.findIndex((i) => i.id === id);
+  return IMPL_COLOR[id] ?? PALETTE[(5 + Math.max(0, place)) % PALETTE.length];
+}
+
 /**
  * Writes the PNG plots of a run into `dir`: the hand-off gap CDF per contender count, hand-off and
  * spread throughput bars, the spread acquire-latency CDF and the fleet's keepalive round trips.
  */
 export function writePlots(results: BenchResults, impls: LockImpl[], dir: string): Plot[] {
-  const color = (id: string) => PALETTE[impls.findIndex((i) => i.id === id) % PALETTE.length];
+  const color = (id: string) => implColor(id, impls);
   const label = (id: string) => impls.find((i) => i.id === id)?.label ?? id;
   const plots: Plot[] = [];
   const write = (file: string, caption: string, png: Buffer) => {

@@ -7,7 +7,10 @@ import { type LatencySummary, summarize } from "../stats.js";
 export interface RoundTrips {
   /** PING from this process to Redis and back. */
   redisPing: LatencySummary;
-  /** A keepalive of a session holding nothing: this process → coordinator → this process, no Redis. */
+  /**
+   * A keepalive of a session holding nothing: this process → coordinator → Redis (one PEXPIRE of
+   * the session record) → coordinator → this process.
+   */
   coordinatorKeepAlive: LatencySummary;
 }
 
