@@ -1,5 +1,5 @@
 import type { BenchResults } from "../run-plan.js";
-import { totalCpuUs } from "./cpu-per-cycle.js";
+import { busyCores, totalCpuUs } from "./cpu-per-cycle.js";
 import { count, ms, usPer } from "./format.js";
 import { handOffRedisHop, spreadRedisHop } from "./redis-hop.js";
 
@@ -64,8 +64,12 @@ export function limitsSection(results: BenchResults): string {
     const tTotal = totalCpuUs(ts.counters, ts.cycles);
     const sTotal = totalCpuUs(sem.counters, sem.cycles);
     out.push(
-      "**Uncontended throughput (spread).** Here the machine's two cores are the limit, so throughput follows",
-      `CPU per cycle. A Turnstile cycle (acquire + release, 16 workers) cost ${count(tTotal)} µs of CPU in total`,
+      "**Uncontended throughput (spread).** Each worker waits for every answer, so throughput follows the CPU a",
+      `cycle costs summed over the processes on its path. ${count(busyCores(ts.counters), 2)} cores' worth of CPU were busy for Turnstile:`,
+      Math.abs(ts.cyclesPerS * tTotal - 1e6) < 0.3e6
+        ? `its ${count(ts.cyclesPerS)} cycles/s is about one core divided by that sum (${count(1e6 / tTotal)} cycles/s), so its processes mostly take turns on each batch of messages rather than overlapping.`
+        : `its ${count(ts.cyclesPerS)} cycles/s against one core divided by that sum (${count(1e6 / tTotal)} cycles/s).`,
+      `A Turnstile cycle (acquire + release, 16 workers) cost ${count(tTotal)} µs of CPU in total`,
       `(coordinator ${usPer(ts.counters.serverCpuSeconds, ts.cycles)}, clients ${usPer(ts.counters.clientCpuSeconds, ts.cycles)},`,
       `Redis ${usPer(ts.counters.redis?.cpuSeconds, ts.cycles)}); a redis-semaphore cycle ${count(sTotal)} µs (clients`,
       `${usPer(sem.counters.clientCpuSeconds, sem.cycles)}, Redis ${usPer(sem.counters.redis?.cpuSeconds, sem.cycles)}). That is ${count(tTotal / sTotal, 1)}× the CPU, against a`,
