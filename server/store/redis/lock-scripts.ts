@@ -25,6 +25,9 @@ const VERSION = 3;
  * a versioned command name, and runs them. Rejects with the Redis error as ioredis reports it.
  */
 export class LockScripts {
+  /** True while the command socket is corked, until the setImmediate that uncorks it. */
+  private corked = false;
+
   constructor(private readonly redis: RedisClient) {
     for (const name of Object.keys(KEY_COUNTS) as ScriptName[]) {
       const lua = readFileSync(new URL(`./scripts/${name}.lua`, import.meta.url), "utf8");
@@ -48,8 +51,6 @@ export class LockScripts {
     const method = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[command];
     return method.call(this.redis, ...keys, ...args);
   }
-
-  private corked = false;
 
   /**
    * Holds back socket writes until this turn of the event loop has run, so scripts started by one
