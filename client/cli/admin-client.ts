@@ -7,6 +7,7 @@ import {
   type RevokeRequest,
   type RevokeResponse,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { readableDetails } from "../status-error.js";
 import { WatchStream } from "../watch-stream.js";
 
 // Unary calls fail fast on a refused connection; this bounds a coordinator that accepts and hangs.
@@ -17,7 +18,7 @@ export class AdminCallError extends Error {
   readonly code: number;
 
   constructor(method: string, err: ServiceError) {
-    super(`${method} failed: ${status[err.code] ?? err.code} ${err.details}`.trim(), { cause: err });
+    super(`${method} failed: ${status[err.code] ?? err.code} ${readableDetails(err.details)}`.trim(), { cause: err });
     this.name = "AdminCallError";
     this.code = err.code;
   }
