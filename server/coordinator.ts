@@ -77,7 +77,7 @@ export class Coordinator {
       admin: new LockAdmin(this.store, validator, options.log),
     };
     this.server.addService(LockServiceService, lockService(deps));
-    this.health = new StoreHealthService(this.store);
+    this.health = new StoreHealthService(this.store, options.log);
     this.health.addToServer(this.server);
     addReflection(this.server);
   }

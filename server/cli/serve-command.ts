@@ -7,10 +7,13 @@ import { PrometheusMetrics } from "../metrics/prometheus-metrics.js";
 import { MemoryStore } from "../store/memory/memory-store.js";
 import { RedisStore } from "../store/redis/redis-store.js";
 import type { Store } from "../store/store.js";
+import { routeGrpcJsLog } from "./grpc-js-log.js";
+import { coordinatorFailure, listenFailure, ServeExit, type StartUpFailure } from "./start-up-failure.js";
 
 /**
  * `turnstile serve`: loads and validates the settings (exit 2 with one line per error), runs a
- * coordinator and, with --metrics, the Prometheus endpoint, until SIGTERM or SIGINT.
+ * coordinator and, with --metrics, the Prometheus endpoint, until SIGTERM or SIGINT. A start-up
+ * failure is one JSON log line and an exit code from ServeExit.
  */
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -20,10 +23,12 @@ export async function run(argv: string[]): Promise<number> {
   const result = loadServeConfig({ argv, env: process.env });
   if (!result.ok) {
     for (const error of result.errors) process.stderr.write(`turnstile serve: ${error}\n`);
-    return 2;
+    pino().fatal({ errors: result.errors, exitCode: ServeExit.settings }, "cannot start: invalid settings");
+    return ServeExit.settings;
   }
   const { config } = result;
   const log = pino({ level: config.logLevel });
+  routeGrpcJsLog(log);
   const metrics = config.metrics ? new PrometheusMetrics() : undefined;
   const coordinator = new Coordinator({
     store: openStore(config, log),
@@ -38,16 +43,30 @@ export async function run(argv: string[]): Promise<number> {
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);
   });
-  await coordinator.start();
+  const failed = (failure: StartUpFailure) => {
+    log.fatal({ exitCode: failure.exitCode, err: failure.err }, failure.msg);
+    return failure.exitCode;
+  };
+  // Metrics first: a taken metrics port must stop the start before the coordinator says "listening".
   if (metricsServer && config.metrics) {
     const { host, port } = config.metrics;
-    log.info({ metrics: `${host}:${port}`, metricsPort: await metricsServer.start(host, port) }, "serving metrics");
+    try {
+      log.info({ metrics: `${host}:${port}`, metricsPort: await metricsServer.start(host, port) }, "serving metrics");
+    } catch (err) {
+      return failed(listenFailure("metrics", `${host}:${port}`, err));
+    }
+  }
+  try {
+    await coordinator.start();
+  } catch (err) {
+    await metricsServer?.stop();
+    return failed(coordinatorFailure(config.listen, err));
   }
   await stopping;
   log.info("shutting down");
   await metricsServer?.stop();
   await coordinator.stop();
-  return 0;
+  return ServeExit.stopped;
 }
 
 function openStore(config: ServeConfig, log: pino.Logger): Store {
