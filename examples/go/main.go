@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -22,7 +23,7 @@ import (
 )
 
 func main() {
-	addr := flag.String("addr", env("TURNSTILE_ADDR", "127.0.0.1:7420"), "coordinator host:port (env TURNSTILE_ADDR)")
+	addr := flag.String("addr", env("TURNSTILE_ADDR", "127.0.0.1:7420"), "coordinator host:port, or several comma-separated: a session resumes on the next when its coordinator drains (env TURNSTILE_ADDR)")
 	lockName := flag.String("lock", env("TURNSTILE_LOCK", "examples/demo"), "lock name (env TURNSTILE_LOCK)")
 	rounds := flag.Int("rounds", envInt("TURNSTILE_ROUNDS", 1), "rounds per worker (env TURNSTILE_ROUNDS)")
 	workers := flag.Int("workers", envInt("TURNSTILE_WORKERS", 1), "workers, each with its own session (env TURNSTILE_WORKERS)")
@@ -39,12 +40,15 @@ func main() {
 		log.Fatalf("open log: %v", err)
 	}
 	defer shared.Close()
-	conn, err := grpc.NewClient(*addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		log.Fatalf("connect %s: %v", *addr, err)
+	var coordinators []pb.LockServiceClient
+	for _, address := range strings.Split(*addr, ",") {
+		conn, err := grpc.NewClient(strings.TrimSpace(address), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			log.Fatalf("connect %s: %v", address, err)
+		}
+		defer conn.Close()
+		coordinators = append(coordinators, pb.NewLockServiceClient(conn))
 	}
-	defer conn.Close()
-	client := pb.NewLockServiceClient(conn)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -58,7 +62,7 @@ func main() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := runWorker(ctx, client, cfg); err != nil {
+			if err := runWorker(ctx, coordinators, cfg); err != nil {
 				errs <- err
 			}
 		}()
