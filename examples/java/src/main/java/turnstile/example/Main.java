@@ -36,15 +36,21 @@ public final class Main {
     Duration wait = parseDuration(flag(flags, "wait", "TURNSTILE_WAIT", "30s"));
     Duration ttl = parseDuration(flag(flags, "ttl", "TURNSTILE_TTL", "15s"));
 
-    ManagedChannel channel = ManagedChannelBuilder.forTarget(addr).usePlaintext().build();
+    // Several comma-separated addresses: a session resumes on the next when its coordinator drains.
+    List<ManagedChannel> channels = new ArrayList<>();
+    List<LockServiceGrpc.LockServiceStub> stubs = new ArrayList<>();
+    for (String address : addr.split(",")) {
+      ManagedChannel channel = ManagedChannelBuilder.forTarget(address.trim()).usePlaintext().build();
+      channels.add(channel);
+      stubs.add(LockServiceGrpc.newStub(channel));
+    }
     ExecutorService pool = Executors.newFixedThreadPool(workers);
     boolean failed = false;
     try (SharedLog log = logPath.isEmpty() ? null : new SharedLog(Path.of(logPath))) {
-      LockServiceGrpc.LockServiceStub stub = LockServiceGrpc.newStub(channel);
       List<Future<Void>> results = new ArrayList<>();
       for (int i = 1; i <= workers; i++) {
         var config = new Worker.Config(prefix + "-" + i, lockName, rounds, hold, wait, ttl, log);
-        results.add(pool.submit(new Worker(stub, config)));
+        results.add(pool.submit(new Worker(new Coordinators(stubs), config)));
       }
       for (Future<Void> result : results) {
         try {
@@ -56,7 +62,7 @@ public final class Main {
       }
     } finally {
       pool.shutdownNow();
-      channel.shutdownNow();
+      for (ManagedChannel channel : channels) channel.shutdownNow();
     }
     if (failed) System.exit(1);
     log(workers + " worker(s) finished " + rounds + " round(s) each");
