@@ -10,6 +10,7 @@ import { redisServerAvailable, startRedis, type TestRedis } from "../harness/red
 import { waitForQueue } from "../harness/wait-for-queue.js";
 import { type ExampleProcess, rejectOnExit, spawnExample } from "./example-process.js";
 import { runTsWorker } from "./ts-worker.js";
+import { waitForHolds } from "./wait-for-holds.js";
 
 // Run by `npm run test:interop` (which builds both examples first), never by plain `npm test`.
 const GO_BIN = fileURLToPath(new URL("../../examples/go/bin/turnstile-example", import.meta.url));
@@ -21,9 +22,11 @@ const ROUNDS = 20;
 const HOLD_MS = 10;
 const WAIT_MS = 60_000;
 
-describe("polyglot contention: TypeScript, Go and Java clients on one lock", () => {
+describe("polyglot contention: TypeScript, Go and Java clients on one lock, across a coordinator drain", () => {
   let redis: TestRedis | undefined;
-  let coordinator: CoordinatorProcess | undefined;
+  // Every client lists `drained` first, so every session starts there and must resume on `survivor`.
+  let drained: CoordinatorProcess | undefined;
+  let survivor: CoordinatorProcess | undefined;
   let logDir: string;
 
   before(async function () {
@@ -34,22 +37,22 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock", () 
       if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build:examples`);
     }
     redis = await startRedis();
-    coordinator = await spawnCoordinator(redis.url);
+    [drained, survivor] = await Promise.all([spawnCoordinator(redis.url), spawnCoordinator(redis.url)]);
     logDir = mkdtempSync(join(tmpdir(), "turnstile-interop-"));
   });
   after(async () => {
-    await coordinator?.kill();
+    await Promise.all([drained?.kill(), survivor?.kill()]);
     await redis?.stop();
     if (logDir) rmSync(logDir, { recursive: true, force: true });
   });
 
-  it(`keeps holds apart with strictly increasing tokens while ${WORKERS_PER_LANGUAGE} workers per language contend for ${ROUNDS} rounds, and every language gets the lock`, async function () {
+  it(`keeps holds apart with strictly increasing tokens while ${WORKERS_PER_LANGUAGE} workers per language contend for ${ROUNDS} rounds, every language resumes when its coordinator drains (SIGTERM) mid-run and keeps getting the lock`, async function () {
     this.timeout(180_000);
-    const address = coordinator!.address;
+    const addresses = [drained!.address, survivor!.address];
     const logPath = join(logDir, "shared.log");
     const logFd = openSync(logPath, "a");
     const flags = (name: string) => [
-      `--addr=${address}`,
+      `--addr=${addresses.join(",")}`,
       `--lock=${LOCK}`,
       `--rounds=${ROUNDS}`,
       `--workers=${WORKERS_PER_LANGUAGE}`,
@@ -60,7 +63,7 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock", () 
     ];
     // A gate holds the lock until every worker waits in the queue, so all three languages
     // contend from the first round on instead of whoever starts fastest running alone.
-    const gate = new TurnstileClient(address, { clientName: "gate" });
+    const gate = new TurnstileClient(addresses, { clientName: "gate" });
     const gateLock = await gate.acquire(LOCK);
     const examples: ExampleProcess[] = [
       spawnExample("go example", GO_BIN, flags("go")),
@@ -69,7 +72,7 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock", () 
     try {
       const tsWorkers = Array.from({ length: WORKERS_PER_LANGUAGE }, (_, i) =>
         runTsWorker({
-          address,
+          address: addresses,
           name: `ts-${i + 1}`,
           lock: LOCK,
           rounds: ROUNDS,
@@ -86,10 +89,30 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock", () 
         await gateLock.release();
         await gate.close();
       }
-      const [results] = await Promise.all([Promise.all(examples.map((e) => e.exited)), Promise.all(tsWorkers)]);
+      // The fault: a third of the way in, drain the coordinator every session is on.
+      const total = 3 * WORKERS_PER_LANGUAGE * ROUNDS;
+      const exitedEarly = rejectOnExit(examples);
+      try {
+        await Promise.race([waitForHolds(logPath, Math.floor(total / 3), 120_000), exitedEarly.promise]);
+      } finally {
+        exitedEarly.dispose();
+      }
+      const drainedExit = new Promise<number | null>((resolve) => drained!.process.once("exit", resolve));
+      drained!.process.kill("SIGTERM");
+      expect(await drainedExit, "drained coordinator's exit code").to.equal(0);
+      const faults = 1;
+      const [results, ts] = await Promise.all([Promise.all(examples.map((e) => e.exited)), Promise.all(tsWorkers)]);
       results.forEach(({ code, output }, i) => {
         expect(code, `${examples[i].label} exit code; output:\n${output}`).to.equal(0);
       });
+      // Every language went on as the same session on the survivor, with its locks.
+      const resumes = {
+        ts: ts.reduce((n, w) => n + w.resumes, 0),
+        go: results[0].output.match(/: resumed with \d+ lock/g)?.length ?? 0,
+        java: results[1].output.match(/: resumed with \d+ lock/g)?.length ?? 0,
+      };
+      console.log(`      ${faults} coordinator drained mid-run; sessions resumed: ${JSON.stringify(resumes)}`);
+      expect(resumes).to.deep.equal({ ts: WORKERS_PER_LANGUAGE, go: WORKERS_PER_LANGUAGE, java: WORKERS_PER_LANGUAGE });
     } finally {
       closeSync(logFd);
       await Promise.all(examples.map((e) => e.kill()));
