@@ -81,7 +81,7 @@ final class Resumer implements Runnable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
-      } catch (Throwable e) {
+      } catch (Exception e) {
         Main.log("session " + id + ": resume attempt failed: " + e);
       }
       try {

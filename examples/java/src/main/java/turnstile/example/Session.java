@@ -53,7 +53,7 @@ public final class Session implements AutoCloseable {
     this.clientName = clientName;
     clock = new LeaseClock(ttl.toNanos());
     timers.setRemoveOnCancelPolicy(true);
-    held = new HeldLocks(mu, clock, timers, lock -> sendRelease(HeldLocks.claimOf(lock)));
+    held = new HeldLocks(mu, clock, timers, lock -> releaseQuietly(HeldLocks.claimOf(lock)));
   }
 
   /**
@@ -86,8 +86,6 @@ public final class Session implements AutoCloseable {
         throw e;
       } catch (Exception e) {
         last = e;
-      } catch (Throwable e) {
-        last = new Exception(e);
       }
     }
     throw last;
@@ -156,14 +154,6 @@ public final class Session implements AutoCloseable {
     }
   }
 
-  boolean isValid(LockHandle lock) {
-    return held.isValid(lock);
-  }
-
-  String endReasonOf(LockHandle lock) {
-    return held.endReasonOf(lock);
-  }
-
   SessionStream newStream(LockServiceStub stub) {
     return new SessionStream(stub, this::onMessage, this::onStreamEnd);
   }
@@ -189,10 +179,9 @@ public final class Session implements AutoCloseable {
       Thread resumer = new Thread(new Resumer(this, coordinators, error), "turnstile-resume");
       resumer.setDaemon(true);
       resumer.start();
-    } else if (error != null) {
-      end(new SessionEndedException("session stream failed: " + error.getMessage(), error));
     } else {
-      end(new SessionEndedException("session stream ended by the server", null));
+      end(new SessionEndedException(error == null ? "session stream ended by the server"
+          : "session stream failed: " + error.getMessage(), error));
     }
   }
 
@@ -210,7 +199,7 @@ public final class Session implements AutoCloseable {
       }
     }
     if (lock == null) {
-      sendRelease(HeldLock.newBuilder().setName(acquired.getName()).setOwner(p.owner)
+      releaseQuietly(HeldLock.newBuilder().setName(acquired.getName()).setOwner(p.owner)
           .setFencingToken(acquired.getFencingToken()).setHoldCount(1).build());
     } else {
       p.answer.complete(new Answer(reply, lock));
@@ -256,16 +245,21 @@ public final class Session implements AutoCloseable {
 
   private void releaseQuietly(LockHandle lock) {
     try {
-      if (held.beginRelease(lock)) sendRelease(HeldLocks.claimOf(lock));
+      if (held.beginRelease(lock)) releaseQuietly(HeldLocks.claimOf(lock));
     } catch (LostLockException alreadyLost) {
       // Nothing to give back.
     }
   }
 
-  /**
-   * Sends a release of {@code hold} and returns its pending answer (callers may ignore it: a lease
-   * judged lost, a grant given up on). A resume claims the hold while the release is in flight.
-   */
+  private void releaseQuietly(HeldLock hold) { // nobody waits: a lease judged lost, a grant given up on
+    try {
+      sendRelease(hold);
+    } catch (SessionEndedException over) {
+      // The store lets the hold go when the ended session's lease runs out.
+    }
+  }
+
+  // Sends a release of `hold` and returns its pending answer; a resume claims the hold meanwhile.
   private Pending sendRelease(HeldLock hold) {
     Pending p;
     SessionStream to;

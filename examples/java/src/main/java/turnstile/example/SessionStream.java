@@ -56,13 +56,13 @@ final class SessionStream {
    * Sends {@code open} and waits up to {@code timeout} for {@code opened}. Throws the error that
    * ended the stream first (a StatusRuntimeException from the server), or TimeoutException.
    */
-  Opened open(Open open, Duration timeout) throws Throwable {
+  Opened open(Open open, Duration timeout) throws Exception {
     openSentNanos = System.nanoTime();
     send(SessionRequest.newBuilder().setOpen(open).build());
     try {
       return opened.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
-      throw e.getCause();
+      throw e.getCause() instanceof Exception cause ? cause : e;
     } catch (TimeoutException | InterruptedException e) {
       cancel("open timed out");
       throw e;
