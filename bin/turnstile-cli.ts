@@ -18,6 +18,7 @@ const COMMANDS: Record<string, Command> = {
   describe: { module: "../client/cli/describe-command.js", summary: "show a lock's holders and waiters" },
   watch: { module: "../client/cli/watch-command.js", summary: "stream a lock's holder changes until interrupted" },
   revoke: { module: "../client/cli/revoke-command.js", summary: "take a holder's hold away (operator action)" },
+  health: { module: "../client/cli/health-command.js", summary: "ask a coordinator's gRPC health service once" },
 };
 
 const USAGE = `Usage: turnstile <command> [options]
