@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { runCommand } from "../harness/run-command.js";
 import { collectOutput, ended, isRunning, listening, type ServeOutput } from "./coordinator-output.js";
+import { installFootprint } from "./install-footprint.js";
 import { type InstalledPackage, installedPackage, ROOT } from "./installed-package.js";
 import { loadedModules } from "./loaded-modules.js";
 
@@ -11,6 +12,8 @@ import { loadedModules } from "./loaded-modules.js";
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
 // Dependencies only the coordinator uses: importing the client must load none of them.
 const SERVER_ONLY = ["ioredis", "pino", "prom-client", "@grpc/reflection", "grpc-health-check"];
+// What the client (dist/client, dist/gen) imports; the loaded-modules test below checks it.
+const CLIENT_DEPENDENCIES = ["@grpc/grpc-js", "@bufbuild/protobuf"];
 
 describe("the npm package (npm pack, installed into a fresh project)", () => {
   let pkg: InstalledPackage;
@@ -22,6 +25,12 @@ describe("the npm package (npm pack, installed into a fresh project)", () => {
     pkg = await installedPackage();
     const { filename, entryCount, size, unpackedSize } = pkg.packed;
     console.log(`      ${filename}: ${entryCount} files, ${size} bytes packed, ${unpackedSize} unpacked`);
+    const footprint = installFootprint(pkg.project, CLIENT_DEPENDENCIES);
+    const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+    console.log(
+      `      installed: ${footprint.packages} packages, ${mb(footprint.bytes)} MB; ` +
+        `only the coordinator uses ${footprint.serverOnlyPackages} of them, ${mb(footprint.serverOnlyBytes)} MB`,
+    );
   });
 
   it("ships the compiled code, the bin and the docs: no sources, tests, benchmarks or examples", () => {
@@ -59,7 +68,7 @@ describe("the npm package (npm pack, installed into a fresh project)", () => {
     console.log(`      ${own.length} turnstile modules; packages: ${loaded.packages.join(", ")}`);
     expect(own.filter((f) => !/\/node_modules\/turnstile\/dist\/(client|gen)\/.*\.js$/.test(f))).to.deep.equal([]);
     expect(own).to.include(`${pkg.project}/node_modules/turnstile/dist/client/index.js`);
-    expect(loaded.importedByTurnstile).to.have.members(["@grpc/grpc-js", "@bufbuild/protobuf"]);
+    expect(loaded.importedByTurnstile).to.have.members(CLIENT_DEPENDENCIES);
     expect(loaded.packages.filter((p) => SERVER_ONLY.includes(p))).to.deep.equal([]);
   });
 
