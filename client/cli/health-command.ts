@@ -35,7 +35,9 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     return answer === SERVING ? 0 : 1;
   } catch (err) {
     const e = err as ServiceError;
-    process.stderr.write(`turnstile health: ${args.server}: ${status[e.code] ?? "error"} ${e.details ?? e.message}\n`);
+    // grpc-js ends connection errors with "Resolution note: " even when the note is empty.
+    const details = (e.details ?? e.message).replace(/\s*Resolution note:\s*$/, "");
+    process.stderr.write(`turnstile health: ${args.server}: ${status[e.code] ?? "error"} ${details}\n`);
     return LockExit.unavailable;
   } finally {
     client.close();
