@@ -34,6 +34,7 @@ describe("turnstile serve settings", () => {
       expect(config([])).to.deep.equal({
         listen: "127.0.0.1:7420",
         metrics: undefined,
+        http: undefined,
         logLevel: "info",
         shutdownGraceMs: 5000,
         redis: undefined,
