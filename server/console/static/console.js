@@ -203,8 +203,10 @@ async function signIn() {
       ? `signed in as ${body.identity}`
       : "open access (security off)"
     : "not signed in";
-  if (!res.ok) showError(body.error ?? `HTTP ${res.status}`);
-  else connect();
+  if (res.ok) return connect();
+  state.stream?.abort();
+  state.stream = undefined;
+  showError(body.error ?? `HTTP ${res.status}`);
 }
 
 $("token-form").addEventListener("submit", (event) => {
