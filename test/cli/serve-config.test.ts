@@ -108,6 +108,12 @@ describe("turnstile serve settings", () => {
         {},
         /^metrics: "on" from flag --metrics is not HOST:PORT/,
       ],
+      [
+        "a web console address off loopback (the console has no access control yet)",
+        ["--http", "0.0.0.0:8080"],
+        {},
+        /^http: 0\.0\.0\.0 is not a loopback address; the console has no access control yet/,
+      ],
       ["an unknown log level", ["--log-level", "loud"], {}, /^log-level: "loud" .* is not a log level \(trace\|debug/],
       [
         "a duration without a unit",
