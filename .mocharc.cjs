@@ -20,6 +20,7 @@ const withoutRedis = [
   "test/client/embedded-election.test.ts",
   "test/server/watch-hub.test.ts",
   "test/console/token-access.test.ts",
+  "test/console/waiter-clock.test.ts",
   "test/console/console-serve.test.ts",
   "test/harness/redis-suites-skipped.ts",
 ];

@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { LockEvent, LockState, Store } from "../store/store.js";
 import type { Watcher, WatchHub, WatchSink } from "../watch/watch-hub.js";
@@ -21,6 +21,8 @@ export interface FeedDeps {
 /** What one stream shows: the readable locks under `prefix`, and the lock `name` if one is open. */
 export interface FeedQuery {
   identity: string;
+  /** The request's headers, to identify the caller again on every refresh (tokens and policies change). */
+  headers: IncomingHttpHeaders;
   prefix: string;
   name?: string;
 }
@@ -73,7 +75,7 @@ export class ConsoleFeed implements WatchSink {
     void this.refresh();
   }
 
-  fail(reason: "unavailable" | "draining"): void {
+  fail(reason: "unavailable" | "draining" | "forbidden"): void {
     this.send("end", { reason });
     this.res.end();
     this.close();
@@ -87,10 +89,14 @@ export class ConsoleFeed implements WatchSink {
     }
     this.refreshing = true;
     const { store, access, limits } = this.deps;
-    const { identity, prefix, name } = this.query;
+    const { identity, prefix, name, headers } = this.query;
     try {
       do {
         this.again = false;
+        // The caller's token or rights may have been withdrawn since the stream opened.
+        const allowed =
+          access.identify(headers) === identity && (name === undefined || access.may(identity, "read", name));
+        if (!allowed) return this.fail("forbidden");
         const list = JSON.stringify(await readableLocks(store, access, identity, prefix, limits.maxListed));
         if (list !== this.lastList && this.sendRaw("list", list)) this.lastList = list;
         if (name !== undefined && !this.closed) this.sendLock(await store.describe(name));

@@ -79,11 +79,11 @@ export class ConsoleHttpHandler {
       return this.answer(res, 401, { error: `unauthenticated: ${error}` }, { "www-authenticate": "Bearer" });
     }
     if (route === "/api/whoami") return this.answer(res, 200, { identity, authRequired: this.deps.access.required });
-    if (route === "/api/stream") return this.stream(res, identity, url.searchParams);
+    if (route === "/api/stream") return this.stream(req, res, identity, url.searchParams);
     return this.revoke(req, res, identity);
   }
 
-  private stream(res: ServerResponse, identity: string, params: URLSearchParams): void {
+  private stream(req: IncomingMessage, res: ServerResponse, identity: string, params: URLSearchParams): void {
     const { validator, watches, limits, access } = this.deps;
     const prefix = validator.list({ prefix: params.get("prefix") ?? "", pageSize: 0, pageToken: "" }).prefix;
     const name = params.get("name") || undefined;
@@ -101,7 +101,7 @@ export class ConsoleHttpHandler {
       throw new ServerError("resource-exhausted", `coordinator: at most ${limits.maxWatches} watches`);
     }
     const deps = { ...this.deps, limits: this.limits, stats: this.stats };
-    new ConsoleFeed(res, deps, { identity, prefix, name }).start(SECURITY_HEADERS);
+    new ConsoleFeed(res, deps, { identity, headers: req.headers, prefix, name }).start(SECURITY_HEADERS);
   }
 
   private async revoke(req: IncomingMessage, res: ServerResponse, identity: string): Promise<void> {

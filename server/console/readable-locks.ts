@@ -3,7 +3,7 @@ import type { ConsoleAccess } from "./console-access.js";
 import { LockViews } from "./lock-view.js";
 
 /** Store List pages one console listing reads at most, so a prefix with few readable names stays cheap. */
-export const MAX_LIST_PAGES = 20;
+export const MAX_LIST_PAGES = 4;
 const PAGE_SIZE = 500;
 
 /** What the page's lock list shows: the readable locks under a prefix, or why there are none. */

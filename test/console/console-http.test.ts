@@ -1,7 +1,9 @@
 import { request } from "node:http";
 import { expect } from "chai";
 import { TurnstileClient } from "../../client/index.js";
-import { CONSOLE_TOKENS, startConsole, type TestConsole } from "../harness/console-server.js";
+import type { ConsoleAccess } from "../../server/console/console-access.js";
+import { TokenAccess } from "../../server/console/token-access.js";
+import { CONSOLE_TOKENS, consoleTestAccess, startConsole, type TestConsole } from "../harness/console-server.js";
 import { ConsoleStream } from "../harness/console-stream.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 
@@ -132,6 +134,29 @@ describe("web console HTTP API", () => {
     await new Promise<void>((resolve) =>
       lock.lost ? resolve() : lock.signal.addEventListener("abort", () => resolve()),
     );
+  });
+
+  it("ends an open stream once the caller's rights are withdrawn", async () => {
+    let rules = consoleTestAccess();
+    const swappable: ConsoleAccess = {
+      required: true,
+      identify: (headers) => rules.identify(headers),
+      may: (identity, right, name) => rules.may(identity, right, name),
+    };
+    const second = await startConsole(redis.url, { access: swappable, limits: { refreshMs: 50 } });
+    try {
+      const stream = await ConsoleStream.open(
+        `${second.url}/api/stream?name=console%2Fwithdrawn`,
+        CONSOLE_TOKENS.reader,
+      );
+      streams.push(stream);
+      await stream.next("lock");
+      rules = new TokenAccess([]);
+      expect((await stream.next("end")).data).to.deep.equal({ reason: "forbidden" });
+      expect(second.handler.stats.clients).to.equal(0);
+    } finally {
+      await second.stop();
+    }
   });
 
   it("refuses a revoke from another origin, as a non-JSON body, and a Host header that is not loopback", async () => {
