@@ -15,6 +15,13 @@ export interface HolderView {
   value: string;
 }
 
+/** A holder a waiter waits behind. */
+export interface BlockerView {
+  sessionId: string;
+  owner: string;
+  token: string;
+}
+
 /** One waiter as the page shows it. */
 export interface WaiterView {
   sessionId: string;
@@ -25,6 +32,8 @@ export interface WaiterView {
   leaseMs: number;
   waitedMs: number;
   waitedAtLeast: boolean;
+  /** The holders it waits behind. */
+  blockedBy: BlockerView[];
 }
 
 /** One lock's holders and queue as the page shows it, with what the caller may do to it. */
@@ -51,6 +60,7 @@ export interface ChangeView {
 /** Builders of the JSON the console's stream sends, from the store's view of a lock. */
 export const LockViews = {
   lock(state: LockState, ages: readonly WaiterAge[], mayRevoke: boolean): LockView {
+    const blockedBy = blockersOf(state);
     return {
       name: state.name,
       version: String(state.version),
@@ -66,6 +76,7 @@ export const LockViews = {
         leaseMs: w.leaseMs,
         waitedMs: ages[i]?.waitedMs ?? 0,
         waitedAtLeast: ages[i]?.atLeast ?? true,
+        blockedBy,
       })),
       mayRevoke,
     };
@@ -85,6 +96,14 @@ export const LockViews = {
     return { name: s.name, mode: s.mode ?? "free", limit: s.limit ?? 0, holders: s.holders, waiters: s.waiters };
   },
 };
+
+/**
+ * Whom the lock's waiters wait behind: its holders, every one of them (a FIFO queue waits for the
+ * head, and the head for the holders). The one place to refine when the store says more.
+ */
+function blockersOf(state: LockState): BlockerView[] {
+  return state.holders.map((h) => ({ sessionId: h.sessionId, owner: h.owner, token: String(h.token) }));
+}
 
 function holderView(h: HolderState): HolderView {
   const text = Buffer.from(h.value).toString("utf8");

@@ -57,13 +57,9 @@ function ticking(render, className) {
   return span;
 }
 
-/**
- * Who a waiter waits behind: the server's attribution (`blockedBy`) when it sends one, else the
- * lock's current holders, and how many waiters are ahead of it.
- */
-function waitsBehind(waiter, lock) {
-  const blockers = waiter.blockedBy ?? lock.holders;
-  const names = blockers.map(who).join(", ") || "nobody (being handed on)";
+/** Whom a waiter waits behind (the server's `blockedBy`), and how many waiters are ahead of it. */
+function waitsBehind(waiter) {
+  const names = waiter.blockedBy.map(who).join(", ") || "nobody (being handed on)";
   return waiter.position > 1 ? `${names}; ${waiter.position - 1} ahead in queue` : names;
 }
 
@@ -98,7 +94,7 @@ function renderLock(lock) {
   $("holders").tBodies[0].replaceChildren(...holders);
   const waiters = lock.waiters.map((w) => {
     const age = ticking((ms) => `${w.waitedAtLeast ? "≥ " : ""}${duration(w.waitedMs + ms)}`);
-    return row([w.position, w.owner, text("span", short(w.sessionId), "mono"), w.mode, age, waitsBehind(w, lock)]);
+    return row([w.position, w.owner, text("span", short(w.sessionId), "mono"), w.mode, age, waitsBehind(w)]);
   });
   if (waiters.length === 0) waiters.push(row(["", "nobody waits", "", "", "", ""]));
   $("waiters").tBodies[0].replaceChildren(...waiters);
