@@ -8,6 +8,9 @@ import { LockViews } from "./lock-view.js";
 import { readableLocks } from "./readable-locks.js";
 import { WaiterClock } from "./waiter-clock.js";
 
+/** Shortest time between two reads of the open lock prompted by its holder changes, in ms. */
+export const LOCK_READ_GAP_MS = 100;
+
 /** What every console stream of one coordinator shares. */
 export interface FeedDeps {
   store: Store;
@@ -30,8 +33,8 @@ export interface FeedQuery {
 /**
  * One browser's live view, as a server-sent event stream: `list` (the readable locks under the
  * prefix, re-read every `refreshMs`, sent when it changed), `lock` (the open lock's holders and
- * queue: on every Watch snapshot and change, and every `refreshMs` since queue changes are not
- * Watch events) and `change` (each holder change). At most `maxBufferBytes` wait in the response
+ * queue: on every Watch snapshot, after holder changes at most every LOCK_READ_GAP_MS, and every
+ * `refreshMs` since queue changes are not Watch events) and `change` (each holder change). At most `maxBufferBytes` wait in the response
  * for a slow reader: past that nothing more is queued, and once it drained the reader gets a
  * fresh list and lock instead of what it missed.
  */
@@ -44,6 +47,8 @@ export class ConsoleFeed implements WatchSink {
   private again = false;
   private behind = false;
   private closed = false;
+  private lockTimer?: NodeJS.Timeout;
+  private lastLockRead = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly res: ServerResponse,
@@ -72,7 +77,7 @@ export class ConsoleFeed implements WatchSink {
 
   event(event: LockEvent): void {
     this.send("change", LockViews.change(event));
-    void this.refresh();
+    this.readLockSoon();
   }
 
   fail(reason: "unavailable" | "draining" | "forbidden"): void {
@@ -107,6 +112,29 @@ export class ConsoleFeed implements WatchSink {
     } finally {
       this.refreshing = false;
     }
+  }
+
+  /**
+   * Re-reads the open lock after a holder change, at most once per LOCK_READ_GAP_MS however hot the
+   * lock is (the changes themselves are sent at once).
+   */
+  private readLockSoon(): void {
+    const { name } = this.query;
+    if (this.lockTimer || name === undefined) return;
+    const delay = Math.max(0, this.lastLockRead + LOCK_READ_GAP_MS - performance.now());
+    this.lockTimer = setTimeout(() => {
+      this.lastLockRead = performance.now();
+      this.deps.store.describe(name).then(
+        (state) => {
+          this.lockTimer = undefined;
+          if (!this.closed) this.sendLock(state);
+        },
+        (err) => {
+          this.lockTimer = undefined;
+          this.deps.log.debug({ err }, "console lock read failed");
+        },
+      );
+    }, delay);
   }
 
   private sendLock(state: LockState): void {
@@ -147,6 +175,7 @@ export class ConsoleFeed implements WatchSink {
     this.closed = true;
     this.deps.stats.clients--;
     clearInterval(this.timer);
+    clearTimeout(this.lockTimer);
     if (this.watcher) this.deps.watches.remove(this.watcher);
   }
 }

@@ -136,6 +136,19 @@ describe("web console HTTP API", () => {
     );
   });
 
+  it("sends every holder change of a hot lock but re-reads it at most every 100 ms", async () => {
+    const stream = await open("name=console%2Fhot", CONSOLE_TOKENS.reader);
+    await stream.next("lock");
+    const started = performance.now();
+    const seen = stream.events.length;
+    for (let i = 0; i < 60; i++) await (await client.acquire("console/hot")).release();
+    const events = await stream.count("change", 120, seen);
+    const elapsedMs = performance.now() - started;
+    const reads = events.filter((e) => e.event === "lock").length;
+    // One read per 100 ms after changes, one per 1 s refresh, and the one in flight at the end.
+    expect(reads).to.be.at.most(Math.ceil(elapsedMs / 100) + Math.ceil(elapsedMs / 1000) + 2);
+  });
+
   it("ends an open stream once the caller's rights are withdrawn", async () => {
     let rules = consoleTestAccess();
     const swappable: ConsoleAccess = {

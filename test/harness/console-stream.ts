@@ -63,6 +63,16 @@ export class ConsoleStream {
     }
   }
 
+  /** Waits until `count` events of kind `event` arrived after index `from`; resolves with all events since. */
+  async count(event: string, count: number, from: number, timeoutMs = 10_000): Promise<ConsoleEvent[]> {
+    let index = from;
+    for (let i = 0; i < count; i++) {
+      const found = await this.next(event, () => true, timeoutMs, index);
+      index = this.events.indexOf(found, index) + 1;
+    }
+    return this.events.slice(from);
+  }
+
   /** Stops reading: the socket's buffers fill and the server sees a slow browser. */
   pause(): void {
     this.res?.pause();
