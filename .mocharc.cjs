@@ -22,6 +22,9 @@ const withoutRedis = [
   "test/package/pack-install.test.ts",
   "test/package/start-commands.test.ts",
   "test/cli/health-command.test.ts",
+  "test/console/token-access.test.ts",
+  "test/console/waiter-clock.test.ts",
+  "test/console/console-serve.test.ts",
   "test/harness/redis-suites-skipped.ts",
 ];
 
