@@ -8,7 +8,8 @@ export const ServeExit = {
   failed: 1,
   /** Invalid settings (one line per error). */
   settings: 2,
-  /** Cannot listen: the gRPC (--listen) or metrics (--metrics) address is in use or not available. */
+  /** Cannot listen: the gRPC (--listen), metrics (--metrics) or web console (--http)
+   * address is in use or not available. */
   listen: 3,
 } as const;
 

@@ -65,6 +65,29 @@ describe("turnstile serve start-up failures and store logs (real processes)", ()
     }
   });
 
+  it("exits 3 with one JSON fatal line, before ever logging 'listening', when the web console port is in use", async () => {
+    const taken = await takePort();
+    try {
+      const run = await runTurnstile([
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--redis",
+        redis.url,
+        "--http",
+        `127.0.0.1:${taken.port}`,
+      ]);
+      expect(run.code).to.equal(3);
+      const lines = jsonLines(run);
+      expect(lines.filter((l) => l.level === 60).map((l) => [l.msg, l.exitCode])).to.deep.equal([
+        [`cannot start: cannot listen on 127.0.0.1:${taken.port} (web console): address already in use`, 3],
+      ]);
+      expect(lines.some((l) => l.msg === "listening")).to.equal(false);
+    } finally {
+      taken.server.close();
+    }
+  });
+
   it("exits 1 with one JSON fatal line naming Redis when Redis is unreachable at start-up", async () => {
     const run = await runTurnstile([
       "serve",
