@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,6 +39,8 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock, acro
     redis = await startRedis();
     [drained, survivor] = await Promise.all([spawnCoordinator(redis.url), spawnCoordinator(redis.url)]);
     logDir = mkdtempSync(join(tmpdir(), "turnstile-interop-"));
+    // The jar runs from a directory of its own: it must be self-contained (no lib/ beside it).
+    copyFileSync(JAVA_JAR, join(logDir, "turnstile-example.jar"));
   });
   after(async () => {
     await Promise.all([drained?.kill(), survivor?.kill()]);
@@ -67,7 +69,7 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock, acro
     const gateLock = await gate.acquire(LOCK);
     const examples: ExampleProcess[] = [
       spawnExample("go example", GO_BIN, flags("go")),
-      spawnExample("java example", "java", ["-jar", JAVA_JAR, ...flags("java")]),
+      spawnExample("java example", "java", ["-jar", join(logDir, "turnstile-example.jar"), ...flags("java")]),
     ];
     try {
       const tsWorkers = Array.from({ length: WORKERS_PER_LANGUAGE }, (_, i) =>

@@ -39,6 +39,7 @@ describe("the npm package (npm pack, installed into a fresh project)", () => {
     expect(paths).to.include.members([
       "package.json",
       "README.md",
+      "LICENSE",
       "bin/turnstile.js",
       "dist/bin/turnstile-cli.js",
       "dist/client/index.js",
