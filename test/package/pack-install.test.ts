@@ -159,6 +159,19 @@ describe("the npm package (npm pack, installed into a fresh project)", () => {
       expect(JSON.parse(health.stdout)).to.deep.equal({ status: "SERVING" });
     });
 
+    it("exits 3 with only JSON lines, one of them the fatal 'cannot start', when its port is taken (by the server above)", async () => {
+      const args = ["turnstile", "serve", "--listen", `127.0.0.1:${server.port}`];
+      const taken = await runCommand("npx", args, { cwd: pkg.project, env: pkg.env, timeoutMs: 60_000 });
+      expect(taken.code, taken.stderr).to.equal(3);
+      // npm's own warnings (e.g. about this machine's npmrc) are npx's, not the coordinator's.
+      const ours = taken.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("npm warn "));
+      const lines = [...taken.stdout.split("\n"), ...ours].filter((line) => line !== "");
+      const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string; exitCode?: number });
+      expect(logged.filter((l) => l.level === 60).map((l) => [l.msg, l.exitCode])).to.deep.equal([
+        [`cannot start: cannot listen on 127.0.0.1:${server.port} (gRPC): address already in use`, 3],
+      ]);
+    });
+
     it("stops on SIGTERM to the npx process, leaving no orphaned server process", async function () {
       this.timeout(60_000);
       // 'close' comes only once every process holding the stdout pipe has exited, the server too.
