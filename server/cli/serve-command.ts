@@ -4,13 +4,15 @@ import { serveUsage } from "../config/serve-usage.js";
 import { Coordinator } from "../coordinator.js";
 import { MetricsHttpServer } from "../metrics/metrics-http-server.js";
 import { PrometheusMetrics } from "../metrics/prometheus-metrics.js";
+import { Security } from "../security/security.js";
 import { MemoryStore } from "../store/memory/memory-store.js";
 import { RedisStore } from "../store/redis/redis-store.js";
 import type { Store } from "../store/store.js";
 
 /**
  * `turnstile serve`: loads and validates the settings (exit 2 with one line per error), runs a
- * coordinator and, with --metrics, the Prometheus endpoint, until SIGTERM or SIGINT.
+ * coordinator and, with --metrics, the Prometheus endpoint, until SIGTERM or SIGINT. SIGHUP
+ * re-reads the security files (TLS certificates, tokens, policy).
  */
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -25,6 +27,19 @@ export async function run(argv: string[]): Promise<number> {
   const { config } = result;
   const log = pino({ level: config.logLevel });
   const metrics = config.metrics ? new PrometheusMetrics() : undefined;
+  let security: Security;
+  try {
+    security = config.security ? Security.load(config.security, log) : Security.open();
+  } catch (err) {
+    process.stderr.write(`turnstile serve: ${(err as Error).message}\n`);
+    return 2;
+  }
+  if (config.security?.tokenFile && !config.security.tls)
+    log.warn("bearer tokens over plaintext: anyone on the path can read them; serve with --tls-cert and --tls-key");
+  if (config.security && !config.security.policyFile && (config.security.tokenFile || config.security.tls?.clientCa))
+    log.warn("no --policy: every authenticated caller may lock, read and revoke every name");
+  const onHangup = () => security.reload();
+  process.on("SIGHUP", onHangup);
   const coordinator = new Coordinator({
     store: openStore(config, log),
     log,
@@ -32,6 +47,7 @@ export async function run(argv: string[]): Promise<number> {
     limits: config.limits,
     shutdownGraceMs: config.shutdownGraceMs,
     metrics,
+    security,
   });
   const metricsServer = metrics && new MetricsHttpServer(metrics);
   const stopping = new Promise<void>((resolve) => {
@@ -47,6 +63,7 @@ export async function run(argv: string[]): Promise<number> {
   log.info("shutting down");
   await metricsServer?.stop();
   await coordinator.stop();
+  process.off("SIGHUP", onHangup);
   return 0;
 }
 

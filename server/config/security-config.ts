@@ -1,0 +1,49 @@
+import { accessSync, constants } from "node:fs";
+import { isIP } from "node:net";
+import type { SecuritySettings } from "../security/security.js";
+import type { HostPort, SettingValue } from "./setting-value.js";
+
+/**
+ * Checks the security settings together and builds them: --tls-cert and --tls-key go together,
+ * --tls-client-ca needs them, --policy needs a source of identities (--tls-client-ca or
+ * --token-file), every file is readable, and a non-loopback --listen needs TLS or --insecure.
+ * Pushes one line per problem onto `errors`.
+ */
+export function securityConfig(values: Map<string, SettingValue>, errors: string[]): SecuritySettings {
+  const path = (key: string) => values.get(key) as string | undefined;
+  for (const key of ["tls-cert", "tls-key", "tls-client-ca", "token-file", "policy"]) {
+    const file = path(key);
+    if (file === undefined) continue;
+    try {
+      accessSync(file, constants.R_OK);
+    } catch (err) {
+      errors.push(`${key}: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`);
+    }
+  }
+  const [cert, key, clientCa] = [path("tls-cert"), path("tls-key"), path("tls-client-ca")];
+  if ((cert === undefined) !== (key === undefined))
+    errors.push("tls-key: --tls-cert and --tls-key go together: set both or neither");
+  if (clientCa !== undefined && cert === undefined)
+    errors.push("tls-client-ca: client certificates need TLS: set --tls-cert and --tls-key too");
+  if (path("policy") !== undefined && clientCa === undefined && path("token-file") === undefined)
+    errors.push("policy: a policy needs identities: set --tls-client-ca (mTLS) or --token-file");
+  const listen = values.get("listen") as HostPort;
+  if (cert === undefined && !values.get("insecure") && !isLoopback(listen.host))
+    errors.push(
+      `listen: ${listen.host} is not a loopback address and there is no TLS: set --tls-cert and --tls-key, or --insecure to serve plaintext anyway`,
+    );
+  return {
+    tls: cert !== undefined && key !== undefined ? { cert, key, clientCa } : undefined,
+    tokenFile: path("token-file"),
+    policyFile: path("policy"),
+  };
+}
+
+/** True for localhost, 127.0.0.0/8 and ::1 (also as ::ffff:127.x.y.z): nobody else can connect there. */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase();
+  if (h === "localhost") return true;
+  if (isIP(h) === 4) return h.startsWith("127.");
+  if (isIP(h) === 6) return h === "::1" || /^(0{0,4}:){5}0{0,4}:?:?1$/.test(h) || h.startsWith("::ffff:127.");
+  return false;
+}
