@@ -1,6 +1,7 @@
 import type { DescribeResponse, Waiter } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { msFromDuration } from "../duration.js";
 import { AdminClient } from "./admin-client.js";
+import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
 import { formatTable } from "./format-table.js";
 import { holderView, modeName, valueCell } from "./holder-view.js";
@@ -13,6 +14,7 @@ token, hold count, lease left, value) and its waiters in queue order. A free loc
 
 Options:
   --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
+${CONNECTION_HELP}
   --output FORMAT      table (default) or json
   -h, --help           this help
 
@@ -26,7 +28,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   );
   if (typeof args === "number") return args;
   const name = args.positionals[0];
-  const client = new AdminClient(args.server);
+  const client = new AdminClient(args.server, args.connection);
   let lock: DescribeResponse;
   try {
     lock = await client.describe(name);
