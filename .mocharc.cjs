@@ -20,6 +20,11 @@ const withoutRedis = [
   "test/client/embedded-election.test.ts",
   "test/server/watch-hub.test.ts",
   "test/harness/redis-suites-skipped.ts",
+  "test/security/access-policy.test.ts",
+  "test/security/security-config.test.ts",
+  "test/security/transport.test.ts",
+  "test/security/authentication.test.ts",
+  "test/security/authorization.test.ts",
 ];
 
 module.exports = {

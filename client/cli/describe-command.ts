@@ -75,14 +75,17 @@ function describeTable(lock: DescribeResponse): string {
   const holders = lock.holders.map(holderView);
   text += `\nHolders: ${holders.length}\n`;
   if (holders.length) {
+    // The IDENTITY column appears only when the coordinator names identities (security on).
+    const named = holders.some((h) => h.identity !== "");
     const rows = holders.map((h) => [
       h.holder,
+      ...(named ? [h.identity] : []),
       h.fencingToken,
       String(h.holdCount),
       `${h.leaseRemainingMs}ms`,
       valueCell(h),
     ]);
-    text += formatTable(["HOLDER", "TOKEN", "HOLDS", "LEASE", "VALUE"], rows);
+    text += formatTable(["HOLDER", ...(named ? ["IDENTITY"] : []), "TOKEN", "HOLDS", "LEASE", "VALUE"], rows);
   }
   const waiters = lock.waiters.map(waiterView);
   text += `\nWaiters: ${waiters.length}\n`;

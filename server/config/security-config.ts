@@ -44,6 +44,8 @@ export function isLoopback(host: string): boolean {
   const h = host.toLowerCase();
   if (h === "localhost") return true;
   if (isIP(h) === 4) return h.startsWith("127.");
-  if (isIP(h) === 6) return h === "::1" || /^(0{0,4}:){5}0{0,4}:?:?1$/.test(h) || h.startsWith("::ffff:127.");
-  return false;
+  if (isIP(h) !== 6) return false;
+  // The URL parser writes IPv6 addresses in their shortest form (and v4-mapped ones in hex).
+  const short = new URL(`http://[${h}]/`).hostname;
+  return short === "[::1]" || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(short);
 }
