@@ -25,6 +25,7 @@ const withoutRedis = [
   "test/security/transport.test.ts",
   "test/security/authentication.test.ts",
   "test/security/authorization.test.ts",
+  "test/security/client-options.test.ts",
 ];
 
 module.exports = {
