@@ -35,6 +35,12 @@ if (!command) {
   process.exit(2);
 }
 register();
+// grpc-js gives TLS the dialled host as server name; for an IP address Node warns (DEP0123) on every
+// connection. Certificates are still verified against their IP SANs, so the CLI drops that warning.
+const emitWarning = process.emitWarning;
+process.emitWarning = (warning, ...rest) => {
+  if (!rest.includes("DEP0123")) emitWarning.call(process, warning, ...rest);
+};
 try {
   const { run } = await import(command.module);
   process.exit(await run(argv));
