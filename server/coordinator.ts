@@ -42,11 +42,16 @@ export class Coordinator {
   readonly table: LockTable;
   readonly watches: WatchHub;
   readonly limits: Limits;
+  /** The store every operation goes through (instrumented when metrics are on); the web console reads it too. */
+  readonly store: Store;
+  /** Describe, List and Revoke, shared by the gRPC API and the web console. */
+  readonly admin: LockAdmin;
+  readonly validator: RequestValidator;
   private readonly server: Server;
   private readonly sessions = new Map<string, SessionStream>();
-  private readonly store: Store;
   private readonly health: StoreHealthService;
-  private readonly security: Security;
+  /** TLS and access control: the gRPC port's credentials and the authorizer the web console shares. */
+  readonly security: Security;
   port = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
@@ -71,6 +76,8 @@ export class Coordinator {
     const validator = new RequestValidator(this.limits);
     this.security = options.security ?? Security.open();
     const guard = this.security.authorizer;
+    this.validator = validator;
+    this.admin = new LockAdmin(this.store, validator, options.log, guard);
     const deps = {
       table: this.table,
       holds: new HoldChanges(this.store),
@@ -81,7 +88,7 @@ export class Coordinator {
       sessions: this.sessions,
       watches: this.watches,
       guard,
-      admin: new LockAdmin(this.store, validator, options.log, guard),
+      admin: this.admin,
     };
     this.server.addService(LockServiceService, lockService(deps));
     this.health = new StoreHealthService(this.store);
