@@ -32,6 +32,7 @@ const withoutRedis = [
   "test/security/authentication.test.ts",
   "test/security/authorization.test.ts",
   "test/security/client-options.test.ts",
+  "test/security/console-security.test.ts",
 ];
 
 module.exports = {

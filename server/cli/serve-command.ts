@@ -5,6 +5,8 @@ import type { HostPort } from "../config/setting-value.js";
 import { OPEN_ACCESS } from "../console/console-access.js";
 import { ConsoleHttpHandler } from "../console/console-http-handler.js";
 import { ConsoleHttpServer } from "../console/console-http-server.js";
+import { isLoopbackHost } from "../console/loopback-host.js";
+import { PolicyAccess } from "../console/policy-access.js";
 import { Coordinator } from "../coordinator.js";
 import { MetricsHttpServer } from "../metrics/metrics-http-server.js";
 import { PrometheusMetrics } from "../metrics/prometheus-metrics.js";
@@ -54,10 +56,11 @@ export async function run(argv: string[]): Promise<number> {
     metrics,
     security,
   });
-  const consoleHandler = config.http && consoleFor(coordinator, log);
+  const consoleHandler = config.http && consoleFor(coordinator, config.http.host, log);
   const shared = config.http && config.metrics && sameAddress(config.http, config.metrics);
   const metricsServer = metrics && new MetricsHttpServer(metrics, shared ? consoleHandler?.handle : undefined);
-  const consoleServer = consoleHandler && !shared ? new ConsoleHttpServer(consoleHandler.handle) : undefined;
+  const consoleServer =
+    consoleHandler && !shared ? new ConsoleHttpServer(consoleHandler.handle, security.tls) : undefined;
   const stopping = new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);
@@ -70,7 +73,11 @@ export async function run(argv: string[]): Promise<number> {
   if (config.http && consoleHandler) {
     const { host, port } = config.http;
     const httpPort = consoleServer ? await consoleServer.start(host, port) : undefined;
-    log.info({ http: `${host}:${port}`, httpPort, sharedWithMetrics: !consoleServer }, "serving the web console");
+    const https = consoleServer?.secure ?? false;
+    log.info(
+      { http: `${host}:${port}`, httpPort, https, sharedWithMetrics: !consoleServer },
+      "serving the web console",
+    );
   }
   await stopping;
   log.info("shutting down");
@@ -81,11 +88,16 @@ export async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** The web console over the coordinator; until the security policy is wired to it, open access (loopback only). */
-function consoleFor(coordinator: Coordinator, log: pino.Logger): ConsoleHttpHandler {
-  const { store, watches, admin, validator, limits } = coordinator;
-  const loopbackOnly = true;
-  return new ConsoleHttpHandler({ store, watches, admin, validator, limits, access: OPEN_ACCESS, log, loopbackOnly });
+/**
+ * The web console over the coordinator. With identities in force (token file, client CA) its callers
+ * are named by their bearer token and checked against the same policy as gRPC callers; otherwise it
+ * is open, as the gRPC port is. The Host check against DNS rebinding applies on a loopback address.
+ */
+function consoleFor(coordinator: Coordinator, host: string, log: pino.Logger): ConsoleHttpHandler {
+  const { store, watches, admin, validator, limits, security } = coordinator;
+  const access = security.authorizer.enforcing ? new PolicyAccess(security.authorizer) : OPEN_ACCESS;
+  const loopbackOnly = isLoopbackHost(host);
+  return new ConsoleHttpHandler({ store, watches, admin, validator, limits, access, log, loopbackOnly });
 }
 
 function sameAddress(a: HostPort, b: HostPort): boolean {

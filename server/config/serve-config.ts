@@ -1,5 +1,4 @@
 import { accessSync, constants } from "node:fs";
-import { isLoopbackHost } from "../console/loopback-host.js";
 import { DEFAULT_LIMITS, type Limits } from "../limits.js";
 import type { SecuritySettings } from "../security/security.js";
 import type { RedisAuth, RedisTarget } from "../store/redis/redis-connection.js";
@@ -61,11 +60,6 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
       `default-ttl: min-ttl (${limits.minTtlMs} ms) <= default-ttl (${limits.defaultTtlMs} ms) <= max-ttl (${limits.maxTtlMs} ms) does not hold`,
     );
   const http = get<HostPort | "off">("http");
-  // Until the console's access is wired to the security policy it answers everyone: loopback only.
-  if (http !== "off" && !isLoopbackHost(http.host))
-    errors.push(
-      `http: ${http.host} is not a loopback address; the console has no access control yet: listen on 127.0.0.1`,
-    );
   if (get<number>("redis-command-timeout") === 0) errors.push("redis-command-timeout: must be more than 0");
   const security = securityConfig(v, errors);
   if (errors.length > 0) return { ok: false, errors };

@@ -76,7 +76,7 @@ export const SETTINGS: readonly Setting[] = [
     kind: "address-or-off",
     default: "off",
     group: "Server",
-    help: "serve the web console at http://HOST:PORT/ (loopback; may equal --metrics), or off",
+    help: "serve the web console at HOST:PORT (HTTPS with --tls-cert; loopback without security settings), or off",
   },
   {
     key: "log-level",
@@ -135,7 +135,7 @@ export const SETTINGS: readonly Setting[] = [
     kind: "boolean",
     default: "false",
     group: "Security",
-    help: "allow plaintext gRPC on a non-loopback --listen address",
+    help: "allow plaintext on a non-loopback --listen (and --http) address",
   },
   {
     key: "redis",

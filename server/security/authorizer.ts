@@ -44,6 +44,11 @@ export class Authorizer {
     return "";
   }
 
+  /** The identity a bearer token names in the token file in force, or undefined (also without a token file). */
+  identityOfToken(token: string): string | undefined {
+    return this.sources.tokens?.().identityOf(token);
+  }
+
   /** Throws PERMISSION_DENIED unless `identity` has `right` on `name`. */
   require(identity: string, right: Right, name: string): void {
     if (!this.may(identity, right, name)) {

@@ -24,12 +24,14 @@ export class Security {
   private constructor(
     readonly credentials: ServerCredentials,
     readonly authorizer: Authorizer,
+    /** The server certificates when TLS is on (the web console serves HTTPS with them too). */
+    readonly tls: TlsCertificates | undefined,
     private readonly files: { reload(): boolean; close(): void }[],
   ) {}
 
   /** Plaintext, no authentication, no authorization. */
   static open(): Security {
-    return new Security(ServerCredentials.createInsecure(), Authorizer.OPEN, []);
+    return new Security(ServerCredentials.createInsecure(), Authorizer.OPEN, undefined, []);
   }
 
   /** Reads every file now; throws a SecurityFileError naming the file and what is wrong. */
@@ -51,7 +53,7 @@ export class Security {
         tokens: tokens && (() => tokens.current),
         policy: policy && (() => policy.current),
       });
-      return new Security(tls?.credentials() ?? ServerCredentials.createInsecure(), authorizer, files);
+      return new Security(tls?.credentials() ?? ServerCredentials.createInsecure(), authorizer, tls, files);
     } catch (err) {
       for (const f of files) f.close();
       throw err;

@@ -55,6 +55,39 @@ describe("loadServeConfig() security settings", () => {
     ]);
     expect(errors(["--token-file", missing])).to.deep.equal([`token-file: cannot read ${missing} (ENOENT)`]);
   });
+
+  describe("the web console (--http)", () => {
+    const tls = () => ["--tls-cert", file, "--tls-key", file];
+    const secured = () => [...tls(), "--token-file", file, "--policy", file];
+
+    it("stays on loopback without security settings, even with --insecure", () => {
+      const why =
+        "http: 0.0.0.0 is not a loopback address and the console has no access control without security settings: set --token-file and --policy (docs/security.md), or listen on 127.0.0.1";
+      expect(errors(["--http", "0.0.0.0:8080"])).to.deep.equal([why]);
+      expect(errors(["--http", "0.0.0.0:8080", "--insecure"])).to.deep.equal([why]);
+      expect(errors(["--http", "127.0.0.1:8080"])).to.deep.equal([]);
+    });
+
+    it("may listen anywhere with TLS and tokens, and without TLS only with --insecure", () => {
+      expect(errors(["--http", "0.0.0.0:8080", ...secured()])).to.deep.equal([]);
+      expect(errors(["--http", "0.0.0.0:8080", "--token-file", file, "--policy", file])).to.deep.equal([
+        "http: 0.0.0.0 is not a loopback address and there is no TLS: set --tls-cert and --tls-key (the console then serves HTTPS), or --insecure to serve plaintext anyway",
+      ]);
+      expect(errors(["--http", "0.0.0.0:8080", "--token-file", file, "--insecure"])).to.deep.equal([]);
+    });
+
+    it("needs the token file under mTLS, and its own address when it serves HTTPS", () => {
+      expect(errors(["--http", "127.0.0.1:8080", ...tls(), "--tls-client-ca", file])).to.deep.equal([
+        "http: the console names its callers by bearer token only: set --token-file (certificates are for gRPC)",
+      ]);
+      expect(errors(["--http", "127.0.0.1:8080", "--metrics", "127.0.0.1:8080", ...secured()])).to.deep.equal([
+        "http: with TLS the console serves HTTPS and metrics stay plain HTTP: give --http its own address",
+      ]);
+      expect(errors(["--http", "127.0.0.1:8080", "--metrics", "127.0.0.1:8080", "--token-file", file])).to.deep.equal(
+        [],
+      );
+    });
+  });
 });
 
 describe("isLoopback()", () => {
