@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
@@ -8,7 +8,7 @@ import { TurnstileClient } from "../../client/index.js";
 import { hashToken } from "../../server/security/token-file.js";
 import { ConsoleStream } from "../harness/console-stream.js";
 import { spawnTurnstile, type TurnstileProcess } from "../harness/run-turnstile.js";
-import { pemOf, TestPki } from "../harness/test-pki.js";
+import { type CertFiles, pemOf, TestPki } from "../harness/test-pki.js";
 import { waitForOutput } from "../harness/wait-for-output.js";
 
 const TOKENS = { "ops-admin": "console-admin-token-9f2c", auditor: "console-auditor-token-41ab" };
@@ -30,18 +30,19 @@ interface Answer {
 describe("the web console under the security settings (turnstile serve --http)", () => {
   let dir: string;
   let pki: TestPki;
+  let server: CertFiles;
   let serve: TurnstileProcess;
   let log = "";
   let consoleUrl: string;
   let client: TurnstileClient;
   const streams: ConsoleStream[] = [];
 
-  /** One HTTPS request to the console, trusting the test CA. */
-  const call = (path: string, token?: string, body?: object): Promise<Answer> =>
+  /** One HTTPS request to the console on a new connection, trusting `ca` (the test CA). */
+  const call = (path: string, token?: string, body?: object, ca = pki.caPem): Promise<Answer> =>
     new Promise((resolve, reject) => {
       const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
       if (body) headers["content-type"] = "application/json";
-      const req = httpsRequest(`${consoleUrl}${path}`, { method: body ? "POST" : "GET", headers, ca: pki.caPem });
+      const req = httpsRequest(`${consoleUrl}${path}`, { method: body ? "POST" : "GET", headers, ca, agent: false });
       req.on("response", (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -60,7 +61,7 @@ describe("the web console under the security settings (turnstile serve --http)",
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "turnstile-console-security-"));
     pki = new TestPki(dir);
-    const server = pki.server();
+    server = pki.server();
     const tokens = Object.entries(TOKENS).map(([who, token]) => `${who} ${hashToken(token)}`);
     writeFileSync(join(dir, "tokens"), `${tokens.join("\n")}\n`);
     writeFileSync(join(dir, "policy.json"), JSON.stringify(POLICY));
@@ -140,5 +141,20 @@ describe("the web console under the security settings (turnstile serve --http)",
     const revoked = /.*"msg":"hold revoked".*/;
     const line = log.match(revoked) ?? (await waitForOutput(serve.child, revoked, 5000));
     expect(JSON.parse(line[0])).to.include({ name: "billing/r", by: "ops-admin" });
+  });
+
+  it("serves the new certificate after SIGHUP re-reads it, as the gRPC port does", async () => {
+    const next = new TestPki(dir, "next-ca");
+    const fresh = next.server("server-next");
+    copyFileSync(fresh.key, server.key);
+    copyFileSync(fresh.cert, server.cert);
+    const reloaded = /"msg":"TLS certificates reloaded"/;
+    const seen = log.match(reloaded);
+    serve.child.kill("SIGHUP");
+    // The file watcher may have reloaded already; SIGHUP then logs a second reload.
+    await waitForOutput(serve.child, reloaded, 10_000).catch((err) => (seen ? undefined : Promise.reject(err)));
+    expect((await call("/", undefined, undefined, next.caPem)).status).to.equal(200);
+    const old = await call("/", undefined, undefined, pki.caPem).catch((e: NodeJS.ErrnoException) => e.code);
+    expect(old).to.equal("UNABLE_TO_VERIFY_LEAF_SIGNATURE");
   });
 });
