@@ -41,7 +41,8 @@ describe("the web console under the security settings (turnstile serve --http)",
   const call = (path: string, token?: string, body?: object, ca = pki.caPem): Promise<Answer> =>
     new Promise((resolve, reject) => {
       const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-      if (body) headers["content-type"] = "application/json";
+      // A browser's POST carries its page's origin, here https://127.0.0.1:PORT.
+      if (body) Object.assign(headers, { "content-type": "application/json", origin: consoleUrl });
       const req = httpsRequest(`${consoleUrl}${path}`, { method: body ? "POST" : "GET", headers, ca, agent: false });
       req.on("response", (res) => {
         let text = "";
