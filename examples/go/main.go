@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	pb "turnstile/examples/go/gen/turnstile/v1"
 )
 
@@ -32,6 +31,11 @@ func main() {
 	hold := flag.Duration("hold", envDuration("TURNSTILE_HOLD", 200*time.Millisecond), "how long each round holds the lock (env TURNSTILE_HOLD)")
 	wait := flag.Duration("wait", envDuration("TURNSTILE_WAIT", 30*time.Second), "server-side wait of one acquire before TIMEOUT (env TURNSTILE_WAIT)")
 	ttl := flag.Duration("ttl", envDuration("TURNSTILE_TTL", 15*time.Second), "requested session TTL (env TURNSTILE_TTL)")
+	var security tlsFlags
+	flag.StringVar(&security.ca, "tls-ca", env("TURNSTILE_TLS_CA", ""), "CA certificate (PEM) to verify the coordinator with: TLS (env TURNSTILE_TLS_CA)")
+	flag.StringVar(&security.cert, "tls-cert", env("TURNSTILE_TLS_CERT", ""), "client certificate (PEM) for mTLS (env TURNSTILE_TLS_CERT)")
+	flag.StringVar(&security.key, "tls-key", env("TURNSTILE_TLS_KEY", ""), "client certificate's key (PEM) (env TURNSTILE_TLS_KEY)")
+	flag.StringVar(&security.token, "token", env("TURNSTILE_TOKEN", ""), "bearer token, sent over TLS only (env TURNSTILE_TOKEN)")
 	flag.Parse()
 	log.SetFlags(log.Lmicroseconds)
 
@@ -40,9 +44,13 @@ func main() {
 		log.Fatalf("open log: %v", err)
 	}
 	defer shared.Close()
+	dial, err := dialOptions(security)
+	if err != nil {
+		log.Fatalf("connection settings: %v", err)
+	}
 	var coordinators []pb.LockServiceClient
 	for _, address := range strings.Split(*addr, ",") {
-		conn, err := grpc.NewClient(strings.TrimSpace(address), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		conn, err := grpc.NewClient(strings.TrimSpace(address), dial...)
 		if err != nil {
 			log.Fatalf("connect %s: %v", address, err)
 		}

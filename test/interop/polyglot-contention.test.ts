@@ -1,12 +1,23 @@
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
-import { TurnstileClient } from "../../client/index.js";
+import { type TlsOptions, TurnstileClient } from "../../client/index.js";
+import { hashToken } from "../../server/security/token-file.js";
 import { checkSharedLog } from "../harness/check-shared-log.js";
 import { type CoordinatorProcess, spawnCoordinator } from "../harness/coordinator-process.js";
 import { redisServerAvailable, startRedis, type TestRedis } from "../harness/redis-server.js";
+import { type CertFiles, pemOf, TestPki } from "../harness/test-pki.js";
 import { waitForQueue } from "../harness/wait-for-queue.js";
 import { type ExampleProcess, rejectOnExit, spawnExample } from "./example-process.js";
 import { runTsWorker } from "./ts-worker.js";
@@ -21,13 +32,22 @@ const WORKERS_PER_LANGUAGE = 3;
 const ROUNDS = 20;
 const HOLD_MS = 10;
 const WAIT_MS = 60_000;
+// Java names itself with a token on top of its certificate, whose own identity has no grant: so
+// Java can only take the lock if its bearer token goes out and is checked.
+const JAVA_TOKEN = "interop-java-token-5c1e0b7d2f";
+const POLICY = {
+  rules: [{ identities: ["interop-ts", "interop-go", "interop-java"], rights: ["lock"], prefixes: ["interop/"] }],
+};
 
-describe("polyglot contention: TypeScript, Go and Java clients on one lock, across a coordinator drain", () => {
+describe("polyglot contention: TypeScript, Go and Java clients on one lock, over mTLS, across a coordinator drain", () => {
   let redis: TestRedis | undefined;
   // Every client lists `drained` first, so every session starts there and must resume on `survivor`.
   let drained: CoordinatorProcess | undefined;
   let survivor: CoordinatorProcess | undefined;
   let logDir: string;
+  let pki: TestPki;
+  const certs: Record<string, CertFiles> = {};
+  let tsTls: TlsOptions;
 
   before(async function () {
     this.timeout(30_000);
@@ -37,10 +57,25 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock, acro
       if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build:examples`);
     }
     redis = await startRedis();
-    [drained, survivor] = await Promise.all([spawnCoordinator(redis.url), spawnCoordinator(redis.url)]);
     logDir = mkdtempSync(join(tmpdir(), "turnstile-interop-"));
     // The jar runs from a directory of its own: it must be self-contained (no lib/ beside it).
     copyFileSync(JAVA_JAR, join(logDir, "turnstile-example.jar"));
+    pki = new TestPki(logDir);
+    const server = pki.server();
+    certs.ts = pki.leaf("ts", { cn: "interop-ts" });
+    certs.go = pki.leaf("go", { cn: "go-cert", san: ["URI:interop-go"] });
+    certs.java = pki.leaf("java", { cn: "interop-java-cert" });
+    tsTls = { ca: pki.caPem, ...pemOf(certs.ts) };
+    writeFileSync(join(logDir, "policy.json"), JSON.stringify(POLICY));
+    writeFileSync(join(logDir, "tokens"), `interop-java ${hashToken(JAVA_TOKEN)}\n`);
+    const secured = [
+      ...["--tls-cert", server.cert, "--tls-key", server.key, "--tls-client-ca", pki.ca],
+      ...["--policy", join(logDir, "policy.json"), "--token-file", join(logDir, "tokens")],
+    ];
+    [drained, survivor] = await Promise.all([
+      spawnCoordinator(redis.url, secured),
+      spawnCoordinator(redis.url, secured),
+    ]);
   });
   after(async () => {
     await Promise.all([drained?.kill(), survivor?.kill()]);
@@ -55,6 +90,10 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock, acro
     const logFd = openSync(logPath, "a");
     const flags = (name: string) => [
       `--addr=${addresses.join(",")}`,
+      `--tls-ca=${pki.ca}`,
+      `--tls-cert=${certs[name].cert}`,
+      `--tls-key=${certs[name].key}`,
+      ...(name === "java" ? [`--token=${JAVA_TOKEN}`] : []),
       `--lock=${LOCK}`,
       `--rounds=${ROUNDS}`,
       `--workers=${WORKERS_PER_LANGUAGE}`,
@@ -65,7 +104,7 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock, acro
     ];
     // A gate holds the lock until every worker waits in the queue, so all three languages
     // contend from the first round on instead of whoever starts fastest running alone.
-    const gate = new TurnstileClient(addresses, { clientName: "gate" });
+    const gate = new TurnstileClient(addresses, { clientName: "gate", tls: tsTls });
     const gateLock = await gate.acquire(LOCK);
     const examples: ExampleProcess[] = [
       spawnExample("go example", GO_BIN, flags("go")),
@@ -81,6 +120,7 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock, acro
           holdMs: HOLD_MS,
           waitMs: WAIT_MS,
           logFd,
+          tls: tsTls,
         }),
       );
       const earlyExit = rejectOnExit(examples);

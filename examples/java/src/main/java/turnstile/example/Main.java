@@ -1,7 +1,7 @@
 package turnstile.example;
 
+import io.grpc.Grpc;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalTime;
@@ -36,11 +36,18 @@ public final class Main {
     Duration wait = parseDuration(flag(flags, "wait", "TURNSTILE_WAIT", "30s"));
     Duration ttl = parseDuration(flag(flags, "ttl", "TURNSTILE_TTL", "15s"));
 
+    var security =
+        new ChannelSecurity(
+            flag(flags, "tls-ca", "TURNSTILE_TLS_CA", ""),
+            flag(flags, "tls-cert", "TURNSTILE_TLS_CERT", ""),
+            flag(flags, "tls-key", "TURNSTILE_TLS_KEY", ""),
+            flag(flags, "token", "TURNSTILE_TOKEN", ""));
+    var credentials = security.credentials();
     // Several comma-separated addresses: a session resumes on the next when its coordinator drains.
     List<ManagedChannel> channels = new ArrayList<>();
     List<LockServiceGrpc.LockServiceStub> stubs = new ArrayList<>();
     for (String address : addr.split(",")) {
-      ManagedChannel channel = ManagedChannelBuilder.forTarget(address.trim()).usePlaintext().build();
+      ManagedChannel channel = Grpc.newChannelBuilder(address.trim(), credentials).build();
       channels.add(channel);
       stubs.add(LockServiceGrpc.newStub(channel));
     }
