@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect } from "chai";
 import { type CoordinatorProcess, spawnCoordinator } from "../harness/coordinator-process.js";
 import { freePort } from "../harness/free-port.js";
@@ -110,6 +113,21 @@ describe("turnstile serve start-up failures and store logs (real processes)", ()
     const fatal = JSON.parse(run.stdout.trim());
     expect(fatal).to.include({ level: 60, msg: "cannot start: invalid settings", exitCode: 2 });
     expect(fatal.errors).to.have.length(1);
+  });
+
+  it("exits 2 with one line on stderr and one JSON fatal line when the TLS certificate is not usable", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "turnstile-bad-cert-"));
+    try {
+      const pem = join(dir, "not-a-cert.pem");
+      writeFileSync(pem, "not a certificate\n");
+      const run = await runTurnstile(["serve", "--listen", "127.0.0.1:0", "--tls-cert", pem, "--tls-key", pem]);
+      expect(run.code).to.equal(2);
+      expect(run.stderr).to.match(/^turnstile serve: tls-cert\/tls-key: not a usable certificate and key: [^\n]*\n$/);
+      const fatal = jsonLines({ ...run, stderr: "" }).filter((l) => l.level === 60);
+      expect(fatal.map((l) => [l.msg, l.exitCode])).to.deep.equal([["cannot start: invalid settings", 2]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   describe("while running", () => {
