@@ -55,7 +55,11 @@ export class Session implements LockReleaser {
     this.#options = options;
     const { ttlMs, safetyMarginMs, now } = options;
     this.#clock = new LeaseClock({ ttlMs, safetyMarginMs, now });
-    this.#releases = new ReleasesInFlight(this.#pending, (kind) => this.#send(kind));
+    this.#releases = new ReleasesInFlight(
+      this.#pending,
+      (kind) => this.#send(kind),
+      () => this.#ended,
+    );
     const releaseQuietly = (hold: ReleasedHold) => this.#releaseQuietly(hold);
     this.#held = new HeldLocks(this.#clock, this, releaseQuietly);
     this.#acquires = new AcquiresInFlight(this.#pending, this.#held, this.#clock.now, releaseQuietly);
@@ -291,6 +295,7 @@ export class Session implements LockReleaser {
     this.#held.loseAll(error, lostReason);
     this.#held.dispose();
     this.#pending.endAll(error);
+    this.#releases.dispose(error);
     if (stopLink && this.#resume.sessionId !== "") this.#emit(state === "expired" ? "expired" : "ended", error);
   }
 }
