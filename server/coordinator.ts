@@ -9,11 +9,13 @@ import { lockService } from "./lock-service.js";
 import { LockTable } from "./lock-table.js";
 import { InstrumentedStore } from "./metrics/instrumented-store.js";
 import type { Metrics } from "./metrics/metrics.js";
+import { OpenIntake } from "./open-intake.js";
 import { addReflection } from "./reflection.js";
 import { RequestValidator } from "./request-validator.js";
 import { SessionKeeper } from "./session-keeper.js";
 import type { SessionStream } from "./session-stream.js";
 import type { Store, StoreListener } from "./store/store.js";
+import { StoreAdmission } from "./store-admission.js";
 import { WatchHub } from "./watch/watch-hub.js";
 
 /** Settings of one coordinator process. */
@@ -73,6 +75,8 @@ export class Coordinator {
       limits: this.limits,
       log: options.log,
       sessions: this.sessions,
+      admission: new StoreAdmission(this.limits),
+      intake: new OpenIntake(this.limits),
       watches: this.watches,
       admin: new LockAdmin(this.store, validator, options.log),
     };
