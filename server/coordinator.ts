@@ -39,6 +39,8 @@ export interface CoordinatorOptions {
  */
 export class Coordinator {
   readonly table: LockTable;
+  /** Session streams that have not sent Open yet (bounded, with a deadline). */
+  readonly intake: OpenIntake;
   readonly watches: WatchHub;
   readonly limits: Limits;
   private readonly server: Server;
@@ -52,6 +54,7 @@ export class Coordinator {
     const { metrics } = options;
     this.store = metrics ? new InstrumentedStore(options.store, metrics) : options.store;
     this.table = new LockTable(this.store, this.limits, options.log, metrics);
+    this.intake = new OpenIntake(this.limits);
     this.watches = new WatchHub(this.store, options.log);
     metrics?.track({
       sessions: () => this.sessions.size,
@@ -76,7 +79,7 @@ export class Coordinator {
       log: options.log,
       sessions: this.sessions,
       admission: new StoreAdmission(this.limits),
-      intake: new OpenIntake(this.limits),
+      intake: this.intake,
       watches: this.watches,
       admin: new LockAdmin(this.store, validator, options.log),
     };

@@ -51,11 +51,11 @@ export class AdmissionLane {
         `session: more than ${maxSessionQueue} requests waiting for the store; nothing was changed, retry later`,
       );
     this.queue.push({ requestId, run });
+    this.admission.ready(this);
     if (!this.paused && this.queue.length >= this.highWater) {
       this.paused = true;
       this.flow.pause();
     }
-    this.admission.ready(this);
   }
 
   /** Takes a request that has not started yet out of the queue; false when it is not queued. */
@@ -149,6 +149,8 @@ export class StoreAdmission {
         progressed = true;
         lane.startNext(() => {
           this.inFlight--;
+          // Served last, so to the back of the round.
+          this.ready_.delete(lane);
           if (lane.queue.length > 0) this.ready_.add(lane);
           this.pump();
         });
