@@ -64,6 +64,8 @@ export class Coordinator {
     });
     this.server = new Server({
       "grpc.max_receive_message_length": this.limits.maxMessageBytes,
+      // A client opening streams by the thousand waits for slots on its own connection.
+      "grpc.max_concurrent_streams": this.limits.maxStreamsPerConnection,
       "grpc.keepalive_time_ms": 5_000,
       "grpc.keepalive_timeout_ms": 2_500,
       "grpc.keepalive_permit_without_calls": 1,

@@ -41,6 +41,8 @@ export interface Limits {
   openTimeoutMs: number;
   /** Requests a client may send behind Open before it is answered. */
   maxEarlyMessages: number;
+  /** Concurrent streams (sessions, watches, calls) per client connection (HTTP/2 setting). */
+  maxStreamsPerConnection: number;
 }
 
 /** Safe defaults for every limit. */
@@ -67,4 +69,5 @@ export const DEFAULT_LIMITS: Limits = {
   maxUnopenedStreams: 1000,
   openTimeoutMs: 10_000,
   maxEarlyMessages: 100,
+  maxStreamsPerConnection: 1000,
 };

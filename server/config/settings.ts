@@ -186,6 +186,7 @@ export const SETTINGS: readonly Setting[] = [
   limit("max-unopened-streams", "maxUnopenedStreams", "count", "session streams that have not sent open yet"),
   limit("open-timeout", "openTimeoutMs", "duration", "time a new session stream has to send open"),
   limit("max-early-messages", "maxEarlyMessages", "count", "requests sent behind open before it is answered"),
+  limit("max-streams-per-connection", "maxStreamsPerConnection", "count", "concurrent streams per client connection"),
   limit(
     "max-outbound-messages",
     "maxOutboundMessages",
