@@ -63,16 +63,25 @@ async function main(): Promise<number> {
     process.stdout.write(
       `\nflood: ${sessions} sessions × ${acquires} try-once acquires, written at once, from another process\n`,
     );
-    const flood = await phase("flood", sessions, acquires);
-    // One more lease: a bystander whose renewals fell behind would lose its lock within it.
-    await new Promise((resolve) => setTimeout(resolve, ttlMs + 1000));
+    // The least lease any bystander had left, sampled through the flood: how close renewals came to failing.
+    let leastLeaseMs = ttlMs;
+    const sampler = setInterval(() => {
+      for (const l of locks) leastLeaseMs = Math.min(leastLeaseMs, l.leaseRemainingMs ?? 0);
+    }, 50);
+    const flood = await phase("flood", sessions, acquires)
+      .then(async (result) => {
+        // One more lease: a bystander whose renewals fell behind would lose its lock within it.
+        await new Promise((resolve) => setTimeout(resolve, ttlMs + 1000));
+        return result;
+      })
+      .finally(() => clearInterval(sampler));
     process.stdout.write(`  answered in ${flood.ms} ms: ${JSON.stringify(flood.answers)}`);
     process.stdout.write(`; streams ended: ${JSON.stringify(flood.ended)}\n`);
     process.stdout.write(`  coordinator RSS ${JSON.stringify(flood.rssMiB)} MiB\n`);
     const stillHeld = await bystandersInRedis(inspect, clients);
     process.stdout.write(
       `  bystanders (${bystanderCount}, TTL ${ttlMs} ms): ${lost.length} told lost, ` +
-        `${stillHeld}/${bystanderCount} locks held by their session in Redis\n`,
+        `${stillHeld}/${bystanderCount} locks held by their session in Redis; least lease left ${Math.round(leastLeaseMs)} ms\n`,
     );
 
     process.stdout.write(`\nunopened: ${unopened} streams that never send Open\n`);
