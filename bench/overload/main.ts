@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
@@ -68,20 +69,27 @@ async function main(): Promise<number> {
     const sampler = setInterval(() => {
       for (const l of locks) leastLeaseMs = Math.min(leastLeaseMs, l.leaseRemainingMs ?? 0);
     }, 50);
+    // How late this (nearly idle) process ran its timers: the host's share of a bystander's delay.
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
     const flood = await phase("flood", sessions, acquires)
       .then(async (result) => {
         // One more lease: a bystander whose renewals fell behind would lose its lock within it.
         await new Promise((resolve) => setTimeout(resolve, ttlMs + 1000));
         return result;
       })
-      .finally(() => clearInterval(sampler));
+      .finally(() => {
+        clearInterval(sampler);
+        delay.disable();
+      });
     process.stdout.write(`  answered in ${flood.ms} ms: ${JSON.stringify(flood.answers)}`);
     process.stdout.write(`; streams ended: ${JSON.stringify(flood.ended)}\n`);
     process.stdout.write(`  coordinator RSS ${JSON.stringify(flood.rssMiB)} MiB\n`);
     const stillHeld = await bystandersInRedis(inspect, clients);
     process.stdout.write(
       `  bystanders (${bystanderCount}, TTL ${ttlMs} ms): ${lost.length} told lost, ` +
-        `${stillHeld}/${bystanderCount} locks held by their session in Redis; least lease left ${Math.round(leastLeaseMs)} ms\n`,
+        `${stillHeld}/${bystanderCount} locks held by their session in Redis; least lease left ${Math.round(leastLeaseMs)} ms; ` +
+        `their process's event loop late by up to ${Math.round(delay.max / 1e6)} ms\n`,
     );
 
     process.stdout.write(`\nunopened: ${unopened} streams that never send Open\n`);
