@@ -6,6 +6,7 @@ import type { Limits } from "./limits.js";
 import type { LockTable } from "./lock-table.js";
 import type { IntakeTicket, OpenIntake } from "./open-intake.js";
 import type { RequestValidator } from "./request-validator.js";
+import type { Authorizer } from "./security/authorizer.js";
 import { ServerError, toServerError } from "./server-error.js";
 import type { Session } from "./session.js";
 import type { SessionKeeper } from "./session-keeper.js";
@@ -27,6 +28,8 @@ export interface SessionDeps {
   admission: StoreAdmission;
   /** Bounds streams that have not sent Open yet (count and deadline). */
   intake: OpenIntake;
+  /** Who may lock what (Authorizer.OPEN when security is off). */
+  guard: Authorizer;
 }
 
 type Call = ServerDuplexStream<SessionRequest, SessionResponse>;
@@ -49,9 +52,11 @@ export class SessionStream {
   /** Reasons the stream is paused now (Open being answered, a full admission lane). */
   private pauses = 0;
 
+  /** `caller` is the authenticated identity the session belongs to ("" when security is off). */
   constructor(
     private readonly call: Call,
     private readonly deps: SessionDeps,
+    private readonly caller = "",
   ) {
     call.on("data", (message: SessionRequest) => this.onMessage(message));
     for (const event of ["end", "cancelled", "error", "close"]) call.on(event, () => this.finish("broken"));
@@ -109,12 +114,12 @@ export class SessionStream {
     switch (kind?.$case) {
       case "acquire":
         this.admit(kind.acquire.requestId, kind.acquire.name, () =>
-          table.acquire(session, validator.acquire(kind.acquire)),
+          table.acquire(session, validator.acquire(this.mayLock(kind.acquire))),
         );
         break;
       case "release":
         this.admit(kind.release.requestId, kind.release.name, () =>
-          table.release(session, validator.release(kind.release)),
+          table.release(session, validator.release(this.mayLock(kind.release))),
         );
         break;
       case "cancel":
@@ -131,7 +136,7 @@ export class SessionStream {
         break;
       case "proclaim":
         this.admit(kind.proclaim.requestId, kind.proclaim.name, () =>
-          this.deps.holds.proclaim(session, validator.proclaim(kind.proclaim)),
+          this.deps.holds.proclaim(session, validator.proclaim(this.mayLock(kind.proclaim))),
         );
         break;
       case "close":
@@ -160,12 +165,12 @@ export class SessionStream {
       }
       let opened: SessionResponse;
       if (open.resumeSessionId) {
-        const { session, held } = await keeper.resume(open, write);
+        const { session, held } = await keeper.resume(open, write, this.caller);
         sessions.get(session.id)?.detach(status.ABORTED, "session: resumed on another stream");
         this.session = session;
         opened = reply.opened(session.id, open.resumeSecret, session.ttlMs, held);
       } else {
-        const { session, secret } = await keeper.open(valid, write);
+        const { session, secret } = await keeper.open(valid, write, this.caller);
         this.session = session;
         opened = reply.opened(session.id, secret, session.ttlMs);
       }
@@ -237,6 +242,12 @@ export class SessionStream {
 
   private unpause(): void {
     if (--this.pauses === 0 && !this.ended) this.call.resume();
+  }
+
+  /** The request, if the caller may lock its name; throws PERMISSION_DENIED (answered Failed) if not. */
+  private mayLock<R extends { name: string }>(request: R): R {
+    this.deps.guard.require(this.caller, "lock", request.name);
+    return request;
   }
 
   /** Runs one request now (so store calls keep the stream's order) and answers its failure. */
