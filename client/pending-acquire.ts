@@ -50,5 +50,5 @@ export function acquireMessage(
   const { name, owner, mode, limit, value = new Uint8Array() } = request;
   const wait = waitMs === undefined ? undefined : durationFromMs(waitMs);
   const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-  return { $case: "acquire", acquire: { requestId, name, mode, limit, wait, owner, value: bytes } };
+  return { $case: "acquire", acquire: { requestId, name, mode, limit, wait, owner, value: bytes, traceParent: "" } };
 }

@@ -38,7 +38,7 @@ export class ReleasesInFlight {
       },
     });
     this.#releases.set(requestId, { requestId, name, owner, fencingToken });
-    this.#send({ $case: "release", release: { requestId, name, owner } });
+    this.#send({ $case: "release", release: { requestId, name, owner, traceParent: "" } });
   }
 
   /** The releases in flight, oldest first. */

@@ -11,6 +11,7 @@ import type {
 import { LockStateReplies as reply } from "./lock-state-replies.js";
 import type { RequestValidator } from "./request-validator.js";
 import { ServerError, toServerError } from "./server-error.js";
+import { nameSessions } from "./session-names.js";
 import type { Store } from "./store/store.js";
 
 /**
@@ -26,7 +27,7 @@ export class LockAdmin {
 
   async describe(request: DescribeRequest): Promise<DescribeResponse> {
     const name = this.validator.name("describe.name", request.name);
-    return reply.describe(await this.store.describe(name));
+    return reply.describe(await nameSessions(this.store, await this.store.describe(name)));
   }
 
   async list(request: ListRequest): Promise<ListResponse> {

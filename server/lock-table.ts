@@ -5,6 +5,7 @@ import { RecheckScheduler } from "./recheck-scheduler.js";
 import type { ValidAcquire, ValidRelease } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
 import { type Hold, holdKey, type Pending, type Session } from "./session.js";
+import { nameSessions } from "./session-names.js";
 import { SessionReplies as reply } from "./session-replies.js";
 import type { Claim, Grant, Store, StoreListener } from "./store/store.js";
 
@@ -62,11 +63,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       receivedAtMs: performance.now(),
     };
     this.addWaiter(p);
-    if (a.waitMs)
-      p.waitTimer = setTimeout(
-        () => this.giveUp(p, new ServerError("timeout", `acquire.wait: ${a.waitMs} ms ran out`)),
-        a.waitMs,
-      );
+    if (a.waitMs) p.waitTimer = setTimeout(() => this.timeOut(p, a.waitMs ?? 0), a.waitMs);
     let outcome: Awaited<ReturnType<Store["acquire"]>>;
     try {
       outcome = await this.store.acquire({
@@ -215,14 +212,36 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     }
   }
 
-  private giveUp(p: Pending, why: ServerError, how: "cancel" | "abandon" = "cancel"): void {
-    if (p.done) return;
+  /** Withdraws the waiter and, unless `silent`, answers Failed; false when it was answered already. */
+  private giveUp(p: Pending, why: ServerError, how: "cancel" | "abandon" = "cancel", silent = false): boolean {
+    if (p.done) return false;
     this.finish(p);
     // Issued before the answer is sent, so a new acquire by the same owner queues behind it in Redis.
     this.store
       .withdraw(claimOf(p), how)
       .catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"));
-    p.session.send(reply.failed(p.requestId, p.name, why));
+    if (!silent) p.session.send(reply.failed(p.requestId, p.name, why));
+    return true;
+  }
+
+  /**
+   * The wait ran out: withdraw, then answer TIMEOUT naming the holders it waited behind (read
+   * after the withdrawal, so no grant can race the answer; without them if they cannot be read).
+   */
+  private timeOut(p: Pending, waitMs: number): void {
+    if (!this.giveUp(p, new ServerError("timeout", ""), "cancel", true)) return;
+    this.store
+      .describe(p.name)
+      .then((state) => nameSessions(this.store, state))
+      .then(
+        (state) => state.holders,
+        () => [],
+      )
+      .then((blockers) => {
+        const behind = blockers.map((b) => `"${b.owner}" of session ${b.sessionId} (held ${b.heldMs ?? 0} ms)`);
+        const why = `acquire.wait: ${waitMs} ms ran out${behind.length ? `; waited behind ${behind.join(", ")}` : ""}`;
+        p.session.send(reply.failed(p.requestId, p.name, new ServerError("timeout", why), blockers));
+      });
   }
 
   private hold(p: Pending, token: bigint, count: number): void {
