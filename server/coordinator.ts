@@ -56,6 +56,7 @@ export class Coordinator {
       locksHeld: () => [...this.sessions.values()].reduce((n, s) => n + s.heldCount, 0),
       waiters: () => this.table.waiterCount,
       storeHealthy: () => this.store.healthy(),
+      queuedWaiters: () => this.table.queuedWaiters(),
     });
     this.server = new Server({
       "grpc.max_receive_message_length": this.limits.maxMessageBytes,
@@ -67,7 +68,7 @@ export class Coordinator {
     const validator = new RequestValidator(this.limits);
     const deps = {
       table: this.table,
-      holds: new HoldChanges(this.store),
+      holds: new HoldChanges(this.store, (hold) => this.table.holdEnded(hold)),
       keeper: new SessionKeeper(this.store, this.table, options.log, metrics),
       validator,
       limits: this.limits,

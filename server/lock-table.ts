@@ -34,6 +34,11 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     return this.waiters.size;
   }
 
+  /** The pending acquires answered Queued (what the per-prefix wait gauges read). */
+  *queuedWaiters(): Iterable<Pending> {
+    for (const p of this.waiters.values()) if (p.queued) yield p;
+  }
+
   async acquire(session: Session, a: ValidAcquire): Promise<void> {
     if (session.inFlight(a.requestId)) {
       throw new ServerError("duplicate-request", `acquire.request_id: "${a.requestId}" is already in flight`);
@@ -250,12 +255,22 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     hold.count = count;
     p.session.held.set(key, hold);
     p.session.send(reply.acquired(p.requestId, p.name, token, count));
-    if (count === 1) this.metrics.granted(p.queued ? performance.now() - p.receivedAtMs : undefined);
+    if (count === 1) {
+      hold.grantedAtMs = performance.now();
+      this.metrics.granted(p.name, p.queued ? hold.grantedAtMs - p.receivedAtMs : undefined);
+    }
   }
 
   /** Forgets a hold this session no longer has (released, expired or lost). */
   forget(session: Session, hold: Hold): void {
     session.held.delete(holdKey(hold.name, hold.owner));
+    this.holdEnded(hold);
+  }
+
+  /** Records how long a hold granted here was held, once it has ended (however it ended). */
+  holdEnded(hold: Hold): void {
+    if (hold.grantedAtMs !== undefined) this.metrics.holdEnded(hold.name, performance.now() - hold.grantedAtMs);
+    hold.grantedAtMs = undefined;
   }
 
   private addWaiter(p: Pending): void {

@@ -115,6 +115,7 @@ export class SessionKeeper {
     const holds = [...session.held.values()];
     session.held.clear();
     if (how !== "close") return;
+    for (const h of holds) this.table.holdEnded(h);
     await Promise.all(
       holds.map((h) => this.store.release({ name: h.name, sessionId: session.id, owner: h.owner }, true)),
     );

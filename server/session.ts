@@ -7,6 +7,8 @@ export interface Hold {
   owner: string;
   token: bigint;
   count: number;
+  /** `performance.now()` when it was granted on this coordinator; absent for a resumed hold. */
+  grantedAtMs?: number;
 }
 
 /** An acquire that has not been answered with Acquired or Failed yet. */

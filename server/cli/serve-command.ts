@@ -24,7 +24,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const { config } = result;
   const log = pino({ level: config.logLevel });
-  const metrics = config.metrics ? new PrometheusMetrics() : undefined;
+  const metrics = config.metrics ? new PrometheusMetrics({ prefixes: config.metricsPrefixes }) : undefined;
   const coordinator = new Coordinator({
     store: openStore(config, log),
     log,

@@ -11,6 +11,10 @@ export interface ServeConfig {
   listen: string;
   /** Where to serve Prometheus metrics; absent: off. */
   metrics?: HostPort;
+  /** How lock metrics are labelled by name prefix: a list, else the first `depth` segments. */
+  metricsPrefixes: { depth: number; prefixes?: string[] };
+  /** OTLP/HTTP base URL to export traces to; absent: tracing off. */
+  otlpEndpoint?: string;
   logLevel: string;
   shutdownGraceMs: number;
   /** Where Redis is; absent: the embedded store. */
@@ -53,6 +57,11 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
       `default-ttl: min-ttl (${limits.minTtlMs} ms) <= default-ttl (${limits.defaultTtlMs} ms) <= max-ttl (${limits.maxTtlMs} ms) does not hold`,
     );
   if (get<number>("redis-command-timeout") === 0) errors.push("redis-command-timeout: must be more than 0");
+  const prefixes = has("metrics-prefixes") ? get<string>("metrics-prefixes").split(",") : undefined;
+  if (prefixes?.some((p) => p.trim() === "")) errors.push("metrics-prefixes: an empty prefix in the list");
+  const otlp = v.get("otlp-endpoint") as string | undefined;
+  if (otlp !== undefined && !/^https?:\/\/[^/]+/.test(otlp))
+    errors.push(`otlp-endpoint: expected an http:// or https:// URL, got ${JSON.stringify(otlp)}`);
   if (errors.length > 0) return { ok: false, errors };
 
   let target: RedisTarget | undefined;
@@ -76,6 +85,8 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
     config: {
       listen: formatHostPort(get<HostPort>("listen")),
       metrics: metrics === "off" ? undefined : metrics,
+      metricsPrefixes: { depth: get<number>("metrics-prefix-depth"), prefixes: prefixes?.map((p) => p.trim()) },
+      otlpEndpoint: otlp,
       logLevel: get<string>("log-level"),
       shutdownGraceMs: get<number>("shutdown-grace"),
       redis: target && { target, auth, commandTimeoutMs: get<number>("redis-command-timeout") },

@@ -71,6 +71,28 @@ export const SETTINGS: readonly Setting[] = [
     help: "serve Prometheus metrics at http://HOST:PORT/metrics, or off",
   },
   {
+    key: "metrics-prefix-depth",
+    env: "TURNSTILE_METRICS_PREFIX_DEPTH",
+    kind: "count",
+    default: "1",
+    group: "Server",
+    help: "label lock metrics by the name up to its Nth '/' (docs/operations.md)",
+  },
+  {
+    key: "metrics-prefixes",
+    env: "TURNSTILE_METRICS_PREFIXES",
+    kind: "text",
+    group: "Server",
+    help: 'comma-separated prefixes to label lock metrics by instead (others: "other")',
+  },
+  {
+    key: "otlp-endpoint",
+    env: "TURNSTILE_OTLP_ENDPOINT",
+    kind: "text",
+    group: "Server",
+    help: "export OpenTelemetry traces by OTLP/HTTP to this URL (e.g. http://127.0.0.1:4318); default off",
+  },
+  {
     key: "log-level",
     env: "TURNSTILE_LOG_LEVEL",
     kind: "level",
