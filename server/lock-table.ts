@@ -5,9 +5,9 @@ import { RecheckScheduler } from "./recheck-scheduler.js";
 import type { ValidAcquire, ValidRelease } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
 import { type Hold, holdKey, type Pending, type Session } from "./session.js";
-import { nameSessions } from "./session-names.js";
 import { SessionReplies as reply } from "./session-replies.js";
 import type { Claim, Grant, Store, StoreListener } from "./store/store.js";
+import { timeoutError, waitBlockers } from "./wait-blockers.js";
 
 /**
  * All lock logic of the coordinator: it turns session requests into store operations, routes
@@ -235,18 +235,9 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
    */
   private timeOut(p: Pending, waitMs: number): void {
     if (!this.giveUp(p, new ServerError("timeout", ""), "cancel", true)) return;
-    this.store
-      .describe(p.name)
-      .then((state) => nameSessions(this.store, state))
-      .then(
-        (state) => state.holders,
-        () => [],
-      )
-      .then((blockers) => {
-        const behind = blockers.map((b) => `"${b.owner}" of session ${b.sessionId} (held ${b.heldMs ?? 0} ms)`);
-        const why = `acquire.wait: ${waitMs} ms ran out${behind.length ? `; waited behind ${behind.join(", ")}` : ""}`;
-        p.session.send(reply.failed(p.requestId, p.name, new ServerError("timeout", why), blockers));
-      });
+    void waitBlockers(this.store, p.name).then((blockers) =>
+      p.session.send(reply.failed(p.requestId, p.name, timeoutError(waitMs, blockers), blockers)),
+    );
   }
 
   private hold(p: Pending, token: bigint, count: number): void {

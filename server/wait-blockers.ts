@@ -1,0 +1,25 @@
+import { ServerError } from "./server-error.js";
+import { nameSessions } from "./session-names.js";
+import type { HolderState, Store } from "./store/store.js";
+
+/**
+ * The holders of `name` now, with their client names: whom a timed-out acquire waited behind.
+ * Empty when the store cannot be read (the TIMEOUT answer goes out without them).
+ */
+export async function waitBlockers(
+  store: Pick<Store, "describe" | "loadSession">,
+  name: string,
+): Promise<HolderState[]> {
+  try {
+    return (await nameSessions(store, await store.describe(name))).holders;
+  } catch {
+    return [];
+  }
+}
+
+/** The TIMEOUT error of an acquire whose `waitMs` ran out behind `blockers`, naming them in words. */
+export function timeoutError(waitMs: number, blockers: HolderState[]): ServerError {
+  const behind = blockers.map((b) => `"${b.owner}" of session ${b.sessionId} (held ${b.heldMs ?? 0} ms)`);
+  const why = `acquire.wait: ${waitMs} ms ran out${behind.length ? `; waited behind ${behind.join(", ")}` : ""}`;
+  return new ServerError("timeout", why);
+}
