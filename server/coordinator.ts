@@ -14,6 +14,9 @@ import { RequestValidator } from "./request-validator.js";
 import { SessionKeeper } from "./session-keeper.js";
 import type { SessionStream } from "./session-stream.js";
 import type { Store, StoreListener } from "./store/store.js";
+import { HolderSpans } from "./tracing/session-tracer.js";
+import { tracedStore } from "./tracing/traced-store.js";
+import type { Tracing } from "./tracing/tracing.js";
 import { WatchHub } from "./watch/watch-hub.js";
 
 /** Settings of one coordinator process. */
@@ -27,6 +30,8 @@ export interface CoordinatorOptions {
   shutdownGraceMs?: number;
   /** Where to record metrics (default: nowhere). */
   metrics?: Metrics;
+  /** Where to send trace spans (default: NO_TRACING, nothing recorded). */
+  tracing?: Tracing;
 }
 
 /**
@@ -49,6 +54,8 @@ export class Coordinator {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     const { metrics } = options;
     this.store = metrics ? new InstrumentedStore(options.store, metrics) : options.store;
+    const tracing = options.tracing?.enabled ? options.tracing : undefined;
+    if (tracing) this.store = tracedStore(this.store, tracing);
     this.table = new LockTable(this.store, this.limits, options.log, metrics);
     this.watches = new WatchHub(this.store, options.log);
     metrics?.track({
@@ -74,6 +81,7 @@ export class Coordinator {
       limits: this.limits,
       log: options.log,
       sessions: this.sessions,
+      traces: tracing && { tracing, holders: new HolderSpans() },
       watches: this.watches,
       admin: new LockAdmin(this.store, validator, options.log),
     };

@@ -13,6 +13,7 @@ import type { RequestValidator } from "./request-validator.js";
 import { ServerError, toServerError } from "./server-error.js";
 import { nameSessions } from "./session-names.js";
 import type { Store } from "./store/store.js";
+import { NO_TRACING, type Tracing } from "./tracing/tracing.js";
 
 /**
  * The unary admin RPCs: Describe, List and Revoke. Each validates its request, makes one store
@@ -58,15 +59,31 @@ export class LockAdmin {
   }
 }
 
-/** A grpc-js unary handler around `handler`; a failure ends the call with its ServerError's status. */
-export function unary<Req, Res>(handler: (request: Req) => Promise<Res>, log: Logger): handleUnaryCall<Req, Res> {
+/**
+ * A grpc-js unary handler around `handler`; a failure ends the call with its ServerError's status.
+ * With tracing on, the call is a server span named `method`, child of the caller's `traceparent`.
+ */
+export function unary<Req, Res>(
+  handler: (request: Req) => Promise<Res>,
+  log: Logger,
+  tracing: Tracing = NO_TRACING,
+  method = "unary",
+): handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    handler(call.request).then(
-      (response) => callback(null, response),
-      (err) => {
-        const e = toServerError(err, "unary call", log);
-        callback({ code: e.grpcStatus, details: e.message });
-      },
-    );
+    const traceParent = tracing.enabled ? String(call.metadata.get("traceparent")[0] ?? "") : undefined;
+    const span = tracing.start(`turnstile.v1.LockService/${method}`, { kind: "server", traceParent });
+    tracing
+      .within(span, () => handler(call.request))
+      .then(
+        (response) => {
+          span.end();
+          callback(null, response);
+        },
+        (err) => {
+          const e = toServerError(err, "unary call", log);
+          span.end(e.message);
+          callback({ code: e.grpcStatus, details: e.message });
+        },
+      );
   };
 }

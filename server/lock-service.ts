@@ -17,8 +17,8 @@ export function lockService(deps: ServiceDeps): LockServiceServer {
     watch(call) {
       new WatchStream(call, deps);
     },
-    describe: unary((request) => deps.admin.describe(request), deps.log),
-    list: unary((request) => deps.admin.list(request), deps.log),
-    revoke: unary((request) => deps.admin.revoke(request), deps.log),
+    describe: unary((request) => deps.admin.describe(request), deps.log, deps.traces?.tracing, "Describe"),
+    list: unary((request) => deps.admin.list(request), deps.log, deps.traces?.tracing, "List"),
+    revoke: unary((request) => deps.admin.revoke(request), deps.log, deps.traces?.tracing, "Revoke"),
   };
 }

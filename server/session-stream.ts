@@ -1,6 +1,6 @@
 import { type ServerDuplexStream, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
-import type { Open, SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
+import type { Acquire, Open, Release, SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { HoldChanges } from "./hold-changes.js";
 import type { Limits } from "./limits.js";
 import type { LockTable } from "./lock-table.js";
@@ -10,6 +10,7 @@ import type { Session } from "./session.js";
 import type { SessionKeeper } from "./session-keeper.js";
 import { SessionReplies as reply } from "./session-replies.js";
 import type { Revocation } from "./store/store.js";
+import { SessionTracer, type SessionTraces } from "./tracing/session-tracer.js";
 
 /** What every session stream of one coordinator shares. */
 export interface SessionDeps {
@@ -21,6 +22,8 @@ export interface SessionDeps {
   log: Logger;
   /** Open sessions of this coordinator by session id (session limit, takeover, drain). */
   sessions: Map<string, SessionStream>;
+  /** Set when tracing is on. */
+  traces?: SessionTraces;
 }
 
 type Call = ServerDuplexStream<SessionRequest, SessionResponse>;
@@ -38,6 +41,7 @@ export class SessionStream {
   private keepAlive: { running: boolean; next?: bigint } = { running: false };
   private ended = false;
   private closing = false;
+  private tracer?: SessionTracer;
 
   constructor(
     private readonly call: Call,
@@ -86,12 +90,12 @@ export class SessionStream {
     switch (kind?.$case) {
       case "acquire":
         this.run(kind.acquire.requestId, kind.acquire.name, () =>
-          table.acquire(session, validator.acquire(kind.acquire)),
+          this.traced("acquire", kind.acquire, () => table.acquire(session, validator.acquire(kind.acquire))),
         );
         break;
       case "release":
         this.run(kind.release.requestId, kind.release.name, () =>
-          table.release(session, validator.release(kind.release)),
+          this.traced("release", kind.release, () => table.release(session, validator.release(kind.release))),
         );
         break;
       case "cancel":
@@ -142,6 +146,7 @@ export class SessionStream {
       }
       if (this.ended) return void keeper.end(this.session, "broken");
       sessions.set(this.session.id, this);
+      if (this.deps.traces) this.tracer = new SessionTracer(this.deps.traces, this.session.id);
       this.session.send(opened);
     } catch (err) {
       const e = toServerError(err, "open", this.deps.log);
@@ -191,11 +196,18 @@ export class SessionStream {
     }
   }
 
+  /** Runs `op` inside the span of its request when tracing is on. */
+  private traced(kind: "acquire" | "release", r: Acquire | Release, op: () => Promise<void>): Promise<void> {
+    if (!this.tracer || !this.deps.traces) return op();
+    return this.deps.traces.tracing.within(this.tracer.request(kind, r), op);
+  }
+
   private fail(requestId: string, name: string, err: unknown): void {
     this.session?.send(reply.failed(requestId, name, toServerError(err, requestId, this.deps.log)));
   }
 
   private write(response: SessionResponse): void {
+    this.tracer?.response(response);
     // The stream is in object mode: writableLength counts messages. 'drain' only reflects this
     // local buffer, so this bound is what stops a client that never reads from growing it.
     const max = this.deps.limits.maxOutboundMessages;
@@ -207,6 +219,7 @@ export class SessionStream {
   private settle(): boolean {
     if (this.ended) return false;
     this.ended = true;
+    this.tracer?.end();
     if (this.session) {
       this.session.ended = true;
       if (this.deps.sessions.get(this.session.id) === this) this.deps.sessions.delete(this.session.id);

@@ -25,6 +25,11 @@ export async function run(argv: string[]): Promise<number> {
   const { config } = result;
   const log = pino({ level: config.logLevel });
   const metrics = config.metrics ? new PrometheusMetrics({ prefixes: config.metricsPrefixes }) : undefined;
+  // The OpenTelemetry SDK is imported only here, only when an endpoint is configured.
+  const tracing = config.otlpEndpoint
+    ? await (await import("../tracing/otel-tracing.js")).startOtelTracing({ endpoint: config.otlpEndpoint })
+    : undefined;
+  if (config.otlpEndpoint) log.info({ otlpEndpoint: config.otlpEndpoint }, "exporting traces");
   const coordinator = new Coordinator({
     store: openStore(config, log),
     log,
@@ -32,6 +37,7 @@ export async function run(argv: string[]): Promise<number> {
     limits: config.limits,
     shutdownGraceMs: config.shutdownGraceMs,
     metrics,
+    tracing,
   });
   const metricsServer = metrics && new MetricsHttpServer(metrics);
   const stopping = new Promise<void>((resolve) => {
@@ -47,6 +53,7 @@ export async function run(argv: string[]): Promise<number> {
   log.info("shutting down");
   await metricsServer?.stop();
   await coordinator.stop();
+  await tracing?.shutdown();
   return 0;
 }
 

@@ -154,7 +154,7 @@ export interface Acquire {
   value: Buffer;
   /**
    * The caller's W3C trace context ("traceparent" header value) for this request, so the
-   * coordinator's span for it joins the caller's trace; empty: none. At most 55 bytes.
+   * coordinator's span for it joins the caller's trace; empty or malformed: none (ignored).
    */
   traceParent: string;
 }

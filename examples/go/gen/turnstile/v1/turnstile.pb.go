@@ -552,7 +552,7 @@ type Acquire struct {
 	// Opaque value attached to the holder (visible to operators).
 	Value []byte `protobuf:"bytes,7,opt,name=value,proto3" json:"value,omitempty"`
 	// The caller's W3C trace context ("traceparent" header value) for this request, so the
-	// coordinator's span for it joins the caller's trace; empty: none. At most 55 bytes.
+	// coordinator's span for it joins the caller's trace; empty or malformed: none (ignored).
 	TraceParent   string `protobuf:"bytes,8,opt,name=trace_parent,json=traceParent,proto3" json:"trace_parent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
