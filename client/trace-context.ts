@@ -1,9 +1,26 @@
+import { createRequire } from "node:module";
 import { InterceptingCall, type Interceptor } from "@grpc/grpc-js";
 
 type OtelApi = typeof import("@opentelemetry/api");
 
-// @opentelemetry/api is an optional peer: loaded once if the application has it, else tracing is a no-op.
-const api: OtelApi | undefined = await import("@opentelemetry/api").catch(() => undefined);
+// undefined: not looked for yet; null: the application has no @opentelemetry/api.
+let api: OtelApi | null | undefined;
+
+/**
+ * @opentelemetry/api, loaded on the first request rather than at import, so importing the client
+ * loads only grpc-js and the generated code. Any copy works: the API keeps its context manager in
+ * one process-wide global, so this copy sees the spans the application's copy made active.
+ */
+function otelApi(): OtelApi | null {
+  if (api === undefined) {
+    try {
+      api = createRequire(import.meta.url)("@opentelemetry/api") as OtelApi;
+    } catch {
+      api = null;
+    }
+  }
+  return api;
+}
 
 /**
  * The W3C traceparent of the caller's active OpenTelemetry span, or "" when there is none (no
@@ -11,9 +28,10 @@ const api: OtelApi | undefined = await import("@opentelemetry/api").catch(() => 
  * coordinator's span for the request joins the caller's trace.
  */
 export function currentTraceParent(): string {
-  if (!api) return "";
-  const c = api.trace.getSpanContext(api.context.active());
-  if (!c || !api.isSpanContextValid(c)) return "";
+  const otel = otelApi();
+  if (!otel) return "";
+  const c = otel.trace.getSpanContext(otel.context.active());
+  if (!c || !otel.isSpanContextValid(c)) return "";
   return `00-${c.traceId}-${c.spanId}-${c.traceFlags.toString(16).padStart(2, "0")}`;
 }
 

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Attributes, Link, Span, SpanContext } from "@opentelemetry/api";
 import type { SpanExporter } from "@opentelemetry/sdk-trace";
+import { traceRedisCommands } from "./redis-command-spans.js";
 import { NO_TRACING, parseTraceParent, type SpanStart, type TraceSpan, type Tracing } from "./tracing.js";
 
 /** Where spans go: an OTLP/HTTP endpoint (base URL), or an exporter (tests: InMemorySpanExporter). */
@@ -9,7 +10,8 @@ export type OtelTarget = { endpoint: string } | { exporter: SpanExporter };
 /**
  * Starts OpenTelemetry tracing. The SDK and the exporter are imported here, on demand, so a
  * coordinator without `--otlp-endpoint` never loads them. Spans are batched to OTLP/HTTP at
- * `endpoint`/v1/traces, or passed one by one to a given exporter.
+ * `endpoint`/v1/traces, or passed one by one to a given exporter. Redis commands are traced through
+ * ioredis's diagnostics channel while this runs (redis-command-spans.ts).
  */
 export async function startOtelTracing(target: OtelTarget, serviceName = "turnstile"): Promise<Tracing> {
   const api = await import("@opentelemetry/api");
@@ -34,6 +36,20 @@ export async function startOtelTracing(target: OtelTarget, serviceName = "turnst
     return parsed && { ...parsed, isRemote: true };
   };
   const KINDS = { server: api.SpanKind.SERVER, internal: api.SpanKind.INTERNAL, client: api.SpanKind.CLIENT };
+  // Each Redis command made inside a span of ours (a store call) is a client span under it.
+  const untraceRedis = traceRedisCommands((name, attributes) => {
+    const parent = current.getStore();
+    if (!parent) return undefined;
+    const span = tracer.startSpan(
+      name,
+      { kind: api.SpanKind.CLIENT, attributes },
+      api.trace.setSpan(api.ROOT_CONTEXT, parent),
+    );
+    return {
+      fail: (message) => span.setStatus({ code: api.SpanStatusCode.ERROR, message }),
+      end: () => span.end(),
+    };
+  });
 
   class OtelSpan implements TraceSpan {
     readonly traceParent: string;
@@ -73,6 +89,7 @@ export async function startOtelTracing(target: OtelTarget, serviceName = "turnst
       return span instanceof OtelSpan ? current.run(span.span, fn) : fn();
     },
     async shutdown(): Promise<void> {
+      untraceRedis();
       await provider.shutdown();
     },
   };

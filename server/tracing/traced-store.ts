@@ -20,7 +20,8 @@ const TRACED = new Set<string>([
 
 /**
  * A Store whose operations each get a client span `store <operation>` (on Redis one Lua script,
- * so the span is the script's round trip), as a child of the request span that made the call.
+ * so the span is the script's round trip, with ioredis's EVALSHA span under it), as a child of the
+ * request span that made the call.
  * Calls made outside any request span (timed re-checks, renewals without a trace) are not traced.
  * Used only when tracing is on.
  */
@@ -39,7 +40,7 @@ export function tracedStore(inner: Store, tracing: Tracing): Store {
           childOnly: true,
           attributes: { "turnstile.store": backend, ...(lock === undefined ? {} : { "turnstile.lock": lock }) },
         });
-        return (value.apply(target, args) as Promise<unknown>).then(
+        return (tracing.within(span, () => value.apply(target, args)) as Promise<unknown>).then(
           (result) => {
             span.end();
             return result;

@@ -1,3 +1,4 @@
+import { tracingChannel } from "node:diagnostics_channel";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { credentials, Metadata } from "@grpc/grpc-js";
@@ -13,7 +14,7 @@ import { MemoryStore } from "../../server/store/memory/memory-store.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
 import { startOtelTracing } from "../../server/tracing/otel-tracing.js";
 import { tracedStore } from "../../server/tracing/traced-store.js";
-import type { Tracing } from "../../server/tracing/tracing.js";
+import { NO_TRACING, type Tracing } from "../../server/tracing/tracing.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { spawnTurnstile } from "../harness/run-turnstile.js";
 import { waitForOutput } from "../harness/wait-for-output.js";
@@ -25,6 +26,18 @@ function callerContext(): { context: api.Context; traceId: string; spanId: strin
   const span = { traceId: hex(32), spanId: hex(16), traceFlags: api.TraceFlags.SAMPLED };
   return { context: api.trace.setSpanContext(api.ROOT_CONTEXT, span), ...span };
 }
+
+describe("tracing off", () => {
+  it("costs nothing: one shared no-op span, and nobody listens on ioredis's command channel", async () => {
+    const commands = tracingChannel("ioredis:command");
+    expect(NO_TRACING.start("a")).to.equal(NO_TRACING.start("b", { kind: "server" }));
+    expect(commands.hasSubscribers).to.equal(false);
+    const on = await startOtelTracing({ exporter: new InMemorySpanExporter() });
+    expect(commands.hasSubscribers).to.equal(true);
+    await on.shutdown();
+    expect(commands.hasSubscribers).to.equal(false);
+  });
+});
 
 describe("OpenTelemetry tracing", () => {
   let redis: TestRedis;
@@ -69,7 +82,7 @@ describe("OpenTelemetry tracing", () => {
     api.context.disable();
   });
 
-  it("traces acquire and release in the caller's trace, with the Redis script calls as children", async () => {
+  it("traces acquire and release in the caller's trace, with the store calls and their Redis commands as children", async () => {
     const caller = callerContext();
     const c = client("traced-holder");
     const lock = await api.context.with(caller.context, () => c.acquire("trace/basic"));
@@ -87,6 +100,16 @@ describe("OpenTelemetry tracing", () => {
     const script = all.find((s) => s.name === "store acquire");
     expect(script?.parentSpanContext?.spanId).to.equal(acquire?.spanContext().spanId);
     expect(script?.attributes).to.include({ "turnstile.store": "RedisStore", "turnstile.lock": "trace/basic" });
+    // ioredis's own span for the script's command (EVAL when Redis did not have the script yet).
+    const command = all.find(
+      (s) => s.parentSpanContext?.spanId === script?.spanContext().spanId && s.status.code === 0,
+    );
+    expect(command?.name).to.be.oneOf(["EVALSHA", "EVAL"]);
+    expect(command?.kind).to.equal(api.SpanKind.CLIENT);
+    expect(command?.attributes).to.include({
+      "db.system.name": "redis",
+      "server.port": Number(new URL(redis.url).port),
+    });
     expect(all.find((s) => s.name === "store release")?.parentSpanContext?.spanId).to.equal(
       release?.spanContext().spanId,
     );
