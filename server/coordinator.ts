@@ -44,9 +44,13 @@ export class Coordinator {
   readonly table: LockTable;
   readonly watches: WatchHub;
   readonly limits: Limits;
+  /** The store every operation goes through (instrumented when metrics are on); the web console reads it too. */
+  readonly store: Store;
+  /** Describe, List and Revoke, shared by the gRPC API and the web console. */
+  readonly admin: LockAdmin;
+  readonly validator: RequestValidator;
   private readonly server: Server;
   private readonly sessions = new Map<string, SessionStream>();
-  private readonly store: Store;
   private readonly health: StoreHealthService;
   port = 0;
 
@@ -73,6 +77,8 @@ export class Coordinator {
       "grpc.http2.min_ping_interval_without_data_ms": 4_000,
     });
     const validator = new RequestValidator(this.limits);
+    this.validator = validator;
+    this.admin = new LockAdmin(this.store, validator, options.log);
     const deps = {
       table: this.table,
       holds: new HoldChanges(this.store, (hold) => this.table.holdEnded(hold)),
@@ -83,7 +89,7 @@ export class Coordinator {
       sessions: this.sessions,
       traces: tracing && { tracing, holders: new HolderSpans() },
       watches: this.watches,
-      admin: new LockAdmin(this.store, validator, options.log),
+      admin: this.admin,
     };
     this.server.addService(LockServiceService, lockService(deps));
     this.health = new StoreHealthService(this.store);

@@ -93,6 +93,14 @@ export const SETTINGS: readonly Setting[] = [
     help: "export OpenTelemetry traces by OTLP/HTTP to this URL (e.g. http://127.0.0.1:4318); default off",
   },
   {
+    key: "http",
+    env: "TURNSTILE_HTTP",
+    kind: "address-or-off",
+    default: "off",
+    group: "Server",
+    help: "serve the web console at http://HOST:PORT/ (loopback; may equal --metrics), or off",
+  },
+  {
     key: "log-level",
     env: "TURNSTILE_LOG_LEVEL",
     kind: "level",

@@ -36,6 +36,7 @@ describe("turnstile serve settings", () => {
         metrics: undefined,
         metricsPrefixes: { depth: 1, prefixes: undefined },
         otlpEndpoint: undefined,
+        http: undefined,
         logLevel: "info",
         shutdownGraceMs: 5000,
         redis: undefined,
@@ -118,6 +119,12 @@ describe("turnstile serve settings", () => {
         ["--metrics", "on"],
         {},
         /^metrics: "on" from flag --metrics is not HOST:PORT/,
+      ],
+      [
+        "a web console address off loopback (the console has no access control yet)",
+        ["--http", "0.0.0.0:8080"],
+        {},
+        /^http: 0\.0\.0\.0 is not a loopback address; the console has no access control yet/,
       ],
       ["an unknown log level", ["--log-level", "loud"], {}, /^log-level: "loud" .* is not a log level \(trace\|debug/],
       [
