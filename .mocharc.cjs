@@ -24,7 +24,6 @@ const withoutRedis = [
   "test/package/start-commands.test.ts",
   "test/cli/health-command.test.ts",
   "test/console/token-access.test.ts",
-  "test/console/waiter-clock.test.ts",
   "test/console/console-serve.test.ts",
   "test/harness/redis-suites-skipped.ts",
 ];

@@ -9,6 +9,7 @@ import {
 } from "../gen/ts/turnstile/v1/turnstile.js";
 import { durationOf } from "./session-replies.js";
 import type { HolderState, LockEvent, LockState, LockSummary, StoreMode, WaiterState } from "./store/store.js";
+import { queueBlockers } from "./wait-blockers.js";
 
 const CHANGES: Record<LockEvent["change"], HolderChange> = {
   acquired: HolderChange.HOLDER_CHANGE_ACQUIRED,
@@ -63,7 +64,7 @@ export const LockStateReplies = {
 
 /** The waiters of `state` in queue order, each with the holders it waits behind. */
 function waitersOf(state: LockState): ReturnType<typeof LockStateReplies.describe>["waiters"] {
-  const blockedBy = state.holders.map(blockerOf);
+  const blockedBy = queueBlockers(state).map(blockerOf);
   return state.waiters.map((w: WaiterState) => ({
     sessionId: w.sessionId,
     owner: w.owner,

@@ -1,6 +1,14 @@
 import { ServerError } from "./server-error.js";
 import { nameSessions } from "./session-names.js";
-import type { HolderState, Store } from "./store/store.js";
+import type { HolderState, LockState, Store } from "./store/store.js";
+
+/**
+ * Whom the waiters of `state` wait behind: every current holder (a FIFO queue waits for its head,
+ * and the head for the holders). The one rule that Describe, Watch, a TIMEOUT and the console share.
+ */
+export function queueBlockers(state: LockState): HolderState[] {
+  return state.holders;
+}
 
 /**
  * The holders of `name` now, with their client names: whom a timed-out acquire waited behind.
@@ -11,7 +19,7 @@ export async function waitBlockers(
   name: string,
 ): Promise<HolderState[]> {
   try {
-    return (await nameSessions(store, await store.describe(name))).holders;
+    return queueBlockers(await nameSessions(store, await store.describe(name)));
   } catch {
     return [];
   }

@@ -90,7 +90,7 @@ export const SETTINGS: readonly Setting[] = [
     env: "TURNSTILE_OTLP_ENDPOINT",
     kind: "text",
     group: "Server",
-    help: "export OpenTelemetry traces by OTLP/HTTP to this URL (e.g. http://127.0.0.1:4318); default off",
+    help: "export traces by OTLP/HTTP to URL/v1/traces (e.g. http://127.0.0.1:4318); absent: off",
   },
   {
     key: "http",
