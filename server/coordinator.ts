@@ -57,9 +57,10 @@ export class Coordinator {
   constructor(private readonly options: CoordinatorOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     const { metrics } = options;
-    this.store = metrics ? new InstrumentedStore(options.store, metrics) : options.store;
     const tracing = options.tracing?.enabled ? options.tracing : undefined;
-    if (tracing) this.store = tracedStore(this.store, tracing);
+    // Traced innermost, so a store span names the real store class, not the metrics wrapper.
+    const traced = tracing ? tracedStore(options.store, tracing) : options.store;
+    this.store = metrics ? new InstrumentedStore(traced, metrics) : traced;
     this.table = new LockTable(this.store, this.limits, options.log, metrics);
     this.watches = new WatchHub(this.store, options.log);
     metrics?.track({

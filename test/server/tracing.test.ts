@@ -10,6 +10,7 @@ import { pino } from "pino";
 import { TurnstileClient } from "../../client/turnstile-client.js";
 import { LockServiceClient } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { Coordinator } from "../../server/coordinator.js";
+import { PrometheusMetrics } from "../../server/metrics/prometheus-metrics.js";
 import { MemoryStore } from "../../server/store/memory/memory-store.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
 import { startOtelTracing } from "../../server/tracing/otel-tracing.js";
@@ -69,6 +70,8 @@ describe("OpenTelemetry tracing", () => {
       store: new RedisStore({ url: redis.url }),
       log: pino({ level: "silent" }),
       listen: "127.0.0.1:0",
+      // With metrics too: store spans still name the real store, not the metrics wrapper.
+      metrics: new PrometheusMetrics(),
       tracing,
     });
     address = `127.0.0.1:${await coordinator.start()}`;
