@@ -172,6 +172,27 @@ describe("OpenTelemetry tracing", () => {
     );
   });
 
+  it("carries the caller's trace context on the TS client's unary calls (election.leader() is a Describe)", async () => {
+    const caller = callerContext();
+    const c = client("traced-observer");
+    expect(await api.context.with(caller.context, () => c.election("trace/leader").leader())).to.equal(null);
+    const all = await spans((s) => s.some((x) => x.name === "turnstile.v1.LockService/Describe"));
+    const describe = all.find((s) => s.name === "turnstile.v1.LockService/Describe");
+    expect([describe?.spanContext().traceId, describe?.parentSpanContext?.spanId]).to.deep.equal([
+      caller.traceId,
+      caller.spanId,
+    ]);
+  });
+
+  it("starts a new trace for a request the caller sent outside any span", async () => {
+    const lock = await client("untraced").acquire("trace/untraced");
+    await lock.release();
+    const all = await spans((s) => s.some((x) => x.name === "turnstile.release"));
+    const acquire = all.find((s) => s.name === "turnstile.acquire");
+    expect(acquire?.parentSpanContext).to.equal(undefined);
+    expect(acquire?.attributes["turnstile.lock"]).to.equal("trace/untraced");
+  });
+
   it("records no span for store calls made outside a request span (timed re-checks, keepalives)", async () => {
     const store = tracedStore(new MemoryStore(), tracing);
     await store.describe("trace/outside");
