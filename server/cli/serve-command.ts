@@ -32,9 +32,13 @@ export async function run(argv: string[]): Promise<number> {
   const metrics = config.metrics ? new PrometheusMetrics({ prefixes: config.metricsPrefixes }) : undefined;
   // The OpenTelemetry SDK is imported only here, only when an endpoint is configured.
   const tracing = config.otlpEndpoint
-    ? await (await import("../tracing/otel-tracing.js")).startOtelTracing({ endpoint: config.otlpEndpoint })
+    ? await (await import("../tracing/otel-tracing.js")).startOtelTracing(
+        { endpoint: config.otlpEndpoint },
+        { sampleRatio: config.otlpSampleRatio },
+      )
     : undefined;
-  if (config.otlpEndpoint) log.info({ otlpEndpoint: config.otlpEndpoint }, "exporting traces");
+  if (config.otlpEndpoint)
+    log.info({ otlpEndpoint: config.otlpEndpoint, sampleRatio: config.otlpSampleRatio }, "exporting traces");
   const coordinator = new Coordinator({
     store: openStore(config, log),
     log,

@@ -16,6 +16,8 @@ export interface ServeConfig {
   metricsPrefixes: { depth: number; prefixes?: string[] };
   /** OTLP/HTTP base URL to export traces to; absent: tracing off. */
   otlpEndpoint?: string;
+  /** Share of new traces recorded (head sampling), 0 to 1; a caller's trace follows its own flag. */
+  otlpSampleRatio: number;
   /** Where to serve the web console (may equal `metrics`: one listener serves both); absent: off. */
   http?: HostPort;
   logLevel: string;
@@ -71,6 +73,10 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
   const otlp = v.get("otlp-endpoint") as string | undefined;
   if (otlp !== undefined && !/^https?:\/\/[^/]+/.test(otlp))
     errors.push(`otlp-endpoint: expected an http:// or https:// URL, got ${JSON.stringify(otlp)}`);
+  const sampleText = get<string>("otlp-sample-ratio").trim();
+  const sampleRatio = /^(0|1|0?\.\d+|1\.0*)$/.test(sampleText) ? Number(sampleText) : Number.NaN;
+  if (Number.isNaN(sampleRatio))
+    errors.push(`otlp-sample-ratio: expected a number from 0 to 1, got ${JSON.stringify(sampleText)}`);
   if (errors.length > 0) return { ok: false, errors };
 
   let target: RedisTarget | undefined;
@@ -96,6 +102,7 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
       metrics: metrics === "off" ? undefined : metrics,
       metricsPrefixes: { depth: get<number>("metrics-prefix-depth"), prefixes: prefixes?.map((p) => p.trim()) },
       otlpEndpoint: otlp,
+      otlpSampleRatio: sampleRatio,
       http: http === "off" ? undefined : http,
       logLevel: get<string>("log-level"),
       shutdownGraceMs: get<number>("shutdown-grace"),

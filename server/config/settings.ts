@@ -93,6 +93,14 @@ export const SETTINGS: readonly Setting[] = [
     help: "export traces by OTLP/HTTP to URL/v1/traces (e.g. http://127.0.0.1:4318); absent: off",
   },
   {
+    key: "otlp-sample-ratio",
+    env: "TURNSTILE_OTLP_SAMPLE_RATIO",
+    kind: "text",
+    default: "1",
+    group: "Server",
+    help: "share of new traces recorded, 0 to 1 (a caller's trace keeps its own sampled flag)",
+  },
+  {
     key: "http",
     env: "TURNSTILE_HTTP",
     kind: "address-or-off",

@@ -13,7 +13,10 @@ export type OtelTarget = { endpoint: string } | { exporter: SpanExporter };
  * `endpoint`/v1/traces, or passed one by one to a given exporter. Redis commands are traced through
  * ioredis's diagnostics channel while this runs (redis-command-spans.ts).
  */
-export async function startOtelTracing(target: OtelTarget, serviceName = "turnstile"): Promise<Tracing> {
+export async function startOtelTracing(
+  target: OtelTarget,
+  { sampleRatio = 1, serviceName = "turnstile" }: { sampleRatio?: number; serviceName?: string } = {},
+): Promise<Tracing> {
   const api = await import("@opentelemetry/api");
   const sdk = await import("@opentelemetry/sdk-trace");
   const { resourceFromAttributes } = await import("@opentelemetry/resources");
@@ -26,6 +29,8 @@ export async function startOtelTracing(target: OtelTarget, serviceName = "turnst
   }
   const provider = new sdk.TracerProvider({
     resource: resourceFromAttributes({ "service.name": serviceName }),
+    // Head sampling: new traces by ratio; a request in a caller's trace follows the caller's flag.
+    sampler: new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(sampleRatio) }),
     spanProcessors: [processor],
   });
   const tracer = provider.getTracer("turnstile");
@@ -78,7 +83,12 @@ export async function startOtelTracing(target: OtelTarget, serviceName = "turnst
     start(name: string, options: SpanStart = {}): TraceSpan {
       const parentContext = remote(options.traceParent);
       const parentSpan = current.getStore();
-      if (options.childOnly && !parentContext && !parentSpan) return NO_TRACING.start(name);
+      // Spans that will not be recorded are not made at all: a root that loses the sample draw (or a
+      // childOnly span without a parent), a request whose caller's trace is not sampled. Their store
+      // calls then run outside any span, so they cost no span either (the SDK's sampler agrees).
+      if (!parentContext && !parentSpan && (options.childOnly || Math.random() >= sampleRatio))
+        return NO_TRACING.start(name);
+      if (parentContext && (parentContext.traceFlags & 1) === 0) return NO_TRACING.start(name);
       let context = api.ROOT_CONTEXT;
       if (parentContext) context = api.trace.setSpanContext(context, parentContext);
       else if (parentSpan) context = api.trace.setSpan(context, parentSpan);

@@ -36,6 +36,7 @@ describe("turnstile serve settings", () => {
         metrics: undefined,
         metricsPrefixes: { depth: 1, prefixes: undefined },
         otlpEndpoint: undefined,
+        otlpSampleRatio: 1,
         http: undefined,
         logLevel: "info",
         shutdownGraceMs: 5000,
@@ -59,13 +60,15 @@ describe("turnstile serve settings", () => {
       ]);
     });
 
-    it("reads the metrics prefix depth or prefix list, and the OTLP endpoint", () => {
+    it("reads the metrics prefix depth or prefix list, and the OTLP endpoint and sample ratio", () => {
       const c = config(["--metrics-prefix-depth", "2", "--metrics-prefixes", "billing/, jobs/"], {
         TURNSTILE_OTLP_ENDPOINT: "http://127.0.0.1:4318",
+        TURNSTILE_OTLP_SAMPLE_RATIO: "0.25",
       });
-      expect([c.metricsPrefixes, c.otlpEndpoint]).to.deep.equal([
+      expect([c.metricsPrefixes, c.otlpEndpoint, c.otlpSampleRatio]).to.deep.equal([
         { depth: 2, prefixes: ["billing/", "jobs/"] },
         "http://127.0.0.1:4318",
+        0.25,
       ]);
     });
 
@@ -199,6 +202,12 @@ describe("turnstile serve settings", () => {
         ["--otlp-endpoint", "collector:4318"],
         {},
         /^otlp-endpoint: expected an http/,
+      ],
+      [
+        "a sample ratio above 1",
+        ["--otlp-sample-ratio", "1.5"],
+        {},
+        /^otlp-sample-ratio: expected a number from 0 to 1, got "1.5"$/,
       ],
       ["an unknown flag", ["--frobnicate", "1"], {}, /^Unknown option '--frobnicate' \(see turnstile serve --help\)$/],
       ["a flag without its value", ["--listen"], {}, /^Option '--listen <value>' argument missing/],

@@ -40,6 +40,24 @@ describe("tracing off", () => {
   });
 });
 
+describe("tracing with --otlp-sample-ratio", () => {
+  it("records no new trace at ratio 0, but follows a caller's sampled flag", async () => {
+    const exporter = new InMemorySpanExporter();
+    const sampled = await startOtelTracing({ exporter }, { sampleRatio: 0 });
+    const id = (n: number, c: string) => c.repeat(n);
+    for (const [name, traceParent] of [
+      ["root", undefined],
+      ["caller sampled", `00-${id(32, "a")}-${id(16, "b")}-01`],
+      ["caller not sampled", `00-${id(32, "c")}-${id(16, "d")}-00`],
+    ])
+      sampled.start(name as string, { kind: "server", traceParent }).end();
+    // Read before shutdown: shutting the in-memory exporter down empties it.
+    const names = exporter.getFinishedSpans().map((s) => s.name);
+    await sampled.shutdown();
+    expect(names).to.deep.equal(["caller sampled"]);
+  });
+});
+
 describe("OpenTelemetry tracing", () => {
   let redis: TestRedis;
   let tracing: Tracing;
