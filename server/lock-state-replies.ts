@@ -84,7 +84,7 @@ export function blockerOf(h: HolderState): Blocker {
     sessionId: h.sessionId,
     owner: h.owner,
     clientName: h.clientName ?? "",
-    identity: "",
+    identity: h.identity ?? "",
     heldFor: h.heldMs === undefined ? undefined : durationOf(h.heldMs),
     fencingToken: h.token,
     mode: modeOf(h.mode),
@@ -102,6 +102,7 @@ function holderOf(h: HolderState): Holder {
     leaseRemaining: durationOf(h.leaseMs),
     heldFor: h.heldMs === undefined ? undefined : durationOf(h.heldMs),
     clientName: h.clientName ?? "",
+    identity: h.identity ?? "",
   };
 }
 

@@ -1,6 +1,7 @@
 import type { DescribeResponse, Waiter } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { msFromDuration } from "../duration.js";
 import { AdminClient } from "./admin-client.js";
+import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
 import { formatTable } from "./format-table.js";
 import { holderView, modeName, valueCell } from "./holder-view.js";
@@ -14,6 +15,7 @@ name, fencing token, hold count, how long held, lease left, value) and its waite
 
 Options:
   --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
+${CONNECTION_HELP}
   --output FORMAT      table (default) or json
   -h, --help           this help
 
@@ -27,7 +29,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   );
   if (typeof args === "number") return args;
   const name = args.positionals[0];
-  const client = new AdminClient(args.server);
+  const client = new AdminClient(args.server, args.connection);
   let lock: DescribeResponse;
   try {
     lock = await client.describe(name);
@@ -85,16 +87,22 @@ function describeTable(lock: DescribeResponse): string {
   const holders = lock.holders.map(holderView);
   text += `\nHolders: ${holders.length}\n`;
   if (holders.length) {
+    // The IDENTITY column appears only when the coordinator names identities (security on).
+    const named = holders.some((h) => h.identity !== "");
     const rows = holders.map((h) => [
       h.holder,
       h.clientName || "-",
+      ...(named ? [h.identity] : []),
       h.fencingToken,
       String(h.holdCount),
       `${h.heldForMs ?? 0}ms`,
       `${h.leaseRemainingMs}ms`,
       valueCell(h),
     ]);
-    text += formatTable(["HOLDER", "CLIENT", "TOKEN", "HOLDS", "HELD", "LEASE", "VALUE"], rows);
+    text += formatTable(
+      ["HOLDER", "CLIENT", ...(named ? ["IDENTITY"] : []), "TOKEN", "HOLDS", "HELD", "LEASE", "VALUE"],
+      rows,
+    );
   }
   const waiters = lock.waiters.map(waiterView);
   text += `\nWaiters: ${waiters.length}\n`;

@@ -62,6 +62,8 @@ export interface SessionRecord {
   secretHash: string;
   ttlMs: number;
   clientName: string;
+  /** Who opened the session (docs/security.md); only they may resume it. Absent or "": nobody named. */
+  identity?: string;
 }
 
 /** A waiter served by this coordinator was granted the lock (by any coordinator). */
@@ -91,6 +93,8 @@ export interface HolderState {
   heldMs?: number;
   /** The session's client name; filled in by the coordinator from session records, never by the store. */
   clientName?: string;
+  /** The identity that opened the session (security on); filled in like clientName. */
+  identity?: string;
 }
 
 /** One queued acquire, as Describe shows it; `position` 1 is the head of the queue. */
@@ -105,6 +109,8 @@ export interface WaiterState {
   waitedMs: number;
   /** As HolderState.clientName. */
   clientName?: string;
+  /** As HolderState.identity. */
+  identity?: string;
 }
 
 /**

@@ -6,6 +6,7 @@ import { lifecycleConformance } from "./lifecycle-conformance.js";
 import { listConformance } from "./list-conformance.js";
 import { releaseConformance } from "./release-conformance.js";
 import { renewConformance } from "./renew-conformance.js";
+import { sessionRecordConformance } from "./session-record-conformance.js";
 import { sharedConformance } from "./shared-conformance.js";
 import { waitAttributionConformance } from "./wait-attribution-conformance.js";
 import { watchConformance } from "./watch-conformance.js";
@@ -38,5 +39,6 @@ export function storeConformance(name: string, makeStore: MakeStore, setup: Conf
     describe("describe, watch, proclaim and revoke", () => watchConformance(f));
     describe("list", () => listConformance(f));
     describe("wait attribution", () => waitAttributionConformance(f));
+    describe("session records", () => sessionRecordConformance(f));
   });
 }

@@ -79,6 +79,11 @@ export enum FailureReason {
   FAILURE_REASON_BUSY = 10,
   /** FAILURE_REASON_EXPIRED - The queue entry's lease ran out before a grant: keepalives did not arrive in time. */
   FAILURE_REASON_EXPIRED = 11,
+  /**
+   * FAILURE_REASON_PERMISSION_DENIED - The caller's identity has no grant for this name (docs/security.md); the
+   * message names the name and the identity. The session is unaffected.
+   */
+  FAILURE_REASON_PERMISSION_DENIED = 12,
   UNRECOGNIZED = -1,
 }
 
@@ -304,7 +309,10 @@ export interface Blocker {
   owner: string;
   /** The holding session's Open.client_name ("" when unknown). */
   clientName: string;
-  /** The authenticated caller identity of the holding session, where the coordinator knows it. */
+  /**
+   * The identity that opened the holding session (client certificate or token;
+   * docs/security.md); empty when security is off.
+   */
   identity: string;
   /** How long it has held the lock, on the store's clock (since its grant; re-entries keep it). */
   heldFor?: Duration | undefined;
@@ -367,6 +375,11 @@ export interface Holder {
   leaseRemaining?:
     | Duration
     | undefined;
+  /**
+   * The identity that opened the holder's session (client certificate or
+   * token; docs/security.md). Set in Describe and snapshots; empty when security is off.
+   */
+  identity: string;
   /**
    * How long it has held the lock on the store's clock (since its grant; re-entries keep it).
    * Set in Describe and snapshots; absent in HolderEvent.
@@ -2659,6 +2672,7 @@ function createBaseHolder(): Holder {
     holdCount: 0,
     mode: 0,
     leaseRemaining: undefined,
+    identity: "",
     heldFor: undefined,
     clientName: "",
   };
@@ -2690,11 +2704,14 @@ export const Holder: MessageFns<Holder> = {
     if (message.leaseRemaining !== undefined) {
       Duration.encode(message.leaseRemaining, writer.uint32(58).fork()).join();
     }
+    if (message.identity !== "") {
+      writer.uint32(66).string(message.identity);
+    }
     if (message.heldFor !== undefined) {
-      Duration.encode(message.heldFor, writer.uint32(66).fork()).join();
+      Duration.encode(message.heldFor, writer.uint32(74).fork()).join();
     }
     if (message.clientName !== "") {
-      writer.uint32(74).string(message.clientName);
+      writer.uint32(82).string(message.clientName);
     }
     return writer;
   },
@@ -2773,11 +2790,19 @@ export const Holder: MessageFns<Holder> = {
               break;
             }
 
-            message.heldFor = Duration.decode(reader, reader.uint32());
+            message.identity = reader.string();
             continue;
           }
           case 9: {
             if (tag !== 74) {
+              break;
+            }
+
+            message.heldFor = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
               break;
             }
 
@@ -2812,6 +2837,7 @@ export const Holder: MessageFns<Holder> = {
     message.leaseRemaining = (object.leaseRemaining !== undefined && object.leaseRemaining !== null)
       ? Duration.fromPartial(object.leaseRemaining)
       : undefined;
+    message.identity = object.identity ?? "";
     message.heldFor = (object.heldFor !== undefined && object.heldFor !== null)
       ? Duration.fromPartial(object.heldFor)
       : undefined;
