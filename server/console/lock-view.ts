@@ -111,7 +111,7 @@ function blockerView(h: HolderState): BlockerView {
     sessionId: h.sessionId,
     owner: h.owner,
     clientName: h.clientName ?? "",
-    identity: "",
+    identity: h.identity ?? "",
     heldForMs: h.heldMs,
     fencingToken: String(h.token),
     mode: h.mode,

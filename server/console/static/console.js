@@ -58,12 +58,16 @@ function ticking(render, className) {
 }
 
 /**
- * Whom a waiter waits behind (the server's `blockedBy`, Describe's Blocker: client name and how long
- * each has held, `ms` after the view arrived), and how many waiters are ahead of it.
+ * Whom a waiter waits behind (the server's `blockedBy`, Describe's Blocker: client name, identity when
+ * security names one, and how long each has held, `ms` after the view arrived), and how many waiters
+ * are ahead of it.
  */
 function waitsBehind(waiter, ms) {
   const blocker = (b) => {
-    const client = b.clientName ? `${b.clientName}, ` : "";
+    const client = [b.clientName, b.identity]
+      .filter(Boolean)
+      .map((x) => `${x}, `)
+      .join("");
     const held = b.heldForMs === undefined ? "" : `held ${duration(b.heldForMs + ms)}`;
     return client || held ? `${who(b)} (${client}${held})` : who(b);
   };
