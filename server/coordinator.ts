@@ -9,12 +9,14 @@ import { lockService } from "./lock-service.js";
 import { LockTable } from "./lock-table.js";
 import { InstrumentedStore } from "./metrics/instrumented-store.js";
 import type { Metrics } from "./metrics/metrics.js";
+import { OpenIntake } from "./open-intake.js";
 import { addReflection } from "./reflection.js";
 import { RequestValidator } from "./request-validator.js";
 import { Security } from "./security/security.js";
 import { SessionKeeper } from "./session-keeper.js";
 import type { SessionStream } from "./session-stream.js";
 import type { Store, StoreListener } from "./store/store.js";
+import { StoreAdmission } from "./store-admission.js";
 import { HolderSpans } from "./tracing/session-tracer.js";
 import { tracedStore } from "./tracing/traced-store.js";
 import type { Tracing } from "./tracing/tracing.js";
@@ -45,6 +47,8 @@ export interface CoordinatorOptions {
  */
 export class Coordinator {
   readonly table: LockTable;
+  /** Session streams that have not sent Open yet (bounded, with a deadline). */
+  readonly intake: OpenIntake;
   readonly watches: WatchHub;
   readonly limits: Limits;
   /** The store every operation goes through (instrumented when metrics are on); the web console reads it too. */
@@ -67,16 +71,19 @@ export class Coordinator {
     const traced = tracing ? tracedStore(options.store, tracing) : options.store;
     this.store = metrics ? new InstrumentedStore(traced, metrics) : traced;
     this.table = new LockTable(this.store, this.limits, options.log, metrics);
+    this.intake = new OpenIntake(this.limits);
     this.watches = new WatchHub(this.store, options.log);
     metrics?.track({
       sessions: () => this.sessions.size,
       locksHeld: () => [...this.sessions.values()].reduce((n, s) => n + s.heldCount, 0),
       waiters: () => this.table.waiterCount,
       storeHealthy: () => this.store.healthy(),
-      queuedWaiters: () => this.table.queuedWaiters(),
+      queuedWaiters: () => [...this.table.waiters.values()].filter((p) => p.queued),
     });
     this.server = new Server({
       "grpc.max_receive_message_length": this.limits.maxMessageBytes,
+      // A client opening streams by the thousand waits for slots on its own connection.
+      "grpc.max_concurrent_streams": this.limits.maxStreamsPerConnection,
       "grpc.keepalive_time_ms": 5_000,
       "grpc.keepalive_timeout_ms": 2_500,
       "grpc.keepalive_permit_without_calls": 1,
@@ -96,6 +103,8 @@ export class Coordinator {
       log: options.log,
       sessions: this.sessions,
       traces: tracing && { tracing, holders: new HolderSpans() },
+      admission: new StoreAdmission(this.limits),
+      intake: this.intake,
       watches: this.watches,
       guard,
       admin: this.admin,

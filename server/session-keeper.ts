@@ -2,11 +2,10 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import type { HeldLock, Open } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { LockTable } from "./lock-table.js";
-import { claimOf } from "./lock-table.js";
 import { type Metrics, NO_METRICS } from "./metrics/metrics.js";
 import type { ValidOpen } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
-import { type Hold, holdKey, type Pending, Session } from "./session.js";
+import { claimOf, type Hold, holdKey, type Pending, Session } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
 import type { Store } from "./store/store.js";
 
@@ -94,7 +93,7 @@ export class SessionKeeper {
     const started = performance.now();
     const byName = new Map<string, { holds: Hold[]; pending: Pending[] }>();
     const entry = (name: string) => byName.get(name) ?? byName.set(name, { holds: [], pending: [] }).get(name)!;
-    for (const h of session.held.values()) entry(h.name).holds.push(h);
+    for (const h of session.held.values()) if (!h.releasing) entry(h.name).holds.push(h);
     for (const p of session.pending.values()) entry(p.name).pending.push(p);
     const results = await Promise.allSettled([
       this.touch(session),

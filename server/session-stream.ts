@@ -1,9 +1,10 @@
 import { type ServerDuplexStream, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
-import type { Acquire, Open, Release, SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
+import type { Open, SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { HoldChanges } from "./hold-changes.js";
 import type { Limits } from "./limits.js";
 import type { LockTable } from "./lock-table.js";
+import type { IntakeTicket, OpenIntake } from "./open-intake.js";
 import type { RequestValidator } from "./request-validator.js";
 import type { Authorizer } from "./security/authorizer.js";
 import { ServerError, toServerError } from "./server-error.js";
@@ -11,6 +12,7 @@ import type { Session } from "./session.js";
 import type { SessionKeeper } from "./session-keeper.js";
 import { SessionReplies as reply } from "./session-replies.js";
 import type { Revocation } from "./store/store.js";
+import type { AdmissionLane, StoreAdmission } from "./store-admission.js";
 import { SessionTracer, type SessionTraces } from "./tracing/session-tracer.js";
 
 /** What every session stream of one coordinator shares. */
@@ -25,6 +27,10 @@ export interface SessionDeps {
   sessions: Map<string, SessionStream>;
   /** Set when tracing is on. */
   traces?: SessionTraces;
+  /** Bounds store work of client requests per session and coordinator, fairly between sessions. */
+  admission: StoreAdmission;
+  /** Bounds streams that have not sent Open yet (count and deadline). */
+  intake: OpenIntake;
   /** Who may lock what (Authorizer.OPEN when security is off). */
   guard: Authorizer;
 }
@@ -45,6 +51,10 @@ export class SessionStream {
   private ended = false;
   private closing = false;
   private tracer?: SessionTracer;
+  private readonly lane: AdmissionLane;
+  private intake?: IntakeTicket;
+  /** Reasons the stream is paused now (Open being answered, a full admission lane). */
+  private pauses = 0;
 
   /** `caller` is the authenticated identity the session belongs to ("" when security is off). */
   constructor(
@@ -54,6 +64,13 @@ export class SessionStream {
   ) {
     call.on("data", (message: SessionRequest) => this.onMessage(message));
     for (const event of ["end", "cancelled", "error", "close"]) call.on(event, () => this.finish("broken"));
+    this.lane = deps.admission.lane({ pause: () => this.pause(), resume: () => this.unpause() });
+    try {
+      this.intake = deps.intake.admit((why) => this.abort(why.grpcStatus, why.message));
+    } catch (err) {
+      const e = toServerError(err, "open", deps.log);
+      this.abort(e.grpcStatus, e.message);
+    }
   }
 
   /** Holds of this session right now (for the locks-held gauge). */
@@ -82,9 +99,15 @@ export class SessionStream {
   }
 
   private onMessage(message: SessionRequest): void {
-    if (this.early) return void this.early.push(message);
+    if (this.ended) return;
+    if (this.early) {
+      const max = this.deps.intake.limits.maxEarlyMessages;
+      if (this.early.length < max) return void this.early.push(message);
+      return void this.abort(status.RESOURCE_EXHAUSTED, `session: more than ${max} requests sent before opened`);
+    }
     const kind = message.kind;
     if (!this.session) {
+      this.intake?.leave();
       if (kind?.$case === "open") void this.open(kind.open);
       else this.abort(status.FAILED_PRECONDITION, "session: the first message must be open");
       return;
@@ -93,23 +116,22 @@ export class SessionStream {
     if (this.closing) return;
     const { table, validator, log } = this.deps;
     switch (kind?.$case) {
-      case "acquire":
-        this.run(kind.acquire.requestId, kind.acquire.name, () =>
-          this.traced("acquire", kind.acquire, () =>
-            table.acquire(session, validator.acquire(this.mayLock(kind.acquire))),
-          ),
-        );
+      case "acquire": {
+        const op = () => table.acquire(session, validator.acquire(this.mayLock(kind.acquire)));
+        this.admit(kind.acquire.requestId, kind.acquire.name, this.tracer?.wrap("acquire", kind.acquire, op) ?? op);
         break;
-      case "release":
-        this.run(kind.release.requestId, kind.release.name, () =>
-          this.traced("release", kind.release, () =>
-            table.release(session, validator.release(this.mayLock(kind.release))),
-          ),
-        );
+      }
+      case "release": {
+        const op = () => table.release(session, validator.release(this.mayLock(kind.release)));
+        this.admit(kind.release.requestId, kind.release.name, this.tracer?.wrap("release", kind.release, op) ?? op);
         break;
+      }
       case "cancel":
         this.run(kind.cancel.requestId, "", async () => {
           validator.requestId("cancel.request_id", kind.cancel.requestId);
+          // Not started yet: it never reached the store, so nothing is left to withdraw.
+          if (this.lane.withdraw(kind.cancel.requestId))
+            throw new ServerError("cancelled", "acquire: cancelled by the client (before it reached the store)");
           table.cancel(session, kind.cancel.requestId);
         });
         break;
@@ -117,12 +139,13 @@ export class SessionStream {
         this.renew(kind.keepAlive.seq).catch((err) => log.error({ err }, "keepalive failed"));
         break;
       case "proclaim":
-        this.run(kind.proclaim.requestId, kind.proclaim.name, () =>
+        this.admit(kind.proclaim.requestId, kind.proclaim.name, () =>
           this.deps.holds.proclaim(session, validator.proclaim(this.mayLock(kind.proclaim))),
         );
         break;
       case "close":
         this.closing = true;
+        this.lane.close();
         void this.close();
         break;
       case "open":
@@ -135,6 +158,8 @@ export class SessionStream {
 
   private async open(open: Open): Promise<void> {
     this.early = [];
+    // Requests behind Open wait in the client's HTTP/2 window, not here, until Opened.
+    this.pause();
     const { keeper, validator, limits, sessions } = this.deps;
     const write = (r: SessionResponse) => this.write(r);
     try {
@@ -163,6 +188,7 @@ export class SessionStream {
     }
     const early = this.early;
     this.early = undefined;
+    this.unpause();
     for (const message of early) this.onMessage(message);
   }
 
@@ -196,6 +222,33 @@ export class SessionStream {
     }
   }
 
+  /**
+   * Queues a request that needs the store in the session's admission lane (in stream order: a
+   * request starts only after the ones before it have started) and answers its failure; a full
+   * lane answers RESOURCE_EXHAUSTED before the store is touched.
+   */
+  private admit(requestId: string, name: string, op: () => Promise<void>): void {
+    try {
+      this.lane.submit(requestId, async () => {
+        try {
+          await op();
+        } catch (err) {
+          this.fail(requestId, name, err);
+        }
+      });
+    } catch (err) {
+      this.fail(requestId, name, err);
+    }
+  }
+
+  private pause(): void {
+    if (this.pauses++ === 0) this.call.pause();
+  }
+
+  private unpause(): void {
+    if (--this.pauses === 0 && !this.ended) this.call.resume();
+  }
+
   /** The request, if the caller may lock its name; throws PERMISSION_DENIED (answered Failed) if not. */
   private mayLock<R extends { name: string }>(request: R): R {
     this.deps.guard.require(this.caller, "lock", request.name);
@@ -209,12 +262,6 @@ export class SessionStream {
     } catch (err) {
       this.fail(requestId, name, err);
     }
-  }
-
-  /** Runs `op` inside the span of its request when tracing is on. */
-  private traced(kind: "acquire" | "release", r: Acquire | Release, op: () => Promise<void>): Promise<void> {
-    if (!this.tracer || !this.deps.traces) return op();
-    return this.deps.traces.tracing.within(this.tracer.request(kind, r), op);
   }
 
   private fail(requestId: string, name: string, err: unknown): void {
@@ -235,6 +282,8 @@ export class SessionStream {
     if (this.ended) return false;
     this.ended = true;
     this.tracer?.end();
+    this.intake?.leave();
+    this.lane.close();
     if (this.session) {
       this.session.ended = true;
       if (this.deps.sessions.get(this.session.id) === this) this.deps.sessions.delete(this.session.id);

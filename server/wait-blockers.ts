@@ -1,5 +1,7 @@
 import { ServerError } from "./server-error.js";
+import type { Pending } from "./session.js";
 import { nameSessions } from "./session-names.js";
+import { SessionReplies as reply } from "./session-replies.js";
 import type { HolderState, LockState, Store } from "./store/store.js";
 
 /**
@@ -30,4 +32,14 @@ export function timeoutError(waitMs: number, blockers: HolderState[]): ServerErr
   const behind = blockers.map((b) => `"${b.owner}" of session ${b.sessionId} (held ${b.heldMs ?? 0} ms)`);
   const why = `acquire.wait: ${waitMs} ms ran out${behind.length ? `; waited behind ${behind.join(", ")}` : ""}`;
   return new ServerError("timeout", why);
+}
+
+/**
+ * Answers the TIMEOUT of `p`, withdrawn already, naming the holders it waited behind: read after the
+ * withdrawal was issued, so no grant can race the answer; without them if they cannot be read.
+ */
+export function answerTimeout(store: Pick<Store, "describe" | "loadSession">, p: Pending, waitMs: number): void {
+  void waitBlockers(store, p.name).then((blockers) =>
+    p.session.send(reply.failed(p.requestId, p.name, timeoutError(waitMs, blockers), blockers)),
+  );
 }

@@ -70,6 +70,15 @@ export class SessionTracer {
     return span;
   }
 
+  /**
+   * `op` to run inside the span of its request. The span opens now, when the request arrives, so
+   * time spent waiting for admission is inside it.
+   */
+  wrap(kind: "acquire" | "release", r: Acquire | Release, op: () => Promise<void>): () => Promise<void> {
+    const span = this.request(kind, r);
+    return () => this.traces.tracing.within(span, op);
+  }
+
   /** Looks at one outgoing message: answers end their request's span. */
   response(response: SessionResponse): void {
     const kind = response.kind;
