@@ -49,7 +49,7 @@ describe("coordinators on Redis with Sentinel (master, replica, one Sentinel)", 
     expect((await waiting).fencingToken).to.equal(holder.fencingToken + 1n);
   });
 
-  it("keeps held locks, queued waiters and fencing counters across a Sentinel failover", async () => {
+  it("keeps held locks and queued waiters across a Sentinel failover, and issues tokens above the new epoch", async () => {
     // The lease must outlast the failover (about a second here) plus a keepalive interval.
     const ttlMs = 10_000;
     const holder = await client(inProcess.address, ttlMs).acquire("sentinel/failover");
@@ -72,10 +72,12 @@ describe("coordinators on Redis with Sentinel (master, replica, one Sentinel)", 
       expect(holder.lost).to.equal(false);
       await holder.release();
       const next = await waiting;
-      expect(next.fencingToken).to.equal(holder.fencingToken + 1n);
+      // The new master's epoch (1) sits above the counter: every token after the failover is above every one before.
+      expect(next.fencingToken).to.equal((1n << 32n) + 1n);
+      expect(holder.fencingToken >> 32n).to.equal(0n);
       await next.release();
       const after = await client(inProcess.address).acquire("sentinel/failover");
-      expect(after.fencingToken).to.equal(holder.fencingToken + 2n);
+      expect(after.fencingToken).to.equal(next.fencingToken + 1n);
       expect(await newMaster.get(fence)).to.equal(String(after.fencingToken));
       await after.release();
     } finally {
