@@ -9,6 +9,8 @@ export async function redisCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
+    // Already classified (an unacknowledged write, an unknown epoch): keep its class and message.
+    if (err instanceof StoreUnavailableError) throw err;
     if (isConnectionError(err)) throw new StoreUnavailableError(`redis: ${(err as Error).message}`, { cause: err });
     throw err;
   }
