@@ -66,7 +66,7 @@ describe("RedisStore with replica acks (a master and one replica)", () => {
     const outcome = await a.acquire(claim("job", "aa01", "r1"));
     expect(outcome).to.deep.equal({ kind: "granted", token: 1n, holdCount: 1 });
     // Read right away, with no wait: the WAIT before the answer means the replica has it.
-    expect(await replicaAdmin.zrange(lockKeys("turnstile", "job")[0], 0, -1)).to.deep.equal(["aa01:o"]);
+    expect(await replicaAdmin.zrange(lockKeys("turnstile", "job")[0], 0, "-1")).to.deep.equal(["aa01:o"]);
     expect(a.healthy()).to.equal(true);
   });
 
@@ -83,7 +83,7 @@ describe("RedisStore with replica acks (a master and one replica)", () => {
     replica.process.kill("SIGCONT");
     // The probe's WAIT finds the replica back: healthy again without any client write.
     await healthy;
-    expect(await replicaAdmin.zrange(lockKeys("turnstile", "job")[0], 0, -1)).to.deep.equal(["aa01:o"]);
+    expect(await replicaAdmin.zrange(lockKeys("turnstile", "job")[0], 0, "-1")).to.deep.equal(["aa01:o"]);
   });
 
   it("publishes a grant for another coordinator's waiter only once the replica holds it", async () => {
