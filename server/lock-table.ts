@@ -7,6 +7,8 @@ import { ServerError } from "./server-error.js";
 import { type Hold, holdKey, type Pending, type Session } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
 import type { Claim, Grant, Store, StoreListener } from "./store/store.js";
+import { StoreUnavailableError } from "./store/store-unavailable-error.js";
+import { retryWhileUnavailable } from "./store-retry.js";
 
 /**
  * All lock logic of the coordinator: it turns session requests into store operations, routes
@@ -80,6 +82,14 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     } catch (err) {
       if (p.done) return;
       this.finish(p);
+      // The script may have run (the reply or its acknowledgement was lost): withdraw what it did.
+      if (err instanceof StoreUnavailableError)
+        retryWhileUnavailable(
+          () => this.store.withdraw(claimOf(p), "cancel"),
+          session.ttlMs,
+          () => true,
+          (e) => this.log.warn({ err: e, name: p.name }, "withdraw failed; the entry expires with its lease"),
+        );
       throw err;
     }
     if (p.done) {
@@ -123,8 +133,23 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     if (!hold)
       throw new ServerError("not-held", `release: "${r.name}" is not held by owner "${r.owner}" in this session`);
     session.releasing.add(r.requestId);
+    const claim = { name: r.name, sessionId: session.id, owner: r.owner };
     try {
-      const outcome = await this.store.release({ name: r.name, sessionId: session.id, owner: r.owner }, false);
+      const outcome = await this.store.release(claim, false).catch((err) => {
+        // The client forgets the hold whatever the answer, so renewals must stop too; a single hold
+        // is released in the background (or lapses with its lease), re-entered ones just lapse.
+        if (err instanceof StoreUnavailableError && hold.count === 1) {
+          this.forget(session, hold);
+          const key = holdKey(r.name, r.owner);
+          retryWhileUnavailable(
+            () => this.store.release(claim, false),
+            session.ttlMs,
+            () => !session.held.has(key),
+            (e) => this.log.warn({ err: e, name: r.name }, "release failed; the hold lapses with its lease"),
+          );
+        }
+        throw err;
+      });
       if (outcome.kind !== "released") {
         this.forget(session, hold);
         throw new ServerError("not-held", `release: the lease of "${r.name}" had already ended`);

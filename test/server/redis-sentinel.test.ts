@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { Redis } from "ioredis";
 import { TurnstileClient } from "../../client/index.js";
 import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { HealthClient } from "../harness/health-client.js";
 import { spawnServe, startTargetCoordinator } from "../harness/redis-coordinator.js";
 import { startRedisSentinel, type TestSentinel } from "../harness/redis-sentinel.js";
 import type { TurnstileProcess } from "../harness/run-turnstile.js";
@@ -70,6 +71,15 @@ describe("coordinators on Redis with Sentinel (master, replica, one Sentinel)", 
       for (let now = await deadlines(); !(now[0] > holderAt && now[1] > waiterAt); now = await deadlines())
         await new Promise((resolve) => setTimeout(resolve, 50));
       expect(holder.lost).to.equal(false);
+      // Writes wait for the new master's epoch (UNAVAILABLE until then): health says when it is known.
+      for (const address of [inProcess.address, viaCli]) {
+        const health = new HealthClient(address);
+        try {
+          await health.watch()("SERVING", 15_000);
+        } finally {
+          health.close();
+        }
+      }
       await holder.release();
       const next = await waiting;
       // The new master's epoch (1) sits above the counter: every token after the failover is above every one before.

@@ -29,7 +29,7 @@ interface Known {
  */
 export class MasterEpoch {
   private known?: Known;
-  private refreshing?: Promise<void>;
+  private refreshing?: { socket: unknown; done: Promise<void> };
 
   constructor(
     private readonly redis: Redis | undefined,
@@ -63,10 +63,15 @@ export class MasterEpoch {
   /** Learns the epoch for the current connection; retries until it succeeds or the connection changes. */
   refresh(): Promise<void> {
     if (this.source.kind === "none" || !this.redis) return Promise.resolve();
-    this.refreshing ??= this.learn(this.redis, this.source).finally(() => {
-      this.refreshing = undefined;
-    });
-    return this.refreshing;
+    // A learner of an earlier connection may still be winding down: each connection gets its own.
+    const socket = this.redis.stream;
+    if (this.refreshing?.socket !== socket) {
+      const done = this.learn(this.redis, this.source).finally(() => {
+        if (this.refreshing?.done === done) this.refreshing = undefined;
+      });
+      this.refreshing = { socket, done };
+    }
+    return this.refreshing.done;
   }
 
   private current(): Known | undefined {
