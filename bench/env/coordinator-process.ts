@@ -23,11 +23,15 @@ const STORE_LOG = {
  * Starts `node bin/turnstile.js serve --redis URL --listen 127.0.0.1:0` (as the test harness's
  * spawnCoordinator does) and resolves once it listens; with `redisUrl` undefined it starts the same
  * command without `--redis`, on the embedded in-process store. With `profileDir`, node writes a CPU
- * profile there on exit. Its output is drained so a chatty log can never block it.
+ * profile there on exit; `extraArgs` follow `--redis` (replica acks). Its output is drained so a chatty log can never block it.
  */
-export async function startCoordinator(redisUrl: string | undefined, profileDir?: string): Promise<BenchCoordinator> {
+export async function startCoordinator(
+  redisUrl: string | undefined,
+  profileDir?: string,
+  extraArgs: string[] = [],
+): Promise<BenchCoordinator> {
   const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const storeArgs = redisUrl ? ["--redis", redisUrl] : [];
+  const storeArgs = redisUrl ? ["--redis", redisUrl, ...extraArgs] : [];
   const args = [...nodeArgs, BIN, "serve", "--listen", "127.0.0.1:0", ...storeArgs, "--log-level", "info"];
   // Settings come from the flags alone: a TURNSTILE_* variable (TURNSTILE_REDIS, a config file)
   // must neither put the embedded coordinator on Redis nor make the two coordinators differ.

@@ -4,8 +4,8 @@ import type { LockImpl } from "./lock-impl.js";
 
 const REPO_VERSION = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
 
-/** Which store the coordinator runs on: Redis, or the embedded in-process store (no Redis hop). */
-export type TurnstileStore = "redis" | "embedded";
+/** Which store the coordinator runs on: Redis, Redis with replica acks, or the embedded in-process store. */
+export type TurnstileStore = "redis" | "embedded" | "replicated";
 
 const BY_STORE = {
   redis: {
@@ -13,6 +13,13 @@ const BY_STORE = {
     label: "Turnstile",
     waits: "FIFO queue in Redis; the grant is pushed on the session stream",
     wireCommands: ["evalsha", "eval"],
+  },
+  // Its Redis is not the shared one the bench counts commands on: no wire count.
+  replicated: {
+    id: "turnstile-replicated",
+    label: "Turnstile (majority-acked, 1 master + 2 replicas)",
+    waits: "FIFO queue in Redis; every state change confirmed by WAIT 1 (2 of 3 nodes) before it is told",
+    wireCommands: undefined,
   },
   embedded: {
     id: "turnstile-embedded",

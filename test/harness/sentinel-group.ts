@@ -25,10 +25,13 @@ export interface SentinelGroup {
   masterPort(): Promise<number>;
   /** Resolves once the master has every replica online (synced) and the Sentinels see them. */
   settled(): Promise<void>;
-  /** SIGKILLs the master, waits for the Sentinels to name another, restarts the dead node as its replica. */
-  killMaster(): Promise<{ killed: number; promoted: number }>;
+  /**
+   * SIGKILLs the master, waits for the Sentinels to name another, restarts the dead node as its
+   * replica; `promotedAt` (process.hrtime.bigint()) is when every Sentinel named the new master.
+   */
+  killMaster(): Promise<{ killed: number; promoted: number; promotedAt: bigint }>;
   /** SENTINEL FAILOVER (retried until accepted), resolved once another node is the master. */
-  failover(): Promise<{ from: number; to: number }>;
+  failover(): Promise<{ from: number; to: number; promotedAt: bigint }>;
   stop(): Promise<void>;
 }
 
@@ -144,11 +147,12 @@ export async function startSentinelGroup(
       if (!node) throw new Error(`no node on port ${killed}`);
       await node.stop();
       const promoted = await promotedFrom(killed);
+      const promotedAt = process.hrtime.bigint();
       nodes.set(
         killed,
         await startRedis({ port: killed, args: [...NO_DELAY, "--replicaof", "127.0.0.1", String(promoted)] }),
       );
-      return { killed, promoted };
+      return { killed, promoted, promotedAt };
     },
     async failover() {
       const from = await masterPort();
@@ -162,7 +166,8 @@ export async function startSentinelGroup(
         "SENTINEL FAILOVER to be accepted",
         60_000,
       );
-      return { from, to: await promotedFrom(from) };
+      const to = await promotedFrom(from);
+      return { from, to, promotedAt: process.hrtime.bigint() };
     },
     stop,
   };

@@ -80,6 +80,7 @@ export class MasterEpoch {
 
   private async learn(redis: Redis, source: Extract<EpochSource, { kind: "sentinel" }>): Promise<void> {
     const socket = redis.stream;
+    let elsewhere = 0;
     for (let attempt = 0; redis.stream === socket && redis.status === "ready"; attempt++) {
       try {
         const runId = /run_id:(\w+)/.exec(await redis.info("server"))?.[1];
@@ -88,6 +89,13 @@ export class MasterEpoch {
           (a, b) => (b && (!a || b.epoch > a.epoch) ? b : a),
           undefined,
         );
+        // The newest configuration names another server: this one is a demoted master (or a stale
+        // address came back from a Sentinel). No script runs here, so no READONLY error would ever
+        // move the connection: reconnect, which asks the Sentinels for the master again.
+        if (best && !namesThisServer(best, runId, redis) && ++elsewhere >= 3) {
+          redis.disconnect(true);
+          return;
+        }
         if (best && namesThisServer(best, runId, redis) && best.epoch <= MAX_EPOCH) {
           const [seconds, micros] = await redis.time();
           if (redis.stream !== socket) return;
