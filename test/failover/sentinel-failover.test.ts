@@ -130,6 +130,7 @@ describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients, kil
       return first ? ms(BigInt(first.at) - (f.promotedAt as bigint)) : -1;
     });
     const kills = faults.filter((f) => f.kind === "kill -9").length;
+    const maxOf = (kind: string) => Math.max(...resumes.filter((_r, i) => faults[i].kind === kind));
     console.log(
       `      faults: ${kills} kill -9 of the master, ${faults.length - kills} SENTINEL FAILOVER; ` +
         `checked ${report.acquires} acquires (${report.grants} granted, ` +
@@ -137,14 +138,19 @@ describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients, kil
         `grants by name ${JSON.stringify(Object.fromEntries(report.grantsByName))}; ` +
         `no token twice, tokens increasing, no overlap, semaphore <= ${SEMAPHORE.limit}, every acquire ended; ` +
         `Sentinels named a new master within ${Math.max(...failoverMs)} ms of a fault (max; mean ` +
-        `${Math.round(failoverMs.reduce((x, y) => x + y, 0) / failoverMs.length)} ms), ` +
-        `locking resumed within ${Math.max(...resumes)} ms of that (max)`,
+        `${Math.round(failoverMs.reduce((x, y) => x + y, 0) / failoverMs.length)} ms); locking resumed within ` +
+        `${maxOf("kill -9")} ms of that after a kill -9, ${maxOf("SENTINEL FAILOVER")} ms after a SENTINEL FAILOVER (max)`,
     );
     expect(kills).to.be.at.least(KILLS);
-    for (const [i, r] of resumes.entries())
+    for (const [i, r] of resumes.entries()) {
+      // SENTINEL FAILOVER leaves the old master writable, with the other replica still attached,
+      // until the Sentinels demote it: a release acknowledged there in that window is lost with it,
+      // and that lock stays held until its lease ends (docs/operations.md). A kill -9 has no such window.
+      const bound = faults[i].kind === "kill -9" ? RESUME_MS : TTL_MS + RESUME_MS;
       expect(r, `resume after fault ${i} (${faults[i].kind}), ms after the new master was named`).to.be.within(
         0,
-        RESUME_MS,
+        bound,
       );
+    }
   });
 });
