@@ -1,0 +1,80 @@
+import { expect } from "chai";
+import { Redis } from "ioredis";
+import { pino } from "pino";
+import { TurnstileClient } from "../../client/index.js";
+import { TurnstileError } from "../../client/turnstile-error.js";
+import { Coordinator } from "../../server/coordinator.js";
+import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { RedisStore } from "../../server/store/redis/redis-store.js";
+import { HealthClient } from "../harness/health-client.js";
+import { startRedis, type TestRedis } from "../harness/redis-server.js";
+
+/** Resolves once `done()` holds, polling a Redis read; for states no event announces. */
+async function until(done: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const giveUpAt = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > giveUpAt) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("a coordinator with replica acks whose replica stops answering (SIGSTOP)", () => {
+  let master: TestRedis;
+  let replica: TestRedis;
+  let admin: Redis;
+  let coordinator: Coordinator;
+  let address: string;
+  const clients: TurnstileClient[] = [];
+
+  before(async () => {
+    master = await startRedis({ args: ["--repl-diskless-sync-delay", "0"] });
+    replica = await startRedis({ args: ["--replicaof", "127.0.0.1", String(master.port)] });
+    admin = new Redis(master.url);
+    await until(async () => Number(await admin.wait(1, 100)) === 1, "the replica to sync");
+    coordinator = new Coordinator({
+      store: new RedisStore({ url: master.url, replicaAcks: 1, replicaAckTimeoutMs: 300 }),
+      log: pino({ level: process.env.TEST_LOG ?? "silent" }),
+      listen: "127.0.0.1:0",
+      shutdownGraceMs: 200,
+    });
+    address = `127.0.0.1:${await coordinator.start()}`;
+  });
+  after(async () => {
+    replica?.process.kill("SIGCONT");
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await coordinator?.stop();
+    admin?.disconnect();
+    await Promise.all([replica?.stop(), master?.stop()]);
+  });
+
+  it("answers UNAVAILABLE naming the replica count, reads NOT_SERVING, and withdraws the grant it could not confirm", async () => {
+    const client = new TurnstileClient(address, { ttlMs: 60_000 });
+    clients.push(client);
+    await client.connect();
+    const health = new HealthClient(address);
+    const seen = health.watch();
+    try {
+      await seen("SERVING");
+      replica.process.kill("SIGSTOP");
+      const err = await client.acquire("acks/withdrawn").then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).to.be.instanceOf(TurnstileError);
+      expect((err as TurnstileError).reason).to.equal("unavailable");
+      expect((err as TurnstileError).message).to.match(/reached 0 of the 1 replicas/);
+      await seen("NOT_SERVING");
+      // The script ran on the master: the grant is there, but no client was told of it.
+      const [holders] = lockKeys("turnstile", "acks/withdrawn");
+      expect(await admin.zcard(holders)).to.equal(1);
+      replica.process.kill("SIGCONT");
+      await seen("SERVING");
+      // Withdrawn in the background (not left to its 60 s lease), so the next acquire gets the lock.
+      await until(async () => (await admin.zcard(holders)) === 0, "the unconfirmed grant to be withdrawn", 5000);
+      const lock = await client.acquire("acks/withdrawn", { waitMs: 5000 });
+      await lock.release();
+    } finally {
+      health.close();
+    }
+  });
+});
