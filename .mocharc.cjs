@@ -20,7 +20,21 @@ const withoutRedis = [
   "test/server/reflection.test.ts",
   "test/client/embedded-election.test.ts",
   "test/server/watch-hub.test.ts",
+  "test/server/store-admission.test.ts",
+  "test/package/pack-install.test.ts",
+  "test/package/start-commands.test.ts",
+  "test/cli/health-command.test.ts",
+  "test/console/token-access.test.ts",
+  "test/console/waiter-clock.test.ts",
+  "test/console/console-serve.test.ts",
   "test/harness/redis-suites-skipped.ts",
+  "test/security/access-policy.test.ts",
+  "test/security/security-config.test.ts",
+  "test/security/transport.test.ts",
+  "test/security/authentication.test.ts",
+  "test/security/authorization.test.ts",
+  "test/security/client-options.test.ts",
+  "test/security/console-security.test.ts",
 ];
 
 module.exports = {

@@ -3,10 +3,12 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
+import type { TlsOptions } from "../client/index.js";
 import { redisServerAvailable, startRedis } from "../test/harness/redis-server.js";
 import { type BenchCoordinator, startCoordinator } from "./env/coordinator-process.js";
 import { type BenchEtcd, etcdVersion, startEtcd } from "./env/etcd-server.js";
 import { machineInfo } from "./env/machine-info.js";
+import { startMtlsCoordinator } from "./env/mtls-coordinator.js";
 import { type ReplicatedRedis, startReplicatedRedis } from "./env/replicated-redis.js";
 import { etcdLockImpl } from "./impls/etcd-lock-impl.js";
 import type { LockImpl } from "./impls/lock-impl.js";
@@ -58,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
     );
   let embedded: BenchCoordinator | undefined;
   let replicated: { redis: ReplicatedRedis; coordinator: BenchCoordinator } | undefined;
+  let mtls: { coordinator: BenchCoordinator; tls: TlsOptions } | undefined;
   try {
     if (!options.only.length || options.only.includes("turnstile-replicated")) {
       // Majority of 3 nodes: the master and 1 of its 2 replicas hold every write before it is told.
@@ -69,11 +72,13 @@ async function main(argv: string[]): Promise<number> {
     }
     if (!options.only.length || options.only.includes("turnstile-embedded"))
       embedded = await startCoordinator(undefined);
+    if (!options.only.length || options.only.includes("turnstile-mtls")) mtls = await startMtlsCoordinator(redis.url);
     const machine = await machineInfo(counter, etcdV);
     const all: LockImpl[] = [
       turnstileImpl(coordinator.address),
       ...(replicated ? [turnstileImpl(replicated.coordinator.address, "replicated")] : []),
       ...(embedded ? [turnstileImpl(embedded.address, "embedded")] : []),
+      ...(mtls ? [turnstileImpl(mtls.coordinator.address, "mtls", mtls.tls)] : []),
       spinLockImpl(redis.url),
       redisSemaphoreImpl(redis.url),
       redlockImpl(redis.url),
@@ -85,6 +90,7 @@ async function main(argv: string[]): Promise<number> {
       turnstile: coordinator.pid,
       "turnstile-embedded": embedded?.pid,
       "turnstile-replicated": replicated?.coordinator.pid,
+      "turnstile-mtls": mtls?.coordinator.pid,
       etcd: etcd?.process.pid,
     };
     const progress = new Progress(0);
@@ -109,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
     await embedded?.stop();
     await replicated?.coordinator.stop();
     await replicated?.redis.stop();
+    await mtls?.coordinator.stop();
     await etcd?.stop();
     await redis.stop();
   }

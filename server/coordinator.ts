@@ -1,4 +1,4 @@
-import { Server, ServerCredentials, status } from "@grpc/grpc-js";
+import { Server, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { LockServiceService } from "../gen/ts/turnstile/v1/turnstile.js";
 import { StoreHealthService } from "./health/store-health-service.js";
@@ -9,11 +9,14 @@ import { lockService } from "./lock-service.js";
 import { LockTable } from "./lock-table.js";
 import { InstrumentedStore } from "./metrics/instrumented-store.js";
 import type { Metrics } from "./metrics/metrics.js";
+import { OpenIntake } from "./open-intake.js";
 import { addReflection } from "./reflection.js";
 import { RequestValidator } from "./request-validator.js";
+import { Security } from "./security/security.js";
 import { SessionKeeper } from "./session-keeper.js";
 import type { SessionStream } from "./session-stream.js";
 import type { Store, StoreListener } from "./store/store.js";
+import { StoreAdmission } from "./store-admission.js";
 import { WatchHub } from "./watch/watch-hub.js";
 
 /** Settings of one coordinator process. */
@@ -27,6 +30,8 @@ export interface CoordinatorOptions {
   shutdownGraceMs?: number;
   /** Where to record metrics (default: nowhere). */
   metrics?: Metrics;
+  /** TLS and access control (default: plaintext, open to every caller); closed by `stop`. */
+  security?: Security;
 }
 
 /**
@@ -37,12 +42,20 @@ export interface CoordinatorOptions {
  */
 export class Coordinator {
   readonly table: LockTable;
+  /** Session streams that have not sent Open yet (bounded, with a deadline). */
+  readonly intake: OpenIntake;
   readonly watches: WatchHub;
   readonly limits: Limits;
+  /** The store every operation goes through (instrumented when metrics are on); the web console reads it too. */
+  readonly store: Store;
+  /** Describe, List and Revoke, shared by the gRPC API and the web console. */
+  readonly admin: LockAdmin;
+  readonly validator: RequestValidator;
   private readonly server: Server;
   private readonly sessions = new Map<string, SessionStream>();
-  private readonly store: Store;
   private readonly health: StoreHealthService;
+  /** TLS and access control: the gRPC port's credentials and the authorizer the web console shares. */
+  readonly security: Security;
   port = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
@@ -50,6 +63,7 @@ export class Coordinator {
     const { metrics } = options;
     this.store = metrics ? new InstrumentedStore(options.store, metrics) : options.store;
     this.table = new LockTable(this.store, this.limits, options.log, metrics);
+    this.intake = new OpenIntake(this.limits);
     this.watches = new WatchHub(this.store, options.log);
     metrics?.track({
       sessions: () => this.sessions.size,
@@ -59,12 +73,18 @@ export class Coordinator {
     });
     this.server = new Server({
       "grpc.max_receive_message_length": this.limits.maxMessageBytes,
+      // A client opening streams by the thousand waits for slots on its own connection.
+      "grpc.max_concurrent_streams": this.limits.maxStreamsPerConnection,
       "grpc.keepalive_time_ms": 5_000,
       "grpc.keepalive_timeout_ms": 2_500,
       "grpc.keepalive_permit_without_calls": 1,
       "grpc.http2.min_ping_interval_without_data_ms": 4_000,
     });
     const validator = new RequestValidator(this.limits);
+    this.security = options.security ?? Security.open();
+    const guard = this.security.authorizer;
+    this.validator = validator;
+    this.admin = new LockAdmin(this.store, validator, options.log, guard);
     const deps = {
       table: this.table,
       holds: new HoldChanges(this.store),
@@ -73,8 +93,11 @@ export class Coordinator {
       limits: this.limits,
       log: options.log,
       sessions: this.sessions,
+      admission: new StoreAdmission(this.limits),
+      intake: this.intake,
       watches: this.watches,
-      admin: new LockAdmin(this.store, validator, options.log),
+      guard,
+      admin: this.admin,
     };
     this.server.addService(LockServiceService, lockService(deps));
     this.health = new StoreHealthService(this.store);
@@ -85,7 +108,7 @@ export class Coordinator {
   async start(): Promise<number> {
     await this.store.start(this.storeListener());
     this.port = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(this.options.listen, ServerCredentials.createInsecure(), (err, port) =>
+      this.server.bindAsync(this.options.listen, this.security.credentials, (err, port) =>
         err ? reject(err) : resolve(port),
       ),
     );
@@ -94,6 +117,7 @@ export class Coordinator {
         listen: this.options.listen,
         port: this.port,
         coordinator: this.store.coordinatorId,
+        tls: this.security.credentials._isSecure(),
       },
       "listening",
     );
@@ -117,6 +141,7 @@ export class Coordinator {
       });
     });
     this.table.stop();
+    this.security.close();
     await this.store.close();
   }
 

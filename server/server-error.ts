@@ -20,7 +20,8 @@ export type ServerErrorReason =
   | "failed-precondition"
   | "resource-exhausted"
   | "not-found"
-  | "unauthenticated";
+  | "unauthenticated"
+  | "permission-denied";
 
 const FAILURE: Record<ServerErrorReason, FailureReason> = {
   "invalid-argument": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
@@ -38,6 +39,7 @@ const FAILURE: Record<ServerErrorReason, FailureReason> = {
   "resource-exhausted": FailureReason.FAILURE_REASON_LIMIT,
   "not-found": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
   unauthenticated: FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
+  "permission-denied": FailureReason.FAILURE_REASON_PERMISSION_DENIED,
 };
 
 const GRPC_STATUS: Record<ServerErrorReason, status> = {
@@ -56,6 +58,7 @@ const GRPC_STATUS: Record<ServerErrorReason, status> = {
   "resource-exhausted": status.RESOURCE_EXHAUSTED,
   "not-found": status.NOT_FOUND,
   unauthenticated: status.UNAUTHENTICATED,
+  "permission-denied": status.PERMISSION_DENIED,
 };
 
 /**
@@ -90,8 +93,15 @@ export class ServerError extends Error {
 export function toServerError(err: unknown, context: string, log: Logger): ServerError {
   if (err instanceof ServerError) return err;
   if (err instanceof StoreUnacknowledgedError) return new ServerError("unavailable", err.message);
-  if (err instanceof StoreUnavailableError)
-    return new ServerError("unavailable", "store unavailable: nothing was changed, retry later");
+  if (err instanceof StoreUnavailableError) {
+    // Only said where it is known: a command that never left the coordinator changed nothing.
+    if (err.outcome === "unchanged")
+      return new ServerError("unavailable", "store unavailable: nothing was changed, retry later");
+    return new ServerError(
+      "unavailable",
+      "store did not answer in time: the outcome is unknown, check before retrying",
+    );
+  }
   log.error({ err, context }, "internal error");
   return new ServerError("internal", "internal error (logged on the server)");
 }

@@ -25,8 +25,11 @@ export class SessionKeeper {
     private readonly metrics: Metrics = NO_METRICS,
   ) {}
 
-  /** Starts a new session and stores its record; resolves with the session and its resume secret. */
-  async open(open: ValidOpen, write: Write): Promise<{ session: Session; secret: string }> {
+  /**
+   * Starts a new session owned by `identity` ("" when security is off) and stores its record;
+   * resolves with the session and its resume secret.
+   */
+  async open(open: ValidOpen, write: Write, identity = ""): Promise<{ session: Session; secret: string }> {
     const session = new Session(randomBytes(16).toString("hex"), open.clientName, open.ttlMs, write);
     const secret = randomBytes(24).toString("base64url");
     await this.store.saveSession({
@@ -34,6 +37,7 @@ export class SessionKeeper {
       secretHash: sha256(secret),
       ttlMs: open.ttlMs,
       clientName: open.clientName,
+      ...(identity && { identity }),
     });
     return { session, secret };
   }
@@ -41,9 +45,10 @@ export class SessionKeeper {
   /**
    * Resumes a session: checks the record and the secret, renews the holds the client claims and
    * resolves with those still held (the store's token and count). Rejects with `not-found` for an
-   * unknown or expired session and `unauthenticated` for a wrong secret.
+   * unknown or expired session, `unauthenticated` for a wrong secret and `permission-denied` when
+   * `identity` is not the one that opened the session.
    */
-  async resume(open: Open, write: Write): Promise<{ session: Session; held: HeldLock[] }> {
+  async resume(open: Open, write: Write, identity = ""): Promise<{ session: Session; held: HeldLock[] }> {
     const record = await this.store.loadSession(open.resumeSessionId);
     if (!record)
       throw new ServerError(
@@ -53,6 +58,12 @@ export class SessionKeeper {
     const expected = Buffer.from(record.secretHash, "hex");
     if (!timingSafeEqual(Buffer.from(sha256(open.resumeSecret), "hex"), expected)) {
       throw new ServerError("unauthenticated", "open.resume_secret: does not match the session");
+    }
+    if ((record.identity ?? "") !== identity) {
+      throw new ServerError(
+        "permission-denied",
+        `open.resume_session_id: session "${open.resumeSessionId}" was opened by another identity than "${identity}"`,
+      );
     }
     const session = new Session(record.sessionId, record.clientName, record.ttlMs, write);
     const byName = new Map<string, string[]>();
@@ -83,7 +94,7 @@ export class SessionKeeper {
     const started = performance.now();
     const byName = new Map<string, { holds: Hold[]; pending: Pending[] }>();
     const entry = (name: string) => byName.get(name) ?? byName.set(name, { holds: [], pending: [] }).get(name)!;
-    for (const h of session.held.values()) entry(h.name).holds.push(h);
+    for (const h of session.held.values()) if (!h.releasing) entry(h.name).holds.push(h);
     for (const p of session.pending.values()) entry(p.name).pending.push(p);
     const results = await Promise.allSettled([
       this.touch(session),

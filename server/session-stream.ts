@@ -4,12 +4,15 @@ import type { Open, SessionRequest, SessionResponse } from "../gen/ts/turnstile/
 import type { HoldChanges } from "./hold-changes.js";
 import type { Limits } from "./limits.js";
 import type { LockTable } from "./lock-table.js";
+import type { IntakeTicket, OpenIntake } from "./open-intake.js";
 import type { RequestValidator } from "./request-validator.js";
+import type { Authorizer } from "./security/authorizer.js";
 import { ServerError, toServerError } from "./server-error.js";
 import type { Session } from "./session.js";
 import type { SessionKeeper } from "./session-keeper.js";
 import { SessionReplies as reply } from "./session-replies.js";
 import type { Revocation } from "./store/store.js";
+import type { AdmissionLane, StoreAdmission } from "./store-admission.js";
 
 /** What every session stream of one coordinator shares. */
 export interface SessionDeps {
@@ -21,6 +24,12 @@ export interface SessionDeps {
   log: Logger;
   /** Open sessions of this coordinator by session id (session limit, takeover, drain). */
   sessions: Map<string, SessionStream>;
+  /** Bounds store work of client requests per session and coordinator, fairly between sessions. */
+  admission: StoreAdmission;
+  /** Bounds streams that have not sent Open yet (count and deadline). */
+  intake: OpenIntake;
+  /** Who may lock what (Authorizer.OPEN when security is off). */
+  guard: Authorizer;
 }
 
 type Call = ServerDuplexStream<SessionRequest, SessionResponse>;
@@ -38,13 +47,26 @@ export class SessionStream {
   private keepAlive: { running: boolean; next?: bigint } = { running: false };
   private ended = false;
   private closing = false;
+  private readonly lane: AdmissionLane;
+  private intake?: IntakeTicket;
+  /** Reasons the stream is paused now (Open being answered, a full admission lane). */
+  private pauses = 0;
 
+  /** `caller` is the authenticated identity the session belongs to ("" when security is off). */
   constructor(
     private readonly call: Call,
     private readonly deps: SessionDeps,
+    private readonly caller = "",
   ) {
     call.on("data", (message: SessionRequest) => this.onMessage(message));
     for (const event of ["end", "cancelled", "error", "close"]) call.on(event, () => this.finish("broken"));
+    this.lane = deps.admission.lane({ pause: () => this.pause(), resume: () => this.unpause() });
+    try {
+      this.intake = deps.intake.admit((why) => this.abort(why.grpcStatus, why.message));
+    } catch (err) {
+      const e = toServerError(err, "open", deps.log);
+      this.abort(e.grpcStatus, e.message);
+    }
   }
 
   /** Holds of this session right now (for the locks-held gauge). */
@@ -73,9 +95,15 @@ export class SessionStream {
   }
 
   private onMessage(message: SessionRequest): void {
-    if (this.early) return void this.early.push(message);
+    if (this.ended) return;
+    if (this.early) {
+      const max = this.deps.intake.limits.maxEarlyMessages;
+      if (this.early.length < max) return void this.early.push(message);
+      return void this.abort(status.RESOURCE_EXHAUSTED, `session: more than ${max} requests sent before opened`);
+    }
     const kind = message.kind;
     if (!this.session) {
+      this.intake?.leave();
       if (kind?.$case === "open") void this.open(kind.open);
       else this.abort(status.FAILED_PRECONDITION, "session: the first message must be open");
       return;
@@ -85,18 +113,21 @@ export class SessionStream {
     const { table, validator, log } = this.deps;
     switch (kind?.$case) {
       case "acquire":
-        this.run(kind.acquire.requestId, kind.acquire.name, () =>
-          table.acquire(session, validator.acquire(kind.acquire)),
+        this.admit(kind.acquire.requestId, kind.acquire.name, () =>
+          table.acquire(session, validator.acquire(this.mayLock(kind.acquire))),
         );
         break;
       case "release":
-        this.run(kind.release.requestId, kind.release.name, () =>
-          table.release(session, validator.release(kind.release)),
+        this.admit(kind.release.requestId, kind.release.name, () =>
+          table.release(session, validator.release(this.mayLock(kind.release))),
         );
         break;
       case "cancel":
         this.run(kind.cancel.requestId, "", async () => {
           validator.requestId("cancel.request_id", kind.cancel.requestId);
+          // Not started yet: it never reached the store, so nothing is left to withdraw.
+          if (this.lane.withdraw(kind.cancel.requestId))
+            throw new ServerError("cancelled", "acquire: cancelled by the client (before it reached the store)");
           table.cancel(session, kind.cancel.requestId);
         });
         break;
@@ -104,12 +135,13 @@ export class SessionStream {
         this.renew(kind.keepAlive.seq).catch((err) => log.error({ err }, "keepalive failed"));
         break;
       case "proclaim":
-        this.run(kind.proclaim.requestId, kind.proclaim.name, () =>
-          this.deps.holds.proclaim(session, validator.proclaim(kind.proclaim)),
+        this.admit(kind.proclaim.requestId, kind.proclaim.name, () =>
+          this.deps.holds.proclaim(session, validator.proclaim(this.mayLock(kind.proclaim))),
         );
         break;
       case "close":
         this.closing = true;
+        this.lane.close();
         void this.close();
         break;
       case "open":
@@ -122,6 +154,8 @@ export class SessionStream {
 
   private async open(open: Open): Promise<void> {
     this.early = [];
+    // Requests behind Open wait in the client's HTTP/2 window, not here, until Opened.
+    this.pause();
     const { keeper, validator, limits, sessions } = this.deps;
     const write = (r: SessionResponse) => this.write(r);
     try {
@@ -131,12 +165,12 @@ export class SessionStream {
       }
       let opened: SessionResponse;
       if (open.resumeSessionId) {
-        const { session, held } = await keeper.resume(open, write);
+        const { session, held } = await keeper.resume(open, write, this.caller);
         sessions.get(session.id)?.detach(status.ABORTED, "session: resumed on another stream");
         this.session = session;
         opened = reply.opened(session.id, open.resumeSecret, session.ttlMs, held);
       } else {
-        const { session, secret } = await keeper.open(valid, write);
+        const { session, secret } = await keeper.open(valid, write, this.caller);
         this.session = session;
         opened = reply.opened(session.id, secret, session.ttlMs);
       }
@@ -149,6 +183,7 @@ export class SessionStream {
     }
     const early = this.early;
     this.early = undefined;
+    this.unpause();
     for (const message of early) this.onMessage(message);
   }
 
@@ -182,6 +217,39 @@ export class SessionStream {
     }
   }
 
+  /**
+   * Queues a request that needs the store in the session's admission lane (in stream order: a
+   * request starts only after the ones before it have started) and answers its failure; a full
+   * lane answers RESOURCE_EXHAUSTED before the store is touched.
+   */
+  private admit(requestId: string, name: string, op: () => Promise<void>): void {
+    try {
+      this.lane.submit(requestId, async () => {
+        try {
+          await op();
+        } catch (err) {
+          this.fail(requestId, name, err);
+        }
+      });
+    } catch (err) {
+      this.fail(requestId, name, err);
+    }
+  }
+
+  private pause(): void {
+    if (this.pauses++ === 0) this.call.pause();
+  }
+
+  private unpause(): void {
+    if (--this.pauses === 0 && !this.ended) this.call.resume();
+  }
+
+  /** The request, if the caller may lock its name; throws PERMISSION_DENIED (answered Failed) if not. */
+  private mayLock<R extends { name: string }>(request: R): R {
+    this.deps.guard.require(this.caller, "lock", request.name);
+    return request;
+  }
+
   /** Runs one request now (so store calls keep the stream's order) and answers its failure. */
   private run(requestId: string, name: string, op: () => Promise<void>): void {
     try {
@@ -207,6 +275,8 @@ export class SessionStream {
   private settle(): boolean {
     if (this.ended) return false;
     this.ended = true;
+    this.intake?.leave();
+    this.lane.close();
     if (this.session) {
       this.session.ended = true;
       if (this.deps.sessions.get(this.session.id) === this) this.deps.sessions.delete(this.session.id);

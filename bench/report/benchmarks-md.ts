@@ -45,7 +45,7 @@ export function writeBenchmarksMd(input: ReportInput): string {
     "",
     "- One `redis-server` (no persistence) serves every Redis-based implementation, one after another in the same run;",
     "  etcd runs as a single member with its data directory on tmpfs (`/dev/shm`).",
-    "- Turnstile's coordinator is its own process (`node bin/turnstile.js serve --redis URL --listen 127.0.0.1:0`);",
+    "- Turnstile's coordinator is its own process (`node --import tsx bin/turnstile-cli.ts serve --redis URL --listen 127.0.0.1:0`);",
     "  the contenders of every implementation run in the bench process, each with its own client (connection,",
     "  session or lease). grpc-js puts the Turnstile clients of one process on one HTTP/2 connection.",
     ...(impls.some((i) => i.id === "turnstile-embedded")
@@ -57,6 +57,13 @@ export function writeBenchmarksMd(input: ReportInput): string {
           "  deploy that way: the embedded store serves one coordinator only and nothing it holds survives a restart.",
           "  Its Redis columns are empty, its server CPU is its own process's, and it is left out of the idle fleet",
           "  and the targets.",
+        ]
+      : []),
+    ...(impls.some((i) => i.id === "turnstile-mtls")
+      ? [
+          "- *Turnstile (mTLS)* is a third coordinator process on the same Redis, serving over TLS and requiring client",
+          "  certificates (`--tls-cert --tls-key --tls-client-ca`, EC P-256 certificates made with openssl for the run);",
+          "  its clients present a client certificate. Its difference to the *Turnstile* row is the cost of TLS.",
         ]
       : []),
     `- Each workload size runs ${options.rounds} round(s) of ${options.measureMs / 1000} s (after ${options.warmupMs / 1000} s warm-up) per`,

@@ -1,7 +1,9 @@
 import { accessSync, constants } from "node:fs";
 import { DEFAULT_LIMITS, type Limits } from "../limits.js";
+import type { SecuritySettings } from "../security/security.js";
 import type { RedisAuth, RedisTarget } from "../store/redis/redis-connection.js";
 import { loadSettings, type SettingSources } from "./load-settings.js";
+import { securityConfig } from "./security-config.js";
 import { formatHostPort, type HostPort, type SettingValue } from "./setting-value.js";
 import { SETTINGS } from "./settings.js";
 
@@ -11,6 +13,8 @@ export interface ServeConfig {
   listen: string;
   /** Where to serve Prometheus metrics; absent: off. */
   metrics?: HostPort;
+  /** Where to serve the web console (may equal `metrics`: one listener serves both); absent: off. */
+  http?: HostPort;
   logLevel: string;
   shutdownGraceMs: number;
   /** Where Redis is; absent: the embedded store. */
@@ -24,6 +28,8 @@ export interface ServeConfig {
   };
   fenceRetainMs: number;
   limits: Limits;
+  /** TLS, tokens, policy (docs/security.md); absent: plaintext and open to every caller. */
+  security?: SecuritySettings;
 }
 
 /** The config, or one line per error (exit 2). */
@@ -31,7 +37,8 @@ export type ServeConfigResult = { ok: true; config: ServeConfig } | { ok: false;
 
 /**
  * Loads the settings (flag > env > config file > default) and checks them together: one Redis
- * deployment at most, Sentinel with its master name, TTL bounds in order, readable files.
+ * deployment at most, Sentinel with its master name, TTL bounds in order, readable files, and the
+ * security settings (see `securityConfig`).
  */
 export function loadServeConfig(sources: SettingSources): ServeConfigResult {
   const loaded = loadSettings(sources);
@@ -59,6 +66,7 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
     errors.push(
       `default-ttl: min-ttl (${limits.minTtlMs} ms) <= default-ttl (${limits.defaultTtlMs} ms) <= max-ttl (${limits.maxTtlMs} ms) does not hold`,
     );
+  const http = get<HostPort | "off">("http");
   if (get<number>("redis-command-timeout") === 0) errors.push("redis-command-timeout: must be more than 0");
   const acks = v.get("redis-replica-acks") as number | "majority" | "off" | undefined;
   if (acks === "majority" && !has("redis-sentinel"))
@@ -68,6 +76,7 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
   const ackTimeoutMs = get<number>("redis-replica-ack-timeout");
   if (acks !== undefined && acks !== "off" && ackTimeoutMs >= get<number>("redis-command-timeout"))
     errors.push("redis-replica-ack-timeout: must be shorter than --redis-command-timeout");
+  const security = securityConfig(v, errors);
   if (errors.length > 0) return { ok: false, errors };
 
   let target: RedisTarget | undefined;
@@ -91,6 +100,7 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
     config: {
       listen: formatHostPort(get<HostPort>("listen")),
       metrics: metrics === "off" ? undefined : metrics,
+      http: http === "off" ? undefined : http,
       logLevel: get<string>("log-level"),
       shutdownGraceMs: get<number>("shutdown-grace"),
       redis: target && {
@@ -102,6 +112,7 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
       },
       fenceRetainMs: get<number>("fence-retention"),
       limits,
+      ...(Object.values(security).some((x) => x !== undefined) && { security }),
     },
   };
 }

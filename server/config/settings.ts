@@ -26,7 +26,7 @@ export interface Setting {
   /** The limit it sets, if it is one. */
   limit?: keyof Limits;
   /** Where `--help` lists it. */
-  group: "Server" | "Redis" | "Limits";
+  group: "Server" | "Security" | "Redis" | "Limits";
   help: string;
 }
 
@@ -72,6 +72,14 @@ export const SETTINGS: readonly Setting[] = [
     help: "serve Prometheus metrics at http://HOST:PORT/metrics, or off",
   },
   {
+    key: "http",
+    env: "TURNSTILE_HTTP",
+    kind: "address-or-off",
+    default: "off",
+    group: "Server",
+    help: "serve the web console at HOST:PORT (HTTPS with --tls-cert; loopback without security settings), or off",
+  },
+  {
     key: "log-level",
     env: "TURNSTILE_LOG_LEVEL",
     kind: "level",
@@ -86,6 +94,49 @@ export const SETTINGS: readonly Setting[] = [
     default: "5s",
     group: "Server",
     help: "how long SIGTERM waits for streams to end before cutting them",
+  },
+  {
+    key: "tls-cert",
+    env: "TURNSTILE_TLS_CERT",
+    kind: "path",
+    group: "Security",
+    help: "PEM certificate chain: serve gRPC over TLS (needs --tls-key)",
+  },
+  {
+    key: "tls-key",
+    env: "TURNSTILE_TLS_KEY",
+    kind: "path",
+    group: "Security",
+    help: "PEM private key of --tls-cert",
+  },
+  {
+    key: "tls-client-ca",
+    env: "TURNSTILE_TLS_CLIENT_CA",
+    kind: "path",
+    group: "Security",
+    help: "PEM CA(s): require client certificates they signed (mTLS)",
+  },
+  {
+    key: "token-file",
+    env: "TURNSTILE_TOKEN_FILE",
+    kind: "path",
+    group: "Security",
+    help: "bearer tokens, one IDENTITY SHA256-HEX line each (docs/security.md)",
+  },
+  {
+    key: "policy",
+    env: "TURNSTILE_POLICY",
+    kind: "path",
+    group: "Security",
+    help: "JSON grants of lock|read|admin on name prefixes; deny by default",
+  },
+  {
+    key: "insecure",
+    env: "TURNSTILE_INSECURE",
+    kind: "boolean",
+    default: "false",
+    group: "Security",
+    help: "allow plaintext on a non-loopback --listen (and --http) address",
   },
   {
     key: "redis",
@@ -186,6 +237,23 @@ export const SETTINGS: readonly Setting[] = [
   limit("max-locks-per-session", "maxLocksPerSession", "count", "locks held plus acquires pending, per session"),
   limit("max-sessions", "maxSessions", "count", "open sessions per coordinator"),
   limit("max-message-bytes", "maxMessageBytes", "count", "largest message a client may send, in bytes"),
+  limit(
+    "max-store-in-flight",
+    "maxStoreInFlight",
+    "count",
+    "client requests with store work in flight, per coordinator",
+  ),
+  limit(
+    "max-session-in-flight",
+    "maxSessionInFlight",
+    "count",
+    "client requests with store work in flight, per session",
+  ),
+  limit("max-session-queue", "maxSessionQueue", "count", "requests of one session waiting for the store"),
+  limit("max-unopened-streams", "maxUnopenedStreams", "count", "session streams that have not sent open yet"),
+  limit("open-timeout", "openTimeoutMs", "duration", "time a new session stream has to send open"),
+  limit("max-early-messages", "maxEarlyMessages", "count", "requests sent behind open before it is answered"),
+  limit("max-streams-per-connection", "maxStreamsPerConnection", "count", "concurrent streams per client connection"),
   limit(
     "max-outbound-messages",
     "maxOutboundMessages",

@@ -41,7 +41,10 @@ export class MasterEpoch {
   floors(): string {
     if (this.source.kind === "none") return "0 0";
     const known = this.current();
-    if (!known) throw new StoreUnavailableError("redis: the master's epoch is not known yet (failover?): retry later");
+    if (!known)
+      throw new StoreUnavailableError("redis: the master's epoch is not known yet (failover?): retry later", {
+        outcome: "unchanged",
+      });
     return known.floors;
   }
 
