@@ -13,6 +13,7 @@ import type { SessionKeeper } from "./session-keeper.js";
 import { SessionReplies as reply } from "./session-replies.js";
 import type { Revocation } from "./store/store.js";
 import type { AdmissionLane, StoreAdmission } from "./store-admission.js";
+import { SessionTracer, type SessionTraces } from "./tracing/session-tracer.js";
 
 /** What every session stream of one coordinator shares. */
 export interface SessionDeps {
@@ -24,6 +25,8 @@ export interface SessionDeps {
   log: Logger;
   /** Open sessions of this coordinator by session id (session limit, takeover, drain). */
   sessions: Map<string, SessionStream>;
+  /** Set when tracing is on. */
+  traces?: SessionTraces;
   /** Bounds store work of client requests per session and coordinator, fairly between sessions. */
   admission: StoreAdmission;
   /** Bounds streams that have not sent Open yet (count and deadline). */
@@ -47,6 +50,7 @@ export class SessionStream {
   private keepAlive: { running: boolean; next?: bigint } = { running: false };
   private ended = false;
   private closing = false;
+  private tracer?: SessionTracer;
   private readonly lane: AdmissionLane;
   private intake?: IntakeTicket;
   /** Reasons the stream is paused now (Open being answered, a full admission lane). */
@@ -112,16 +116,16 @@ export class SessionStream {
     if (this.closing) return;
     const { table, validator, log } = this.deps;
     switch (kind?.$case) {
-      case "acquire":
-        this.admit(kind.acquire.requestId, kind.acquire.name, () =>
-          table.acquire(session, validator.acquire(this.mayLock(kind.acquire))),
-        );
+      case "acquire": {
+        const op = () => table.acquire(session, validator.acquire(this.mayLock(kind.acquire)));
+        this.admit(kind.acquire.requestId, kind.acquire.name, this.tracer?.wrap("acquire", kind.acquire, op) ?? op);
         break;
-      case "release":
-        this.admit(kind.release.requestId, kind.release.name, () =>
-          table.release(session, validator.release(this.mayLock(kind.release))),
-        );
+      }
+      case "release": {
+        const op = () => table.release(session, validator.release(this.mayLock(kind.release)));
+        this.admit(kind.release.requestId, kind.release.name, this.tracer?.wrap("release", kind.release, op) ?? op);
         break;
+      }
       case "cancel":
         this.run(kind.cancel.requestId, "", async () => {
           validator.requestId("cancel.request_id", kind.cancel.requestId);
@@ -176,6 +180,7 @@ export class SessionStream {
       }
       if (this.ended) return void keeper.end(this.session, "broken");
       sessions.set(this.session.id, this);
+      if (this.deps.traces) this.tracer = new SessionTracer(this.deps.traces, this.session.id);
       this.session.send(opened);
     } catch (err) {
       const e = toServerError(err, "open", this.deps.log);
@@ -264,6 +269,7 @@ export class SessionStream {
   }
 
   private write(response: SessionResponse): void {
+    this.tracer?.response(response);
     // The stream is in object mode: writableLength counts messages. 'drain' only reflects this
     // local buffer, so this bound is what stops a client that never reads from growing it.
     const max = this.deps.limits.maxOutboundMessages;
@@ -275,6 +281,7 @@ export class SessionStream {
   private settle(): boolean {
     if (this.ended) return false;
     this.ended = true;
+    this.tracer?.end();
     this.intake?.leave();
     this.lane.close();
     if (this.session) {
