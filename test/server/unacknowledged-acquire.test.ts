@@ -49,7 +49,8 @@ describe("a coordinator with replica acks whose replica stops answering (SIGSTOP
   it("tells the client nothing while the grant is unacknowledged, reads NOT_SERVING, and grants once the replica holds it", async () => {
     const client = new TurnstileClient(address, { ttlMs: 60_000 });
     clients.push(client);
-    await client.connect();
+    // Opens the session (its record is a write too: opened while the replica runs).
+    await (await client.acquire("acks/warm-up")).release();
     const health = new HealthClient(address);
     const seen = health.watch();
     try {
