@@ -8,6 +8,7 @@ const withoutRedis = [
   "test/lease-clock.test.ts",
   "test/check-shared-log.test.ts",
   "test/check-conflict-markers.test.ts",
+  "test/check-failover-log.test.ts",
   "test/client/backoff.test.ts",
   "test/client/pending-acquire.test.ts",
   "test/client/resume-protocol.test.ts",
@@ -40,8 +41,9 @@ const withoutRedis = [
 module.exports = {
   "node-option": ["import=tsx"],
   spec: hasRedis ? ["test/**/*.test.ts"] : withoutRedis,
-  // Needs Go and Java: run by `npm run test:interop` only.
-  ignore: ["test/interop/**"],
+  // Needs Go and Java: run by `npm run test:interop` only. Fault tests (minutes of kill -9 and
+  // failovers): `npm run test:failover` only.
+  ignore: ["test/interop/**", "test/failover/**"],
   extension: ["ts"],
   timeout: 20000,
   "forbid-only": true,

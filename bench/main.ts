@@ -9,6 +9,7 @@ import { type BenchCoordinator, startCoordinator } from "./env/coordinator-proce
 import { type BenchEtcd, etcdVersion, startEtcd } from "./env/etcd-server.js";
 import { machineInfo } from "./env/machine-info.js";
 import { startMtlsCoordinator } from "./env/mtls-coordinator.js";
+import { type ReplicatedRedis, startReplicatedRedis } from "./env/replicated-redis.js";
 import { etcdLockImpl } from "./impls/etcd-lock-impl.js";
 import type { LockImpl } from "./impls/lock-impl.js";
 import { redisSemaphoreImpl } from "./impls/redis-semaphore-impl.js";
@@ -58,14 +59,24 @@ async function main(argv: string[]): Promise<number> {
       "etcd v3lock was skipped: `etcd` is not on PATH (Debian/Ubuntu: `sudo apt-get install -y etcd-server`).",
     );
   let embedded: BenchCoordinator | undefined;
+  let replicated: { redis: ReplicatedRedis; coordinator: BenchCoordinator } | undefined;
   let mtls: { coordinator: BenchCoordinator; tls: TlsOptions } | undefined;
   try {
+    if (!options.only.length || options.only.includes("turnstile-replicated")) {
+      // Majority of 3 nodes: the master and 1 of its 2 replicas hold every write before it is told.
+      const redis = await startReplicatedRedis(2);
+      replicated = {
+        redis,
+        coordinator: await startCoordinator(redis.master.url, undefined, ["--redis-replica-acks", "1"]),
+      };
+    }
     if (!options.only.length || options.only.includes("turnstile-embedded"))
       embedded = await startCoordinator(undefined);
     if (!options.only.length || options.only.includes("turnstile-mtls")) mtls = await startMtlsCoordinator(redis.url);
     const machine = await machineInfo(counter, etcdV);
     const all: LockImpl[] = [
       turnstileImpl(coordinator.address),
+      ...(replicated ? [turnstileImpl(replicated.coordinator.address, "replicated")] : []),
       ...(embedded ? [turnstileImpl(embedded.address, "embedded")] : []),
       ...(mtls ? [turnstileImpl(mtls.coordinator.address, "mtls", mtls.tls)] : []),
       spinLockImpl(redis.url),
@@ -78,6 +89,7 @@ async function main(argv: string[]): Promise<number> {
     const serverPids: Record<string, number | undefined> = {
       turnstile: coordinator.pid,
       "turnstile-embedded": embedded?.pid,
+      "turnstile-replicated": replicated?.coordinator.pid,
       "turnstile-mtls": mtls?.coordinator.pid,
       etcd: etcd?.process.pid,
     };
@@ -101,6 +113,8 @@ async function main(argv: string[]): Promise<number> {
     counter.disconnect();
     await coordinator.stop();
     await embedded?.stop();
+    await replicated?.coordinator.stop();
+    await replicated?.redis.stop();
     await mtls?.coordinator.stop();
     await etcd?.stop();
     await redis.stop();

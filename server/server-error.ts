@@ -1,6 +1,7 @@
 import { status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { FailureReason } from "../gen/ts/turnstile/v1/turnstile.js";
+import { StoreUnacknowledgedError } from "./store/store-unacknowledged-error.js";
 import { StoreUnavailableError } from "./store/store-unavailable-error.js";
 
 /** The closed set of reasons a request or a session can fail for on the server. */
@@ -85,9 +86,13 @@ export class ServerError extends Error {
   }
 }
 
-/** A ServerError as is; an unreachable store as `unavailable`; anything else logged, as `internal`. */
+/**
+ * A ServerError as is; an unreachable store or an unacknowledged write (whose message names the
+ * replica count) as `unavailable`; anything else logged, as `internal`.
+ */
 export function toServerError(err: unknown, context: string, log: Logger): ServerError {
   if (err instanceof ServerError) return err;
+  if (err instanceof StoreUnacknowledgedError) return new ServerError("unavailable", err.message);
   if (err instanceof StoreUnavailableError) {
     // Only said where it is known: a command that never left the coordinator changed nothing.
     if (err.outcome === "unchanged")

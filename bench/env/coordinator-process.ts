@@ -24,7 +24,7 @@ const STORE_LOG = {
  * Starts `node --import tsx bin/turnstile-cli.ts serve --redis URL --listen 127.0.0.1:0` (as the test harness's
  * spawnCoordinator does) and resolves once it listens; with `redisUrl` undefined it starts the same
  * command without `--redis`, on the embedded in-process store. With `profileDir`, node writes a CPU
- * profile there on exit; `extraArgs` go to `serve` (the TLS row's certificates). Its output is drained
+ * profile there on exit; `extraArgs` go to `serve` (the TLS row's certificates, the replicated row's replica acks). Its output is drained
  * so a chatty log can never block it.
  */
 export async function startCoordinator(

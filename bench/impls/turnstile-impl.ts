@@ -5,10 +5,10 @@ import type { LockImpl } from "./lock-impl.js";
 const REPO_VERSION = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
 
 /**
- * Which coordinator: on Redis, on the embedded in-process store (no Redis hop), or on Redis behind
- * mTLS with a client certificate per client (the cost of TLS).
+ * Which coordinator: on Redis, on Redis with replica acks, on the embedded in-process store (no
+ * Redis hop), or on Redis behind mTLS with a client certificate per client (the cost of TLS).
  */
-export type TurnstileStore = "redis" | "embedded" | "mtls";
+export type TurnstileStore = "redis" | "embedded" | "mtls" | "replicated";
 
 const BY_STORE = {
   redis: {
@@ -16,6 +16,13 @@ const BY_STORE = {
     label: "Turnstile",
     waits: "FIFO queue in Redis; the grant is pushed on the session stream",
     wireCommands: ["evalsha", "eval"],
+  },
+  // Its Redis is not the shared one the bench counts commands on: no wire count.
+  replicated: {
+    id: "turnstile-replicated",
+    label: "Turnstile (majority-acked, 1 master + 2 replicas)",
+    waits: "FIFO queue in Redis; every state change confirmed by WAIT 1 (2 of 3 nodes) before it is told",
+    wireCommands: undefined,
   },
   embedded: {
     id: "turnstile-embedded",

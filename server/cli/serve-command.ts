@@ -151,7 +151,7 @@ function openStore(config: ServeConfig, log: pino.Logger): Store {
     );
     return new MemoryStore({ fenceRetainMs: config.fenceRetainMs });
   }
-  const { target, auth, commandTimeoutMs } = config.redis;
-  log.info({ redis: target.kind }, "keeping locks in Redis");
-  return new RedisStore({ target, auth, commandTimeoutMs, fenceRetainMs: config.fenceRetainMs });
+  const { target, replicaAcks } = config.redis;
+  log.info({ redis: target.kind, replicaAcks }, "keeping locks in Redis");
+  return new RedisStore({ ...config.redis, fenceRetainMs: config.fenceRetainMs });
 }

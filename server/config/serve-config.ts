@@ -24,7 +24,14 @@ export interface ServeConfig {
   logLevel: string;
   shutdownGraceMs: number;
   /** Where Redis is; absent: the embedded store. */
-  redis?: { target: RedisTarget; auth: RedisAuth; commandTimeoutMs: number };
+  redis?: {
+    target: RedisTarget;
+    auth: RedisAuth;
+    commandTimeoutMs: number;
+    /** Replicas each change waits for (0: off), or "majority" of those the Sentinels know. */
+    replicaAcks: number | "majority";
+    replicaAckTimeoutMs: number;
+  };
   fenceRetainMs: number;
   limits: Limits;
   /** TLS, tokens, policy (docs/security.md); absent: plaintext and open to every caller. */
@@ -67,6 +74,14 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
     );
   const http = get<HostPort | "off">("http");
   if (get<number>("redis-command-timeout") === 0) errors.push("redis-command-timeout: must be more than 0");
+  const acks = v.get("redis-replica-acks") as number | "majority" | "off" | undefined;
+  if (acks === "majority" && !has("redis-sentinel"))
+    errors.push("redis-replica-acks: majority needs --redis-sentinel (which knows the replicas): give a count or off");
+  if (acks !== undefined && acks !== "off" && has("redis-cluster"))
+    errors.push("redis-replica-acks: not supported on --redis-cluster yet: set off (docs/operations.md)");
+  const ackTimeoutMs = get<number>("redis-replica-ack-timeout");
+  if (acks !== undefined && acks !== "off" && ackTimeoutMs >= get<number>("redis-command-timeout"))
+    errors.push("redis-replica-ack-timeout: must be shorter than --redis-command-timeout");
   const prefixes = has("metrics-prefixes") ? get<string>("metrics-prefixes").split(",") : undefined;
   if (prefixes?.some((p) => p.trim() === "")) errors.push("metrics-prefixes: an empty prefix in the list");
   const otlp = v.get("otlp-endpoint") as string | undefined;
@@ -106,7 +121,13 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
       http: http === "off" ? undefined : http,
       logLevel: get<string>("log-level"),
       shutdownGraceMs: get<number>("shutdown-grace"),
-      redis: target && { target, auth, commandTimeoutMs: get<number>("redis-command-timeout") },
+      redis: target && {
+        target,
+        auth,
+        commandTimeoutMs: get<number>("redis-command-timeout"),
+        replicaAcks: acks === "off" ? 0 : (acks ?? (target.kind === "sentinel" ? "majority" : 0)),
+        replicaAckTimeoutMs: ackTimeoutMs,
+      },
       fenceRetainMs: get<number>("fence-retention"),
       limits,
       ...(Object.values(security).some((x) => x !== undefined) && { security }),

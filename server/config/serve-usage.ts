@@ -11,6 +11,7 @@ const METAVAR: Record<SettingKind, string> = {
   count: "N",
   path: "FILE",
   boolean: "",
+  "replica-acks": "N|majority|off",
 };
 
 /** `turnstile serve --help`: every setting with its flag, env var, default and meaning. */
@@ -31,7 +32,9 @@ export function serveUsage(): string {
     lines.push("", `${group}:`);
     for (const s of SETTINGS.filter((x) => x.group === group)) {
       const flag = `  --${s.key}${METAVAR[s.kind] ? ` ${METAVAR[s.kind]}` : ""}`;
-      lines.push(`${flag.padEnd(36)}${s.help}`);
+      // A flag too long for its column gets a line of its own.
+      if (flag.length >= 36) lines.push(flag, `${"".padEnd(36)}${s.help}`);
+      else lines.push(`${flag.padEnd(36)}${s.help}`);
       lines.push(`${"".padEnd(36)}(env ${s.env}${s.default === undefined ? "" : `, default ${s.default}`})`);
     }
   }

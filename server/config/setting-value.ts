@@ -21,7 +21,8 @@ const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
  */
 export function parseSettingValue(kind: SettingKind, raw: unknown): Parsed {
   if (kind === "boolean") return parseBoolean(raw);
-  if (kind === "count" && typeof raw === "number") return parseCount(String(raw));
+  if ((kind === "count" || kind === "replica-acks") && typeof raw === "number")
+    return parseSettingValue(kind, String(raw));
   if (kind === "host-list" && Array.isArray(raw) && raw.every((r) => typeof r === "string"))
     return parseHostList(raw.join(","));
   if (kind === "duration" && typeof raw === "number")
@@ -47,6 +48,11 @@ export function parseSettingValue(kind: SettingKind, raw: unknown): Parsed {
     }
     case "count":
       return parseCount(text);
+    case "replica-acks":
+      if (text === "off" || text === "majority") return { value: text };
+      return "error" in parseCount(text)
+        ? { error: "is not a replica count, majority or off" }
+        : { value: Number(text) };
     case "path":
     case "text":
       return text === "" ? { error: "must not be empty" } : { value: text };

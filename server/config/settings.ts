@@ -12,7 +12,8 @@ export type SettingKind =
   | "duration"
   | "count"
   | "path"
-  | "boolean";
+  | "boolean"
+  | "replica-acks";
 
 /** One setting of `turnstile serve`: its flag (and config file key), env var, kind, default and help. */
 export interface Setting {
@@ -231,6 +232,21 @@ export const SETTINGS: readonly Setting[] = [
     default: "2s",
     group: "Redis",
     help: "a Redis command slower than this fails as UNAVAILABLE",
+  },
+  {
+    key: "redis-replica-acks",
+    env: "TURNSTILE_REDIS_REPLICA_ACKS",
+    kind: "replica-acks",
+    group: "Redis",
+    help: "replicas that hold each change before a client hears of it (default: majority with --redis-sentinel, else off)",
+  },
+  {
+    key: "redis-replica-ack-timeout",
+    env: "TURNSTILE_REDIS_REPLICA_ACK_TIMEOUT",
+    kind: "duration",
+    default: "1s",
+    group: "Redis",
+    help: "how long a change waits for its replicas before the request answers UNAVAILABLE",
   },
   {
     key: "fence-retention",

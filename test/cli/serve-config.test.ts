@@ -92,11 +92,15 @@ describe("turnstile serve settings", () => {
         },
         auth: { password: "pw", sentinelPassword: undefined, tls: false, tlsCaFile: undefined },
         commandTimeoutMs: 2000,
+        replicaAcks: "majority",
+        replicaAckTimeoutMs: 1000,
       });
       expect(config(["--redis-cluster", "[::1]:7000", "--redis-tls", "--redis-tls-ca", ca]).redis).to.deep.equal({
         target: { kind: "cluster", nodes: [{ host: "::1", port: 7000 }] },
         auth: { password: undefined, sentinelPassword: undefined, tls: true, tlsCaFile: ca },
         commandTimeoutMs: 2000,
+        replicaAcks: 0,
+        replicaAckTimeoutMs: 1000,
       });
       expect(config([], { TURNSTILE_REDIS_URL: "rediss://:pw@h:6380/2" }).redis?.target).to.deep.equal({
         kind: "url",
@@ -104,7 +108,47 @@ describe("turnstile serve settings", () => {
       });
     });
 
+    it("waits for a majority of replicas with Sentinels, for none with one URL, unless told otherwise", () => {
+      const sentinel = ["--redis-sentinel", "h:26379", "--redis-master", "m"];
+      expect(config(sentinel).redis?.replicaAcks).to.equal("majority");
+      expect(config([...sentinel, "--redis-replica-acks", "off"]).redis?.replicaAcks).to.equal(0);
+      expect(config(["--redis", "redis://h:1"]).redis?.replicaAcks).to.equal(0);
+      const two = config([
+        "--redis",
+        "redis://h:1",
+        "--redis-replica-acks",
+        "2",
+        "--redis-replica-ack-timeout",
+        "500ms",
+      ]);
+      expect([two.redis?.replicaAcks, two.redis?.replicaAckTimeoutMs]).to.deep.equal([2, 500]);
+    });
+
     const bad: [string, string[], Record<string, string>, RegExp][] = [
+      [
+        "a replica count that is not a number, majority or off",
+        ["--redis", "redis://h:1", "--redis-replica-acks", "all"],
+        {},
+        /^redis-replica-acks: "all" from flag --redis-replica-acks is not a replica count, majority or off$/,
+      ],
+      [
+        "majority without Sentinels",
+        ["--redis", "redis://h:1", "--redis-replica-acks", "majority"],
+        {},
+        /^redis-replica-acks: majority needs --redis-sentinel/,
+      ],
+      [
+        "replica acks on Redis Cluster",
+        ["--redis-cluster", "h:7000", "--redis-replica-acks", "1"],
+        {},
+        /^redis-replica-acks: not supported on --redis-cluster yet/,
+      ],
+      [
+        "a replica ack timeout not shorter than the command timeout",
+        ["--redis", "redis://h:1", "--redis-replica-acks", "1", "--redis-replica-ack-timeout", "2s"],
+        {},
+        /^redis-replica-ack-timeout: must be shorter than --redis-command-timeout$/,
+      ],
       [
         "a listen address without a port",
         ["--listen", "localhost"],

@@ -14,14 +14,15 @@ export interface CoordinatorProcess {
 }
 
 /** Starts `turnstile serve` on a free port against `redisUrl` and resolves once it listens. */
-export async function spawnCoordinator(redisUrl: string, extraArgs: string[] = []): Promise<CoordinatorProcess> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", "--redis", redisUrl, ...extraArgs],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+export function spawnCoordinator(redisUrl: string, extraArgs: string[] = []): Promise<CoordinatorProcess> {
+  return spawnCoordinatorWith(["--redis", redisUrl, ...extraArgs]);
+}
+
+/** Starts `turnstile serve` on a free port with the given settings and resolves once it listens. */
+export async function spawnCoordinatorWith(args: string[]): Promise<CoordinatorProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const match = await waitForOutput(child, /"port":(\d+)[^\n]*"msg":"listening"/, 15_000);
   return {
     address: `127.0.0.1:${match[1]}`,

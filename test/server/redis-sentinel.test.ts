@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { Redis } from "ioredis";
 import { TurnstileClient } from "../../client/index.js";
 import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { HealthClient } from "../harness/health-client.js";
 import { spawnServe, startTargetCoordinator } from "../harness/redis-coordinator.js";
 import { startRedisSentinel, type TestSentinel } from "../harness/redis-sentinel.js";
 import type { TurnstileProcess } from "../harness/run-turnstile.js";
@@ -49,7 +50,7 @@ describe("coordinators on Redis with Sentinel (master, replica, one Sentinel)", 
     expect((await waiting).fencingToken).to.equal(holder.fencingToken + 1n);
   });
 
-  it("keeps held locks, queued waiters and fencing counters across a Sentinel failover", async () => {
+  it("keeps held locks and queued waiters across a Sentinel failover, and issues tokens above the new epoch", async () => {
     // The lease must outlast the failover (about a second here) plus a keepalive interval.
     const ttlMs = 10_000;
     const holder = await client(inProcess.address, ttlMs).acquire("sentinel/failover");
@@ -70,12 +71,23 @@ describe("coordinators on Redis with Sentinel (master, replica, one Sentinel)", 
       for (let now = await deadlines(); !(now[0] > holderAt && now[1] > waiterAt); now = await deadlines())
         await new Promise((resolve) => setTimeout(resolve, 50));
       expect(holder.lost).to.equal(false);
+      // Writes wait for the new master's epoch (UNAVAILABLE until then): health says when it is known.
+      for (const address of [inProcess.address, viaCli]) {
+        const health = new HealthClient(address);
+        try {
+          await health.watch()("SERVING", 15_000);
+        } finally {
+          health.close();
+        }
+      }
       await holder.release();
       const next = await waiting;
-      expect(next.fencingToken).to.equal(holder.fencingToken + 1n);
+      // The new master's epoch (1) sits above the counter: every token after the failover is above every one before.
+      expect(next.fencingToken).to.equal((1n << 32n) + 1n);
+      expect(holder.fencingToken >> 32n).to.equal(0n);
       await next.release();
       const after = await client(inProcess.address).acquire("sentinel/failover");
-      expect(after.fencingToken).to.equal(holder.fencingToken + 2n);
+      expect(after.fencingToken).to.equal(next.fencingToken + 1n);
       expect(await newMaster.get(fence)).to.equal(String(after.fencingToken));
       await after.release();
     } finally {

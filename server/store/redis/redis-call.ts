@@ -14,6 +14,8 @@ export async function redisCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
+    // Already classified (an unacknowledged write, an unknown epoch): keep its class and message.
+    if (err instanceof StoreUnavailableError) throw err;
     if (!(err instanceof Error)) throw new StoreUnavailableError(`redis: ${String(err)}`, { cause: err });
     if (err.name === "ReplyError") {
       if (!/^(LOADING|READONLY|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|BUSY|NOREPLICAS)/.test(err.message)) throw err;

@@ -1,3 +1,4 @@
+import type { RedisOptions } from "ioredis";
 import type { RedisAuth, RedisTarget } from "./redis-connection.js";
 
 /** Settings of the Redis store. */
@@ -14,4 +15,22 @@ export interface RedisStoreOptions {
   fenceRetainMs?: number;
   /** Per-command timeout; a command over it fails as unavailable (default 2000 ms). */
   commandTimeoutMs?: number;
+  /**
+   * Replicas that must hold every state change before anything depends on it (WAIT): a count,
+   * "majority" (of master and replicas the Sentinels know; needs a Sentinel target), or 0/absent: off.
+   */
+  replicaAcks?: number | "majority";
+  /** How long one WAIT waits for the replicas (default 1000 ms); past it the write is unacknowledged. */
+  replicaAckTimeoutMs?: number;
+}
+
+/** The ioredis settings of the store's connections: fail fast (no offline queue, no retries), reconnect with backoff. */
+export function commandOptions(options: RedisStoreOptions): RedisOptions {
+  return {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.commandTimeoutMs ?? 2000,
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
+  };
 }

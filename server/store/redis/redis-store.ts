@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { Redis, type RedisOptions } from "ioredis";
+import { Redis } from "ioredis";
 import { HealthSignal } from "../health-signal.js";
 import type {
   AcquireArgs,
@@ -17,18 +17,21 @@ import type {
   WaiterStatus,
 } from "../store.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
+import { AckedWriter } from "./acked-writer.js";
 import { EventFeed } from "./event-feed.js";
+import { GrantOutbox } from "./grant-outbox.js";
 import { eventChannel, grantChannel, lockKeys, revocationChannel } from "./lock-keys.js";
 import { LockLister } from "./lock-lister.js";
-import { LockScripts, type ScriptArg } from "./lock-scripts.js";
+import { LockScripts, type ScriptArg, type ScriptName } from "./lock-scripts.js";
 import { parseLockState } from "./lock-state-parser.js";
 import { redisCall } from "./redis-call.js";
-import type { RedisStoreOptions } from "./redis-store-options.js";
+import { commandOptions, type RedisStoreOptions } from "./redis-store-options.js";
+import { SessionRecords } from "./session-records.js";
 
 export type { RedisStoreOptions } from "./redis-store-options.js";
 
 import { createRedisClient, type RedisClient } from "./redis-connection.js";
-import { type ScriptReply, translateProclaim, translateReply, translateRevoke } from "./script-code.js";
+import { type ScriptReply, translateProclaim, translateRenew, translateReply, translateRevoke } from "./script-code.js";
 
 const DAY_MS = 86_400_000;
 
@@ -36,7 +39,9 @@ const DAY_MS = 86_400_000;
  * The Store on Redis: one Lua script per operation, and one pub/sub channel per coordinator on
  * which other coordinators publish grants for its waiters. Commands fail fast with
  * StoreUnavailableError while Redis is unreachable; after the event connection comes back the
- * listener is asked to resync, because grants published meanwhile were lost.
+ * listener is asked to resync, because grants published meanwhile were lost. With replica acks,
+ * every state change is confirmed by WAIT before its reply (or a grant it made) is passed on, and
+ * scripts get the master's epoch as the floor of their tokens and versions (docs/data-model.md).
  */
 export class RedisStore implements Store {
   readonly coordinatorId = randomBytes(8).toString("hex");
@@ -51,6 +56,9 @@ export class RedisStore implements Store {
   private readonly lister?: LockLister;
   /** The scripts' publish argument: on Cluster a subscriber may sit on another node, out of NUMSUB's sight. */
   private readonly publish: "always" | "watched";
+  private readonly outbox: GrantOutbox;
+  private readonly writer: AckedWriter;
+  private readonly sessions: SessionRecords;
 
   constructor(options: RedisStoreOptions) {
     const target = options.target ?? (options.url ? { kind: "url" as const, url: options.url } : undefined);
@@ -58,24 +66,28 @@ export class RedisStore implements Store {
     this.prefix = options.prefix ?? "turnstile";
     this.fenceRetainMs = options.fenceRetainMs ?? 30 * DAY_MS;
     this.publish = target.kind === "cluster" ? "always" : "watched";
-    const common: RedisOptions = {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs ?? 2000,
-      retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
-    };
+    const common = commandOptions(options);
     const auth = options.auth ?? {};
     this.redis = createRedisClient(target, auth, common);
     this.events = createRedisClient(target, auth, { ...common, commandTimeout: undefined });
     this.scripts = new LockScripts(this.redis);
+    this.writer = new AckedWriter(
+      this.redis,
+      { ...options, target, auth, prefix: this.prefix },
+      {
+        onChange: () => this.updateHealth(),
+        recovered: () => this.listener?.resync(),
+        acknowledged: (socket) => this.outbox.acknowledged(socket),
+      },
+    );
+    this.sessions = new SessionRecords(this.redis, this.prefix, this.writer);
+    this.outbox = new GrantOutbox(this.redis, this.prefix, (grant) => this.listener?.grant(grant));
     for (const client of [this.redis, this.events]) {
       // Errors surface through rejected commands and readiness; without listeners ioredis logs them.
       client.on("error", (err: Error) => {
         this.lastError = err;
       });
-      for (const event of ["ready", "close", "end", "reconnecting"])
-        client.on(event, () => this.health.set(this.redis.status === "ready" && this.events.status === "ready"));
+      for (const event of ["ready", "close", "end", "reconnecting"]) client.on(event, () => this.updateHealth());
     }
     this.feed = new EventFeed(this.events, this.prefix);
     // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).
@@ -87,9 +99,7 @@ export class RedisStore implements Store {
     const channel = grantChannel(this.prefix, this.coordinatorId);
     this.feed.attach(listener);
     this.events.on("message", (from: string, message: string) => {
-      if (from !== channel) return;
-      const [waiter, token, ...name] = message.split("\n");
-      this.emitGrant(name.join("\n"), waiter, token);
+      if (from === channel) this.outbox.received(message);
     });
     let ready = false;
     this.events.on("ready", () => {
@@ -103,6 +113,7 @@ export class RedisStore implements Store {
       const why = this.lastError?.message ?? err.message;
       throw new StoreUnavailableError(`redis: cannot connect: ${why}`, { cause: err });
     });
+    await this.writer.epoch.refresh();
     // ioredis re-subscribes by itself after reconnecting; "ready" then triggers the resync.
     await this.events.subscribe(channel);
     await this.feed.start();
@@ -122,6 +133,7 @@ export class RedisStore implements Store {
       bufferOf(args.value),
       eventChannel(this.prefix, args.name),
       this.publish,
+      this.writer.floors(),
     ]);
     return translateReply(reply as ScriptReply) as AcquireOutcome;
   }
@@ -136,12 +148,13 @@ export class RedisStore implements Store {
 
   async check(name: string, waiters: Claim[]): Promise<CheckOutcome> {
     const pairs = waiters.flatMap((w) => [`${w.sessionId}:${w.requestId}`, `${w.sessionId}:${w.owner}`]);
-    const reply = (await this.run("check", lockKeys(this.prefix, name), [...this.grantArgs(name), ...pairs])) as [
+    const args = [...this.grantArgs(name), ...pairs];
+    const reply = (await this.run("check", lockKeys(this.prefix, name), args, name, (r) => r[1])) as [
       number,
       string[],
       string[],
     ];
-    this.deliverLocal(name, reply[1]);
+    this.outbox.deliver(name, reply[1]);
     const statuses = reply[2].map((s): WaiterStatus => {
       if (s === "q") return { kind: "queued" };
       return s === "" ? { kind: "gone" } : { kind: "granted", token: BigInt(s) };
@@ -160,35 +173,29 @@ export class RedisStore implements Store {
     const pairs = waiters.flatMap((w) => [w.requestId, w.owner]);
     const args = [sessionId, ttlMs, this.fenceRetainMs, owners.length, ...owners, ...pairs];
     const reply = (await this.run("renew", [holders, leases, fence, data], args)) as (string | number)[];
-    const holds = reply.slice(0, owners.length).map((r) => {
-      if (typeof r !== "string") return null;
-      const [token, count] = r.split(" ");
-      return { token: BigInt(token), count: Number(count) };
-    });
-    const codes = reply.slice(owners.length).map(Number);
-    return { holds, waiters: codes.map((c) => (c === 1 ? "queued" : c === 2 ? "granted" : "gone")) };
+    return translateRenew(reply, owners.length);
   }
 
-  async saveSession(record: SessionRecord): Promise<void> {
-    await redisCall(() =>
-      this.redis.set(this.sessionKey(record.sessionId), JSON.stringify(record), "PX", record.ttlMs),
-    );
+  saveSession(record: SessionRecord): Promise<void> {
+    return this.sessions.save(record);
   }
 
-  async loadSession(sessionId: string): Promise<SessionRecord | undefined> {
-    const json = await redisCall(() => this.redis.get(this.sessionKey(sessionId)));
-    return json ? (JSON.parse(json) as SessionRecord) : undefined;
+  loadSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return this.sessions.load(sessionId);
   }
 
-  async touchSession(sessionId: string, ttlMs: number): Promise<boolean> {
-    return (await redisCall(() => this.redis.pexpire(this.sessionKey(sessionId), ttlMs))) === 1;
+  touchSession(sessionId: string, ttlMs: number): Promise<boolean> {
+    return this.sessions.touch(sessionId, ttlMs);
   }
 
-  async deleteSession(sessionId: string): Promise<void> {
-    await redisCall(() => this.redis.del(this.sessionKey(sessionId)));
+  deleteSession(sessionId: string): Promise<void> {
+    return this.sessions.delete(sessionId);
   }
 
-  /** True while both the command and the event connection are ready. */
+  /**
+   * True while both connections are ready and, with replica acks, writes can be acknowledged: the
+   * master's epoch is known and the last WAIT reached its replicas.
+   */
   healthy(): boolean {
     return this.health.healthy;
   }
@@ -211,8 +218,14 @@ export class RedisStore implements Store {
 
   async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
     const args = [hold.sessionId, hold.owner, ...this.grantArgs(hold.name), revocationChannel(this.prefix)];
-    const reply = (await this.run("revoke", lockKeys(this.prefix, hold.name), args)) as ScriptReply;
-    this.deliverLocal(hold.name, reply[3] as string[]);
+    const reply = (await this.run(
+      "revoke",
+      lockKeys(this.prefix, hold.name),
+      args,
+      hold.name,
+      (r) => r[3],
+    )) as ScriptReply;
+    this.outbox.deliver(hold.name, reply[3] as string[]);
     return translateRevoke(reply);
   }
 
@@ -225,6 +238,7 @@ export class RedisStore implements Store {
       eventChannel(this.prefix, hold.name),
       this.publish,
       this.fenceRetainMs,
+      this.writer.floors(),
     ];
     return translateProclaim((await this.run("proclaim", [holders, data, version], args)) as ScriptReply);
   }
@@ -238,6 +252,7 @@ export class RedisStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.writer.close();
     this.redis.disconnect();
     this.events.disconnect();
     this.health.set(false);
@@ -247,46 +262,34 @@ export class RedisStore implements Store {
 
   private async letGo(claim: Claim, how: "one" | "all" | "cancel" | "abandon"): Promise<ReleaseOutcome> {
     const freedAtMs = performance.now();
-    const reply = (await this.run("release", lockKeys(this.prefix, claim.name), [
-      claim.sessionId,
-      claim.owner,
-      claim.requestId,
-      how,
-      ...this.grantArgs(claim.name),
-    ])) as [number, number, string[]];
-    this.deliverLocal(claim.name, reply[2], freedAtMs);
+    const reply = (await this.run(
+      "release",
+      lockKeys(this.prefix, claim.name),
+      [claim.sessionId, claim.owner, claim.requestId, how, ...this.grantArgs(claim.name)],
+      claim.name,
+      (r) => r[2],
+    )) as [number, number, string[]];
+    this.outbox.deliver(claim.name, reply[2], freedAtMs);
     return translateReply(reply) as ReleaseOutcome;
   }
 
   private grantArgs(name: string): string[] {
-    const grants = grantChannel(this.prefix, "");
+    // With acks, other coordinators' grants come back unpublished, to go out once acknowledged.
+    const grants = this.writer.confirming ? "" : grantChannel(this.prefix, "");
     const events = eventChannel(this.prefix, name);
-    return [this.coordinatorId, String(this.fenceRetainMs), name, grants, events, this.publish];
+    return [this.coordinatorId, String(this.fenceRetainMs), name, grants, events, this.publish, this.writer.floors()];
   }
 
-  /** Grants a script made to this coordinator's own waiters skip pub/sub: deliver them here. */
-  private deliverLocal(name: string, flat: string[], freedAtMs?: number): void {
-    for (let i = 0; i < flat.length; i += 2) this.emitGrant(name, flat[i], flat[i + 1], freedAtMs);
+  /** Runs a script, acknowledged; an unacknowledged reply's grants to the lock `lock` are held back. */
+  private run(name: ScriptName, keys: string[], args: ScriptArg[], lock?: string, grants?: (r: unknown[]) => unknown) {
+    const held = (reply: unknown, socket: unknown) =>
+      lock && grants && this.outbox.hold(socket, lock, grants(reply as unknown[]) as string[]);
+    return this.writer.write(() => this.scripts.run(name, keys, args), held);
   }
 
-  private emitGrant(name: string, waiterId: string, token: string, freedAtMs?: number): void {
-    // Session ids are hex, so the first colon ends the session part of "session:request".
-    const colon = waiterId.indexOf(":");
-    this.listener?.grant({
-      name,
-      sessionId: waiterId.slice(0, colon),
-      requestId: waiterId.slice(colon + 1),
-      token: BigInt(token),
-      freedAtMs,
-    });
-  }
-
-  private run(name: Parameters<LockScripts["run"]>[0], keys: string[], args: ScriptArg[]) {
-    return redisCall(() => this.scripts.run(name, keys, args));
-  }
-
-  private sessionKey(sessionId: string): string {
-    return `${this.prefix}:session:{${sessionId}}`;
+  private updateHealth(): void {
+    const connected = this.redis.status === "ready" && this.events.status === "ready";
+    this.health.set(connected && this.writer.ready);
   }
 }
 

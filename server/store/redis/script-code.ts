@@ -1,4 +1,4 @@
-import type { AcquireOutcome, ReleaseOutcome, RevokeOutcome } from "../store.js";
+import type { AcquireOutcome, ReleaseOutcome, RenewOutcome, RevokeOutcome } from "../store.js";
 
 /**
  * Return codes of acquire.lua (1–5), release.lua (11–15), revoke.lua (21–22) and proclaim.lua
@@ -69,4 +69,15 @@ export function translateProclaim(reply: ScriptReply): "proclaimed" | "not-held"
   if (reply[0] === ScriptCode.Proclaimed) return "proclaimed";
   if (reply[0] === ScriptCode.ProclaimNotHeld) return "not-held";
   throw new Error(`unknown proclaim.lua return code ${reply[0]}`);
+}
+
+/** Translates a renew.lua reply: `holders` "token count" strings (0: lost), then one code per waiter. */
+export function translateRenew(reply: (string | number)[], holders: number): RenewOutcome {
+  const holds = reply.slice(0, holders).map((r) => {
+    if (typeof r !== "string") return null;
+    const [token, count] = r.split(" ");
+    return { token: BigInt(token), count: Number(count) };
+  });
+  const codes = reply.slice(holders).map(Number);
+  return { holds, waiters: codes.map((c) => (c === 1 ? "queued" : c === 2 ? "granted" : "gone")) };
 }

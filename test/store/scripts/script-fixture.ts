@@ -63,13 +63,15 @@ export interface AcquireInput {
   value?: string | Buffer;
   /** Default 'watched'. */
   publish?: Publish;
+  /** The epoch floors "F V" (default "0 0"). */
+  floors?: string;
 }
 
 /** Runs acquire.lua; owner and request default to "o" and "r". */
 export async function acquire(f: ScriptFixture, name: string, a: AcquireInput): Promise<unknown[]> {
   const args: ScriptArg[] = [a.session, a.owner ?? "o", a.request ?? "r", a.ttl ?? LONG_TTL, a.mode ?? 1];
   args.push(a.limit ?? 0, a.mayWait === false ? 0 : 1, a.coord ?? "c1", RETAIN_MS, a.value ?? "", keys(name).events);
-  args.push(a.publish ?? "watched");
+  args.push(a.publish ?? "watched", a.floors ?? "0 0");
   return (await f.scripts.run("acquire", keys(name).all, args)) as unknown[];
 }
 
@@ -84,13 +86,17 @@ export interface ReleaseInput {
   coord?: string;
   /** Default 'watched'. */
   publish?: Publish;
+  /** The epoch floors "F V" (default "0 0"). */
+  floors?: string;
+  /** The grant channel prefix; '' returns other coordinators' grants unpublished. */
+  grantPrefix?: string;
 }
 
 /** Runs release.lua on behalf of coordinator `coord` (default "c1"). */
 export async function release(f: ScriptFixture, name: string, r: ReleaseInput): Promise<unknown[]> {
   const how = r.request ? (r.how ?? "cancel") : r.all ? "all" : "one";
   const args: (string | number)[] = [r.session, r.owner ?? "o", r.request ?? "", how, r.coord ?? "c1"];
-  args.push(RETAIN_MS, name, GRANTS, keys(name).events, r.publish ?? "watched");
+  args.push(RETAIN_MS, name, r.grantPrefix ?? GRANTS, keys(name).events, r.publish ?? "watched", r.floors ?? "0 0");
   return (await f.scripts.run("release", keys(name).all, args)) as unknown[];
 }
 
@@ -101,8 +107,9 @@ export async function check(
   coord: string,
   pairs: [string, string][],
   publish: Publish = "watched",
+  floors = "0 0",
 ): Promise<[number, string[], string[]]> {
-  const args = [coord, RETAIN_MS, name, GRANTS, keys(name).events, publish, ...pairs.flat()];
+  const args = [coord, RETAIN_MS, name, GRANTS, keys(name).events, publish, floors, ...pairs.flat()];
   return (await f.scripts.run("check", keys(name).all, args)) as [number, string[], string[]];
 }
 
@@ -148,11 +155,12 @@ export async function subscribeGrants(url: string): Promise<GrantFeed> {
 export async function revoke(
   f: ScriptFixture,
   name: string,
-  r: { session: string; owner?: string; coord?: string; publish?: Publish },
+  r: { session: string; owner?: string; coord?: string; publish?: Publish; floors?: string },
 ): Promise<unknown[]> {
   const k = keys(name);
   const publish = r.publish ?? "watched";
-  const args = [r.session, r.owner ?? "o", r.coord ?? "c1", RETAIN_MS, name, GRANTS, k.events, publish, REVOCATIONS];
+  const args = [r.session, r.owner ?? "o", r.coord ?? "c1", RETAIN_MS, name, GRANTS, k.events, publish];
+  args.push(r.floors ?? "0 0", REVOCATIONS);
   return (await f.scripts.run("revoke", k.all, args)) as unknown[];
 }
 
@@ -160,10 +168,10 @@ export async function revoke(
 export async function proclaim(
   f: ScriptFixture,
   name: string,
-  p: { session: string; owner?: string; value: string | Buffer; publish?: Publish },
+  p: { session: string; owner?: string; value: string | Buffer; publish?: Publish; floors?: string },
 ): Promise<unknown[]> {
   const k = keys(name);
-  const args = [p.session, p.owner ?? "o", p.value, k.events, p.publish ?? "watched", RETAIN_MS];
+  const args = [p.session, p.owner ?? "o", p.value, k.events, p.publish ?? "watched", RETAIN_MS, p.floors ?? "0 0"];
   return (await f.scripts.run("proclaim", [k.holders, k.data, k.version], args)) as unknown[];
 }
 

@@ -6,24 +6,24 @@
 --   first queued, limit, excl, seq; 3 queue zset waiter -> arrival; 4 leases zset waiter -> deadline; 5 fence string counter, kept
 --   `retain` ms past every lease; 6 version string, counts holder changes (lapses `retain` + 1 day after creation)
 -- ARGV: session, owner, request, ttl ms, mode (1 excl, 2 shared), limit, may wait (1/0), coordinator id,
---   fence retain ms, value (kept for the holder the claim becomes), event channel, publish ('watched' or 'always')
+--   fence retain ms, value (kept for the holder the claim becomes), event channel, publish ('watched' or 'always'),
+--   floors "F V": a grant's token and a change's version exceed F and V (the master's epoch: docs/data-model.md)
 -- Publish rule: each holder change (expired, acquired) INCRs the version (a new counter starts at the Redis clock
 --   in µs) and goes out on the event channel as "version kind token count mode holders-left lease-ms\nholder\nvalue"
 --   unless publish = 'watched' and PUBSUB NUMSUB counts no subscriber ('always' on Cluster: NUMSUB is per node).
 -- Returns {1, token, count}  GRANTED (count > 1: re-entered, same token)
 --         {2, position, ms}  QUEUED; ms until the earliest holder lease ends
---         {3}                BUSY (may wait = 0)
---         {4, limit}         CONFLICT: the shared limit in force differs (re-entry too)
+--         {3} BUSY (may wait = 0);  {4, limit} CONFLICT: the shared limit in force differs (re-entry too)
 --         {5}                UPGRADE refused: shared holder asked exclusive
-local rcall = redis.call
-local holders, data, queue, leases, fence, ver = unpack(KEYS)
+local rcall, holders, data, queue, leases, fence, ver = redis.call, unpack(KEYS)
 local session, owner, request, ttl, mode, limit = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
 local mayWait, coord, retain, value, chan, loud = ARGV[7] == '1', ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12] ~= 'watched' or nil
-local hid, wid = session .. ':' .. owner, session .. ':' .. request
+local hid, wid, ffl, vfl = session .. ':' .. owner, session .. ':' .. request, string.match(ARGV[13], '^(%d+) (%d+)$')
 local t = rcall('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function event(kind, h, ms)
   local v = rcall('INCR', ver)
   if v == 1 then v = rcall('INCRBY', ver, string.format('%.0f', t[1] * 1e6 + t[2])); rcall('PEXPIRE', ver, retain + 86400000) end
+  if v <= tonumber(vfl) then v = rcall('INCRBY', ver, string.format('%.0f', vfl - v + 1)) end
   if loud == nil then loud = rcall('PUBSUB', 'NUMSUB', chan)[2] > 0 end
   if loud then rcall('PUBLISH', chan, table.concat({string.format('%.0f', v), kind, string.match(rcall('HGET', data, 'h:' .. h), '^%d+ %d+ %d'),
     rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or '')) end
@@ -32,7 +32,7 @@ local n, waiting = rcall('ZCARD', holders), rcall('ZCARD', queue)
 if n > 0 then for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); n = n - 1; event('expired', h, 0); rcall('HDEL', data, 'h:' .. h, 'v:' .. h, 'a:' .. h) end end
 for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); waiting = waiting - rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w, 'q:' .. w) end
 local function grant()
-  local token = rcall('INCR', fence) and rcall('GET', fence)
+  local token = rcall('INCR', fence); if token <= tonumber(ffl) then token = rcall('INCRBY', fence, string.format('%.0f', ffl - token + 1)) end; token = string.format('%.0f', token)
   rcall('PEXPIRE', fence, ttl + retain); rcall('ZADD', holders, now + ttl, hid)
   rcall('HSET', data, 'h:' .. hid, token .. ' 1 ' .. mode .. ' ' .. wid, 'v:' .. hid, value, 'a:' .. hid, now, unpack(mode == '1' and {'excl', '1'} or {'limit', limit}))
   event('acquired', hid, ttl); return {1, token, 1}

@@ -1,23 +1,23 @@
 -- release: let go of one claim, then hand the lock to the head waiter(s). With request = '' it drops
 -- one hold of (session, owner) ('one') or all ('all'). With a request: 'cancel' withdraws that waiter,
 -- or releases its grant if the grant raced the cancel; 'abandon' (broken stream) withdraws it only
--- while it is attached to this coordinator and never releases a grant. Other coordinators' grants
--- are published on their grant channels; holder changes (expired, released, acquired) INCR the version
--- and go out on the event channel under acquire.lua's publish rule, in its format.
+-- while it is attached to this coordinator and never releases a grant. Other coordinators' grants are published
+-- on their grant channels (or returned); holder changes go out as in acquire.lua (versioned, its publish rule).
 -- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence, 6 version (layout: acquire.lua)
 -- ARGV: session, owner, request or '', how ('one', 'all', 'cancel', 'abandon'), coordinator id,
---       fence retain ms, lock name, grant channel prefix, event channel, publish (as in acquire.lua)
--- Returns {code, holds left, {waiter, token, ...} granted to this coordinator}
+--       fence retain ms, lock name, grant channel prefix ('': return other coordinators' grants unpublished, as
+--       'coordinator waiter'), event channel, publish, floors (as in acquire.lua)
+-- Returns {code, holds left, {waiter, token, ...} granted to this coordinator (and others' when prefix is '')}
 --   code 11 RELEASED, 12 NOT_HELD, 13 WITHDRAWN (waiter left the queue),
 --   14 GRANT_RELEASED (raced grant let go), 15 GONE (no such waiter or grant)
-local rcall = redis.call
-local holders, data, queue, leases, fence, ver = unpack(KEYS)
-local session, owner, request, how, coord, retain, name, prefix, chan, publish = unpack(ARGV)
-local hid, wid, loud = session .. ':' .. owner, session .. ':' .. request, publish ~= 'watched' or nil
+local rcall, holders, data, queue, leases, fence, ver = redis.call, unpack(KEYS)
+local session, owner, request, how, coord, retain, name, prefix, chan, publish, floors = unpack(ARGV)
+local hid, wid, loud, ffl, vfl = session .. ':' .. owner, session .. ':' .. request, publish ~= 'watched' or nil, string.match(floors, '^(%d+) (%d+)$')
 local t = rcall('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function event(kind, h, ms)
   local v = rcall('INCR', ver)
   if v == 1 then v = rcall('INCRBY', ver, string.format('%.0f', t[1] * 1e6 + t[2])); rcall('PEXPIRE', ver, retain + 86400000) end
+  if v <= tonumber(vfl) then v = rcall('INCRBY', ver, string.format('%.0f', vfl - v + 1)) end
   if loud == nil then loud = rcall('PUBSUB', 'NUMSUB', chan)[2] > 0 end
   if loud then rcall('PUBLISH', chan, table.concat({string.format('%.0f', v), kind, string.match(rcall('HGET', data, 'h:' .. h), '^%d+ %d+ %d'),
     rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or '')) end
@@ -47,13 +47,13 @@ if #drop > 0 then rcall('HDEL', data, unpack(drop)) end
 while head do
   local wc, wm, wl, wo = string.match(rcall('HGET', data, 'w:' .. head), '^(%S+) (%d) (%d+) (.*)$')
   if n > 0 and not (wm == '2' and rcall('HEXISTS', data, 'excl') == 0 and (wl == '0' or n < tonumber(wl))) then break end
-  local tok, lease = rcall('INCR', fence) and rcall('GET', fence), rcall('ZSCORE', leases, head)
-  rcall('PEXPIRE', fence, math.max(0, lease - now) + retain)
+  local tok, lease = rcall('INCR', fence), rcall('ZSCORE', leases, head); if tok <= tonumber(ffl) then tok = rcall('INCRBY', fence, string.format('%.0f', ffl - tok + 1)) end
+  tok = string.format('%.0f', tok); rcall('PEXPIRE', fence, math.max(0, lease - now) + retain)
   local h = string.match(head, '^[^:]*:') .. wo
   rcall('ZADD', holders, lease, h); rcall('HSET', data, 'h:' .. h, tok .. ' 1 ' .. wm .. ' ' .. head, 'a:' .. h, now, unpack(wm == '1' and {'excl', '1'} or {}))
   rcall('ZREM', queue, head); rcall('ZREM', leases, head); rcall('HDEL', data, 'w:' .. head, 'q:' .. head)
   n = n + 1; event('acquired', h, lease - now)
-  if wc == coord then table.insert(granted, head); table.insert(granted, tok)
+  if wc == coord or prefix == '' then table.insert(granted, wc == coord and head or wc .. ' ' .. head); table.insert(granted, tok)
   else rcall('PUBLISH', prefix .. wc, head .. '\n' .. tok .. '\n' .. name) end
   head = rcall('ZRANGE', queue, 0, 0)[1]
 end

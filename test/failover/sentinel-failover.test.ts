@@ -1,0 +1,158 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { createWriteStream, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import { type ChildEvent, checkFailoverLog } from "../harness/check-failover-log.js";
+import { type CoordinatorProcess, spawnCoordinatorWith } from "../harness/coordinator-process.js";
+import { type SentinelGroup, startSentinelGroup } from "../harness/sentinel-group.js";
+
+const CHILD = fileURLToPath(new URL("../harness/failover-child.ts", import.meta.url));
+const KILLS = Number(process.env.TURNSTILE_FAILOVER_KILLS ?? 20);
+const SENTINEL_FAILOVERS = 3;
+const TIMINGS = { downAfterMs: 1000, failoverTimeoutMs: 2000 };
+// Longer than detection plus failover, so holders keep their locks across one.
+const TTL_MS = 15_000;
+// Reconnecting to the master the Sentinels name and learning its epoch, on a loaded 2-core machine.
+// Measured: at most 1.4 s in most runs; once 6.3 s after a kill -9 (cause not found yet: see the
+// coordinators' logs and events.jsonl the run keeps).
+const RESUME_MS = 10_000;
+const LOCKS = ["fo/a", "fo/b", "fo/c"];
+const SEMAPHORE = { name: "fo/sem", limit: 2 };
+
+describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients, kill -9 of the master", function () {
+  this.timeout(15 * 60_000);
+  let group: SentinelGroup;
+  const coordinators: CoordinatorProcess[] = [];
+  const children: ChildProcess[] = [];
+
+  const logDir = mkdtempSync(join(tmpdir(), "turnstile-failover-"));
+
+  before(async () => {
+    group = await startSentinelGroup(2, 3, TIMINGS);
+    const sentinels = group.sentinels.map((s) => `${s.host}:${s.port}`).join(",");
+    for (let i = 0; i < 2; i++) {
+      const c = await spawnCoordinatorWith([
+        "--redis-sentinel",
+        sentinels,
+        "--redis-master",
+        group.masterName,
+        "--redis-replica-acks",
+        "majority",
+      ]);
+      // Drain the logs to a file, or a full pipe would stall the coordinator.
+      const log = createWriteStream(join(logDir, `coordinator-${i}.log`));
+      c.process.stdout?.pipe(log);
+      c.process.stderr?.pipe(log);
+      coordinators.push(c);
+    }
+  });
+
+  after(async () => {
+    for (const child of children) child.kill("SIGKILL");
+    await Promise.all(coordinators.map((c) => c.kill()));
+    await group?.stop();
+  });
+
+  it(`keeps exclusion, fencing order and the semaphore limit through ${KILLS} kills and ${SENTINEL_FAILOVERS} Sentinel failovers`, async () => {
+    const events: ChildEvent[] = [];
+    const addresses = coordinators.map((c) => c.address);
+    const specs = [...LOCKS.map((n) => `lock:${n}`), `semaphore:${SEMAPHORE.name}:${SEMAPHORE.limit}`];
+    // The token-checking resource: per name, a write with a token below the highest written is refused.
+    const highest = new Map<string, bigint>();
+    const done: Promise<void>[] = [];
+    for (let i = 0; i < 6; i++) {
+      // Each client prefers one coordinator, so grants cross coordinators through pub/sub.
+      const mine = [addresses[i % 2], addresses[(i + 1) % 2]].join(",");
+      const child = fork(CHILD, [`w${i}`, mine, String(TTL_MS), ...specs], {
+        execArgv: ["--import", "tsx"],
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      });
+      children.push(child);
+      done.push(new Promise((resolve) => child.once("exit", () => resolve())));
+      child.on("message", (e: ChildEvent) => {
+        events.push(e);
+        if (e.ev !== "write") return;
+        const name = e.name as string;
+        const token = BigInt(e.token as string);
+        const exclusive = name !== SEMAPHORE.name;
+        const ok = !exclusive || token > (highest.get(name) ?? -1n);
+        if (ok && exclusive) highest.set(name, token);
+        child.send({ written: ok });
+      });
+    }
+
+    const faults: { kind: string; at: bigint; promotedAt?: bigint }[] = [];
+    const grantsAfter = (at: bigint) => events.filter((e) => e.ev === "grant" && BigInt(e.at) > at).length;
+    const waitForGrants = async (at: bigint, what: string) => {
+      const giveUpAt = Date.now() + 60_000;
+      while (grantsAfter(at) < 5) {
+        if (Date.now() > giveUpAt) {
+          const last = new Map(events.map((e) => [e.worker, e]));
+          const tail = events.filter((e) => BigInt(e.at) > at).slice(-30);
+          throw new Error(
+            `no locking after ${what} (coordinator logs in ${logDir}): last per worker ${JSON.stringify([...last.values()])}; tail ${JSON.stringify(tail)}`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    await waitForGrants(0n, "the start");
+    for (let k = 0; k < KILLS + SENTINEL_FAILOVERS; k++) {
+      await group.settled();
+      // A Sentinel starts no new failover of a master within twice the failover timeout of its last one.
+      await new Promise((resolve) => setTimeout(resolve, 2 * TIMINGS.failoverTimeoutMs));
+      await waitForGrants(faults.at(-1)?.at ?? 0n, "the last fault");
+      const at = process.hrtime.bigint();
+      const sentinelDriven = k % Math.ceil((KILLS + SENTINEL_FAILOVERS) / SENTINEL_FAILOVERS) === 1;
+      const fault: (typeof faults)[number] = { kind: sentinelDriven ? "SENTINEL FAILOVER" : "kill -9", at };
+      faults.push(fault);
+      fault.promotedAt = (await (sentinelDriven ? group.failover() : group.killMaster())).promotedAt;
+    }
+    await waitForGrants(faults.at(-1)?.at ?? 0n, "the last fault");
+    for (const child of children) child.send("stop");
+    await Promise.all(done);
+
+    // Kept for a post-mortem next to the coordinators' logs.
+    writeFileSync(
+      join(logDir, "events.jsonl"),
+      [...faults, ...events]
+        .map((e) => JSON.stringify(e, (_k, v) => (typeof v === "bigint" ? String(v) : v)))
+        .join("\n"),
+    );
+    const report = checkFailoverLog(events, new Map([[SEMAPHORE.name, SEMAPHORE.limit]]));
+    // Locking resumed after each fault once the Sentinels had named the new master (which takes
+    // down-after + the failover itself; how long is Sentinel's business, and reported): within
+    // RESUME_MS of that, the time for the coordinators to reconnect and learn the new epoch.
+    const ms = (ns: bigint) => Number(ns / 1_000_000n);
+    const failoverMs = faults.map((f) => ms((f.promotedAt as bigint) - f.at));
+    const resumes = faults.map((f) => {
+      const first = events.find((e) => e.ev === "grant" && BigInt(e.at) > (f.promotedAt as bigint));
+      return first ? ms(BigInt(first.at) - (f.promotedAt as bigint)) : -1;
+    });
+    const kills = faults.filter((f) => f.kind === "kill -9").length;
+    const maxOf = (kind: string) => Math.max(...resumes.filter((_r, i) => faults[i].kind === kind));
+    console.log(
+      `      faults: ${kills} kill -9 of the master, ${faults.length - kills} SENTINEL FAILOVER; ` +
+        `checked ${report.acquires} acquires (${report.grants} granted, ` +
+        `failed: ${JSON.stringify(Object.fromEntries(report.failures))}), ${report.lost} holds lost; ` +
+        `grants by name ${JSON.stringify(Object.fromEntries(report.grantsByName))}; ` +
+        `no token twice, tokens increasing, no overlap, semaphore <= ${SEMAPHORE.limit}, every acquire ended; ` +
+        `Sentinels named a new master within ${Math.max(...failoverMs)} ms of a fault (max; mean ` +
+        `${Math.round(failoverMs.reduce((x, y) => x + y, 0) / failoverMs.length)} ms); locking resumed within ` +
+        `${maxOf("kill -9")} ms of that after a kill -9, ${maxOf("SENTINEL FAILOVER")} ms after a SENTINEL FAILOVER (max)`,
+    );
+    expect(kills).to.be.at.least(KILLS);
+    for (const [i, r] of resumes.entries()) {
+      // SENTINEL FAILOVER leaves the old master writable, with the other replica still attached,
+      // until the Sentinels demote it: a release acknowledged there in that window is lost with it,
+      // and that lock stays held until its lease ends (docs/operations.md). A kill -9 has no such window.
+      const bound = faults[i].kind === "kill -9" ? RESUME_MS : TTL_MS + RESUME_MS;
+      expect(r, `resume after fault ${i} (${faults[i].kind}), ms after the new master was named`).to.be.within(
+        0,
+        bound,
+      );
+    }
+  });
+});

@@ -1,0 +1,182 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { freePort } from "./free-port.js";
+import { startRedis, type TestRedis } from "./redis-server.js";
+import { waitForOutput } from "./wait-for-output.js";
+
+/** Timings of the group's Sentinels. */
+export interface SentinelTimings {
+  downAfterMs: number;
+  failoverTimeoutMs: number;
+}
+
+/**
+ * A master, its replicas and a quorum of Sentinels on free loopback ports, for failover fault
+ * tests: `killMaster` SIGKILLs whichever node is the master now and restarts it as a replica of the
+ * one the Sentinels promote; `failover` asks for a Sentinel-driven failover.
+ */
+export interface SentinelGroup {
+  masterName: string;
+  sentinels: { host: string; port: number }[];
+  /** The port of the master the Sentinels name now. */
+  masterPort(): Promise<number>;
+  /** Resolves once the master has every replica online (synced) and the Sentinels see them. */
+  settled(): Promise<void>;
+  /**
+   * SIGKILLs the master, waits for the Sentinels to name another, restarts the dead node as its
+   * replica; `promotedAt` (process.hrtime.bigint()) is when every Sentinel named the new master.
+   */
+  killMaster(): Promise<{ killed: number; promoted: number; promotedAt: bigint }>;
+  /** SENTINEL FAILOVER (retried until accepted), resolved once another node is the master. */
+  failover(): Promise<{ from: number; to: number; promotedAt: bigint }>;
+  stop(): Promise<void>;
+}
+
+const MASTER_NAME = "turnstile-failover";
+const NO_DELAY = ["--repl-diskless-sync-delay", "0", "--repl-diskless-sync", "yes"];
+
+/** Starts 1 master, `replicas` replicas and `sentinels` Sentinels (quorum: a majority of them). */
+export async function startSentinelGroup(
+  replicas: number,
+  sentinelCount: number,
+  timings: SentinelTimings,
+): Promise<SentinelGroup> {
+  const nodes = new Map<number, TestRedis>();
+  const first = await startRedis({ args: NO_DELAY });
+  nodes.set(first.port, first);
+  for (let i = 0; i < replicas; i++) {
+    const r = await startRedis({ args: [...NO_DELAY, "--replicaof", "127.0.0.1", String(first.port)] });
+    nodes.set(r.port, r);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "turnstile-sentinels-"));
+  const sentinels: { host: string; port: number; process: ChildProcess; admin: Redis }[] = [];
+  const quorum = Math.floor(sentinelCount / 2) + 1;
+  for (let i = 0; i < sentinelCount; i++) {
+    const port = await freePort();
+    const conf = join(dir, `sentinel-${i}.conf`);
+    writeFileSync(
+      conf,
+      [
+        `port ${port}`,
+        "bind 127.0.0.1",
+        `dir ${dir}`,
+        `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${first.port} ${quorum}`,
+        `sentinel down-after-milliseconds ${MASTER_NAME} ${timings.downAfterMs}`,
+        `sentinel failover-timeout ${MASTER_NAME} ${timings.failoverTimeoutMs}`,
+        "",
+      ].join("\n"),
+    );
+    const child = spawn("redis-server", [conf, "--sentinel"], { stdio: ["ignore", "pipe", "pipe"] });
+    await waitForOutput(child, /\+monitor master/, 10_000);
+    sentinels.push({ host: "127.0.0.1", port, process: child, admin: new Redis({ port, host: "127.0.0.1" }) });
+  }
+  const admin = sentinels[0].admin;
+  const masterPort = async () => {
+    const [, port] = (await admin.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME)) as string[];
+    return Number(port);
+  };
+  /** Waits until every Sentinel names a master other than `old`, and returns its port. */
+  const promotedFrom = async (old: number) => {
+    let port = old;
+    await until(
+      async () => {
+        const ports = await Promise.all(
+          sentinels.map(async (s) => {
+            const [, p] = (await s.admin.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME)) as string[];
+            return Number(p);
+          }),
+        );
+        port = ports[0];
+        return ports.every((p) => p === port && p !== old);
+      },
+      `the Sentinels to promote a replica of ${old}`,
+      60_000,
+    );
+    return port;
+  };
+  const settled = async () => {
+    await until(
+      async () => {
+        const port = await masterPort();
+        const master = new Redis({ port, host: "127.0.0.1", lazyConnect: true });
+        master.on("error", () => {});
+        try {
+          await master.connect();
+          const info = await master.info("replication");
+          const online = info.match(/^slave\d+:.*state=online/gm)?.length ?? 0;
+          return /role:master/.test(info) && online === replicas;
+        } catch {
+          return false;
+        } finally {
+          master.disconnect();
+        }
+      },
+      "every replica to be online",
+      60_000,
+    );
+  };
+  const stop = async () => {
+    for (const s of sentinels) {
+      s.admin.disconnect();
+      if (s.process.exitCode === null && s.process.signalCode === null) {
+        const exited = new Promise((resolve) => s.process.once("exit", resolve));
+        s.process.kill("SIGKILL");
+        await exited;
+      }
+    }
+    await Promise.all([...nodes.values()].map((n) => n.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await settled();
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    masterName: MASTER_NAME,
+    sentinels: sentinels.map(({ host, port }) => ({ host, port })),
+    masterPort,
+    settled,
+    async killMaster() {
+      const killed = await masterPort();
+      const node = nodes.get(killed);
+      if (!node) throw new Error(`no node on port ${killed}`);
+      await node.stop();
+      const promoted = await promotedFrom(killed);
+      const promotedAt = process.hrtime.bigint();
+      nodes.set(
+        killed,
+        await startRedis({ port: killed, args: [...NO_DELAY, "--replicaof", "127.0.0.1", String(promoted)] }),
+      );
+      return { killed, promoted, promotedAt };
+    },
+    async failover() {
+      const from = await masterPort();
+      // Refused (INPROG, NOGOODSLAVE) while a failover runs or the replicas' INFO is stale: retry.
+      await until(
+        () =>
+          admin.call("SENTINEL", "FAILOVER", MASTER_NAME).then(
+            () => true,
+            () => false,
+          ),
+        "SENTINEL FAILOVER to be accepted",
+        60_000,
+      );
+      const to = await promotedFrom(from);
+      return { from, to, promotedAt: process.hrtime.bigint() };
+    },
+    stop,
+  };
+}
+
+async function until(done: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const giveUpAt = Date.now() + timeoutMs;
+  while (!(await done().catch(() => false))) {
+    if (Date.now() > giveUpAt) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
