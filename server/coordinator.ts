@@ -12,6 +12,7 @@ import type { Metrics } from "./metrics/metrics.js";
 import { addReflection } from "./reflection.js";
 import { RequestValidator } from "./request-validator.js";
 import { SessionKeeper } from "./session-keeper.js";
+import { SessionSlots } from "./session-slots.js";
 import type { SessionStream } from "./session-stream.js";
 import type { Store, StoreListener } from "./store/store.js";
 import { WatchHub } from "./watch/watch-hub.js";
@@ -73,6 +74,7 @@ export class Coordinator {
       limits: this.limits,
       log: options.log,
       sessions: this.sessions,
+      slots: new SessionSlots(this.sessions, this.limits.maxSessions),
       watches: this.watches,
       admin: new LockAdmin(this.store, validator, options.log),
     };

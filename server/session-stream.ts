@@ -9,6 +9,7 @@ import { ServerError, toServerError } from "./server-error.js";
 import type { Session } from "./session.js";
 import type { SessionKeeper } from "./session-keeper.js";
 import { SessionReplies as reply } from "./session-replies.js";
+import type { SessionSlots } from "./session-slots.js";
 import type { Revocation } from "./store/store.js";
 
 /** What every session stream of one coordinator shares. */
@@ -21,6 +22,8 @@ export interface SessionDeps {
   log: Logger;
   /** Open sessions of this coordinator by session id (session limit, takeover, drain). */
   sessions: Map<string, SessionStream>;
+  /** The session limit over `sessions` and the Opens in flight. */
+  slots: SessionSlots;
 }
 
 type Call = ServerDuplexStream<SessionRequest, SessionResponse>;
@@ -122,27 +125,29 @@ export class SessionStream {
 
   private async open(open: Open): Promise<void> {
     this.early = [];
-    const { keeper, validator, limits, sessions } = this.deps;
+    const { keeper, validator, slots, sessions } = this.deps;
     const write = (r: SessionResponse) => this.write(r);
     try {
       const valid = validator.open(open);
-      if (sessions.size >= limits.maxSessions) {
-        throw new ServerError("resource-exhausted", `coordinator: at most ${limits.maxSessions} sessions`);
-      }
-      let opened: SessionResponse;
-      if (open.resumeSessionId) {
-        const { session, held } = await keeper.resume(open, write);
-        sessions.get(session.id)?.detach(status.ABORTED, "session: resumed on another stream");
-        this.session = session;
-        opened = reply.opened(session.id, open.resumeSecret, session.ttlMs, held);
-      } else {
-        const { session, secret } = await keeper.open(valid, write);
-        this.session = session;
-        opened = reply.opened(session.id, secret, session.ttlMs);
-      }
-      if (this.ended) return void keeper.end(this.session, "broken");
-      sessions.set(this.session.id, this);
-      this.session.send(opened);
+      // The slot is reserved before the store work, so concurrent Opens cannot overshoot the limit.
+      const registered = await slots.with(async () => {
+        let opened: SessionResponse;
+        if (open.resumeSessionId) {
+          const { session, held } = await keeper.resume(open, write);
+          sessions.get(session.id)?.detach(status.ABORTED, "session: resumed on another stream");
+          this.session = session;
+          opened = reply.opened(session.id, open.resumeSecret, session.ttlMs, held);
+        } else {
+          const { session, secret } = await keeper.open(valid, write);
+          this.session = session;
+          opened = reply.opened(session.id, secret, session.ttlMs);
+        }
+        if (this.ended) return void keeper.end(this.session, "broken");
+        sessions.set(this.session.id, this);
+        return opened;
+      });
+      if (!registered) return;
+      this.session?.send(registered);
     } catch (err) {
       const e = toServerError(err, "open", this.deps.log);
       return this.abort(e.grpcStatus, e.message);
