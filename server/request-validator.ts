@@ -10,6 +10,7 @@ import {
 } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { Limits } from "./limits.js";
 import { ServerError } from "./server-error.js";
+import { isSessionId } from "./store/session-id.js";
 import type { StoreMode } from "./store/store.js";
 
 /** An Open that passed validation: the TTL is within the configured bounds. */
@@ -79,7 +80,7 @@ export class RequestValidator {
       this.text(`open.held[${i}].name`, h.name, this.limits.maxNameBytes, false);
       this.text(`open.held[${i}].owner`, h.owner, this.limits.maxIdBytes, true);
     });
-    this.text("open.resume_session_id", open.resumeSessionId, this.limits.maxIdBytes, true);
+    if (open.resumeSessionId !== "") this.sessionId("open.resume_session_id", open.resumeSessionId);
     this.text("open.resume_secret", open.resumeSecret, this.limits.maxIdBytes, true);
     if (!open.ttl) return { clientName: open.clientName, ttlMs: this.limits.defaultTtlMs };
     const ttlMs = this.duration("open.ttl", open.ttl);
@@ -151,7 +152,7 @@ export class RequestValidator {
 
   revoke(r: RevokeRequest): ValidRevoke {
     this.text("revoke.name", r.name, this.limits.maxNameBytes, false);
-    this.text("revoke.session_id", r.sessionId, this.limits.maxIdBytes, false);
+    this.sessionId("revoke.session_id", r.sessionId);
     this.text("revoke.owner", r.owner, this.limits.maxIdBytes, true);
     return { name: r.name, sessionId: r.sessionId, owner: r.owner };
   }
@@ -165,6 +166,12 @@ export class RequestValidator {
   /** Validates a request id (non-empty, bounded, printable). */
   requestId(field: string, id: string): void {
     this.text(field, id, this.limits.maxIdBytes, false);
+  }
+
+  /** Session ids come from this server only: anything else (a ":" above all) could alias another hold. */
+  private sessionId(field: string, id: string): void {
+    if (id.length === 0) throw invalid(`${field}: must not be empty`);
+    if (!isSessionId(id)) throw invalid(`${field}: not a session id (32 lowercase hex digits, as Describe shows them)`);
   }
 
   private text(field: string, value: string, maxBytes: number, mayBeEmpty: boolean): void {

@@ -8,6 +8,7 @@ import type { ValidOpen } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
 import { type Hold, holdKey, type Pending, Session } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
+import { newSessionId } from "./store/session-id.js";
 import type { Store } from "./store/store.js";
 
 type Write = ConstructorParameters<typeof Session>[3];
@@ -27,7 +28,7 @@ export class SessionKeeper {
 
   /** Starts a new session and stores its record; resolves with the session and its resume secret. */
   async open(open: ValidOpen, write: Write): Promise<{ session: Session; secret: string }> {
-    const session = new Session(randomBytes(16).toString("hex"), open.clientName, open.ttlMs, write);
+    const session = new Session(newSessionId(), open.clientName, open.ttlMs, write);
     const secret = randomBytes(24).toString("base64url");
     await this.store.saveSession({
       sessionId: session.id,
