@@ -77,7 +77,7 @@ export class RedisStore implements Store {
       for (const event of ["ready", "close", "end", "reconnecting"])
         client.on(event, () => this.health.set(this.redis.status === "ready" && this.events.status === "ready"));
     }
-    this.feed = new EventFeed(this.events, this.prefix);
+    this.feed = new EventFeed(this.events, this.prefix, options.commandTimeoutMs ?? 2000);
     // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).
     this.lister = this.redis instanceof Redis ? new LockLister(this.redis, this.prefix) : undefined;
   }
