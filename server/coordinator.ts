@@ -16,6 +16,7 @@ import { SessionSlots } from "./session-slots.js";
 import type { SessionStream } from "./session-stream.js";
 import type { Store, StoreListener } from "./store/store.js";
 import { WatchHub } from "./watch/watch-hub.js";
+import { strictService } from "./wire/strict-service.js";
 
 /** Settings of one coordinator process. */
 export interface CoordinatorOptions {
@@ -78,7 +79,8 @@ export class Coordinator {
       watches: this.watches,
       admin: new LockAdmin(this.store, validator, options.log),
     };
-    this.server.addService(LockServiceService, lockService(deps));
+    // Requests are read strictly: a malformed one is answered INVALID_ARGUMENT, not INTERNAL.
+    this.server.addService(strictService(LockServiceService), lockService(deps));
     this.health = new StoreHealthService(this.store);
     this.health.addToServer(this.server);
     addReflection(this.server);

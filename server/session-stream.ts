@@ -11,6 +11,7 @@ import type { SessionKeeper } from "./session-keeper.js";
 import { SessionReplies as reply } from "./session-replies.js";
 import type { SessionSlots } from "./session-slots.js";
 import type { Revocation } from "./store/store.js";
+import { malformedProblem } from "./wire/strict-service.js";
 
 /** What every session stream of one coordinator shares. */
 export interface SessionDeps {
@@ -77,6 +78,8 @@ export class SessionStream {
 
   private onMessage(message: SessionRequest): void {
     if (this.early) return void this.early.push(message);
+    const problem = malformedProblem(message);
+    if (problem !== undefined) return void this.malformed(message, problem);
     const kind = message.kind;
     if (!this.session) {
       if (kind?.$case === "open") void this.open(kind.open);
@@ -155,6 +158,16 @@ export class SessionStream {
     const early = this.early;
     this.early = undefined;
     for (const message of early) this.onMessage(message);
+  }
+
+  /** A request that could not be read: before Open it ends the stream, after Open it is answered Failed. */
+  private malformed(message: SessionRequest, problem: string): void {
+    if (!this.session) return void this.abort(status.INVALID_ARGUMENT, problem);
+    if (this.closing) return;
+    // What could be decoded of it names the request, if anything could.
+    const body = message.kind && (message.kind as Record<string, unknown>)[message.kind.$case];
+    const { requestId = "", name = "" } = (body ?? {}) as { requestId?: string; name?: string };
+    this.fail(requestId, name, new ServerError("invalid-argument", problem));
   }
 
   /** Keepalives coalesce: one renewal at a time; the newest seq waiting is acked after the next. */
