@@ -19,6 +19,7 @@ const withoutRedis = [
   "test/server/reflection.test.ts",
   "test/client/embedded-election.test.ts",
   "test/server/watch-hub.test.ts",
+  "test/server/wire-problem.test.ts",
   "test/harness/redis-suites-skipped.ts",
 ];
 
