@@ -31,65 +31,81 @@ function check(
   const label = path === "" ? "request" : path;
   if (depth > MAX_DEPTH) return `${label}: nested more than ${MAX_DEPTH} deep`;
   const fields = schema.messages.get(typeName);
-  const seen = new Map<number, number>();
+  // Paths are only built for an answer or a nested message: this runs on every request.
+  let seen: Map<number, number> | undefined;
+  const where = (fieldNo: number, field: FieldSpec | undefined) => {
+    if (!field) return `${label} field ${fieldNo}`;
+    const name = path === "" ? field.name : `${path}.${field.name}`;
+    if (!field.repeated) return name;
+    seen ??= new Map();
+    const i = seen.get(fieldNo) ?? 0;
+    seen.set(fieldNo, i + 1);
+    return `${name}[${i}]`;
+  };
   let pos = 0;
   while (pos < buf.length) {
     const tag = varint(buf, pos);
-    if (!tag) return `${label}: could not be read (a field tag is truncated or longer than 10 bytes)`;
-    pos = tag.end;
-    const fieldNo = Math.floor(tag.value / 8);
-    const wireType = tag.value % 8;
+    if (tag < 0) return `${label}: could not be read (a field tag is truncated or longer than 10 bytes)`;
+    pos = varintEnd;
+    const fieldNo = Math.floor(tag / 8);
+    const wireType = tag % 8;
     if (fieldNo === 0 || fieldNo > 0x1fffffff) return `${label}: could not be read (field number ${fieldNo})`;
     const field = fields?.get(fieldNo);
-    const where = field ? join(path, fieldNo, field, seen) : `${label} field ${fieldNo}`;
-    let value: Uint8Array | undefined;
+    let start = pos;
     if (wireType === 0) {
-      const v = varint(buf, pos);
-      if (!v) return `${where}: could not be read (a varint is truncated or longer than 10 bytes)`;
-      pos = v.end;
+      if (varint(buf, pos) < 0)
+        return `${where(fieldNo, field)}: could not be read (a varint is truncated or longer than 10 bytes)`;
+      pos = varintEnd;
     } else if (wireType === 1 || wireType === 5) {
       pos += wireType === 1 ? 8 : 4;
-      if (pos > buf.length) return `${where}: could not be read (the message ends inside it)`;
+      if (pos > buf.length) return `${where(fieldNo, field)}: could not be read (the message ends inside it)`;
     } else if (wireType === 2) {
       const len = varint(buf, pos);
-      if (!len || len.end + len.value > buf.length) return `${where}: could not be read (the message ends inside it)`;
-      value = buf.subarray(len.end, len.end + len.value);
-      pos = len.end + len.value;
+      if (len < 0 || varintEnd + len > buf.length) {
+        return `${where(fieldNo, field)}: could not be read (the message ends inside it)`;
+      }
+      start = varintEnd;
+      pos = varintEnd + len;
     } else {
-      return `${where}: could not be read (wire type ${wireType} is not used by this protocol)`;
+      return `${where(fieldNo, field)}: could not be read (wire type ${wireType} is not used by this protocol)`;
     }
     if (!field) continue;
     const expected = WIRE_TYPE[field.kind];
     const packed = field.repeated && wireType === 2 && expected !== 2;
     if (wireType !== expected && !packed) {
-      return `${where}: sent as wire type ${wireType}, but a ${field.kind} field is wire type ${expected}`;
+      return `${where(fieldNo, field)}: sent as wire type ${wireType}, but a ${field.kind} field is wire type ${expected}`;
     }
-    if (field.kind === "string" && !isUtf8(value!)) return `${where}: not valid UTF-8`;
+    if (field.kind === "string" && !utf8(buf, start, pos)) return `${where(fieldNo, field)}: not valid UTF-8`;
     if (field.kind === "message") {
-      const problem = check(schema, field.typeName!, value!, where, depth + 1);
+      const problem = check(schema, field.typeName!, buf.subarray(start, pos), where(fieldNo, field), depth + 1);
       if (problem) return problem;
-    }
+    } else if (field.repeated) where(fieldNo, field); // keeps the element count of a repeated scalar
   }
   return undefined;
 }
 
-/** The field's path: `path.name`, with `[i]` for the i-th element of a repeated field. */
-function join(path: string, fieldNo: number, field: FieldSpec, seen: Map<number, number>): string {
-  const name = path === "" ? field.name : `${path}.${field.name}`;
-  if (!field.repeated) return name;
-  const i = seen.get(fieldNo) ?? 0;
-  seen.set(fieldNo, i + 1);
-  return `${name}[${i}]`;
+/** True when buf[start, end) is valid UTF-8; ASCII, the common case, is checked without a copy. */
+function utf8(buf: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (buf[i] >= 0x80) return isUtf8(buf.subarray(start, end));
+  return true;
 }
 
-/** A varint's value (exact below 2^53, enough for tags and lengths) and where it ends; undefined if malformed. */
-function varint(buf: Uint8Array, pos: number): { value: number; end: number } | undefined {
+/** Where the last varint read ended. */
+let varintEnd = 0;
+
+/** A varint's value (exact below 2^53, enough for tags and lengths), its end in varintEnd; -1 if malformed. */
+function varint(buf: Uint8Array, pos: number): number {
   let value = 0;
-  for (let i = 0; i < 10; i++) {
-    if (pos + i >= buf.length) return undefined;
-    const byte = buf[pos + i];
-    value += (byte & 0x7f) * 2 ** (7 * i);
-    if (byte < 0x80) return { value, end: pos + i + 1 };
+  let scale = 1;
+  for (let i = pos; i < pos + 10; i++) {
+    if (i >= buf.length) return -1;
+    const byte = buf[i];
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) {
+      varintEnd = i + 1;
+      return value;
+    }
+    scale *= 128;
   }
-  return undefined;
+  return -1;
 }
