@@ -16,6 +16,7 @@ import { SessionSlots } from "./session-slots.js";
 import type { SessionStream } from "./session-stream.js";
 import type { Store, StoreListener } from "./store/store.js";
 import { WatchHub } from "./watch/watch-hub.js";
+import { rejectMalformedRequests } from "./wire/malformed-interceptor.js";
 import { strictService } from "./wire/strict-service.js";
 
 /** Settings of one coordinator process. */
@@ -65,6 +66,7 @@ export class Coordinator {
       "grpc.keepalive_timeout_ms": 2_500,
       "grpc.keepalive_permit_without_calls": 1,
       "grpc.http2.min_ping_interval_without_data_ms": 4_000,
+      interceptors: [rejectMalformedRequests],
     });
     const validator = new RequestValidator(this.limits);
     const deps = {

@@ -12,7 +12,6 @@ import { LockStateReplies as reply } from "./lock-state-replies.js";
 import type { RequestValidator } from "./request-validator.js";
 import { ServerError, toServerError } from "./server-error.js";
 import type { Store } from "./store/store.js";
-import { rejectMalformed } from "./wire/strict-service.js";
 
 /**
  * The unary admin RPCs: Describe, List and Revoke. Each validates its request, makes one store
@@ -61,17 +60,12 @@ export class LockAdmin {
 /** A grpc-js unary handler around `handler`; a failure ends the call with its ServerError's status. */
 export function unary<Req, Res>(handler: (request: Req) => Promise<Res>, log: Logger): handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    Promise.resolve(call.request)
-      .then((request) => {
-        rejectMalformed(request);
-        return handler(request);
-      })
-      .then(
-        (response) => callback(null, response),
-        (err) => {
-          const e = toServerError(err, "unary call", log);
-          callback({ code: e.grpcStatus, details: e.message });
-        },
-      );
+    handler(call.request).then(
+      (response) => callback(null, response),
+      (err) => {
+        const e = toServerError(err, "unary call", log);
+        callback({ code: e.grpcStatus, details: e.message });
+      },
+    );
   };
 }

@@ -19,16 +19,16 @@ export class SessionSlots {
   }
 
   /**
-   * Reserves one slot, or throws `resource-exhausted` when none is free; resolves with what `work`
-   * resolves with, the reservation returned either way (register the session inside `work`).
+   * Reserves one slot, or throws `resource-exhausted` when none is free. Returns the function
+   * that gives the reservation back (idempotent); call it once the session is registered or failed.
    */
-  async with<T>(work: () => Promise<T>): Promise<T> {
+  reserve(): () => void {
     if (this.used >= this.max) throw new ServerError("resource-exhausted", `coordinator: at most ${this.max} sessions`);
     this.reserved++;
-    try {
-      return await work();
-    } finally {
-      this.reserved--;
-    }
+    let held = true;
+    return () => {
+      if (held) this.reserved--;
+      held = false;
+    };
   }
 }

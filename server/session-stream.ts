@@ -130,30 +130,30 @@ export class SessionStream {
     this.early = [];
     const { keeper, validator, slots, sessions } = this.deps;
     const write = (r: SessionResponse) => this.write(r);
+    let releaseSlot: (() => void) | undefined;
     try {
       const valid = validator.open(open);
-      // The slot is reserved before the store work, so concurrent Opens cannot overshoot the limit.
-      const registered = await slots.with(async () => {
-        let opened: SessionResponse;
-        if (open.resumeSessionId) {
-          const { session, held } = await keeper.resume(open, write);
-          sessions.get(session.id)?.detach(status.ABORTED, "session: resumed on another stream");
-          this.session = session;
-          opened = reply.opened(session.id, open.resumeSecret, session.ttlMs, held);
-        } else {
-          const { session, secret } = await keeper.open(valid, write);
-          this.session = session;
-          opened = reply.opened(session.id, secret, session.ttlMs);
-        }
-        if (this.ended) return void keeper.end(this.session, "broken");
-        sessions.set(this.session.id, this);
-        return opened;
-      });
-      if (!registered) return;
-      this.session?.send(registered);
+      // Reserved before the store work and given back once registered, so concurrent Opens cannot overshoot.
+      releaseSlot = slots.reserve();
+      let opened: SessionResponse;
+      if (open.resumeSessionId) {
+        const { session, held } = await keeper.resume(open, write);
+        sessions.get(session.id)?.detach(status.ABORTED, "session: resumed on another stream");
+        this.session = session;
+        opened = reply.opened(session.id, open.resumeSecret, session.ttlMs, held);
+      } else {
+        const { session, secret } = await keeper.open(valid, write);
+        this.session = session;
+        opened = reply.opened(session.id, secret, session.ttlMs);
+      }
+      if (this.ended) return void keeper.end(this.session, "broken");
+      sessions.set(this.session.id, this);
+      this.session.send(opened);
     } catch (err) {
       const e = toServerError(err, "open", this.deps.log);
       return this.abort(e.grpcStatus, e.message);
+    } finally {
+      releaseSlot?.();
     }
     const early = this.early;
     this.early = undefined;

@@ -6,7 +6,6 @@ import { LockStateReplies as reply } from "../lock-state-replies.js";
 import type { RequestValidator } from "../request-validator.js";
 import { ServerError, toServerError } from "../server-error.js";
 import type { LockEvent, LockState } from "../store/store.js";
-import { rejectMalformed } from "../wire/strict-service.js";
 import type { Watcher, WatchHub, WatchSink } from "./watch-hub.js";
 
 /** What every Watch stream of one coordinator shares. */
@@ -35,7 +34,6 @@ export class WatchStream implements WatchSink {
   ) {
     for (const event of ["cancelled", "error", "close", "finish"]) call.on(event, () => this.finish());
     try {
-      rejectMalformed(call.request);
       const name = deps.validator.name("watch.name", call.request.name);
       if (deps.watches.size >= deps.limits.maxWatches) {
         throw new ServerError("resource-exhausted", `coordinator: at most ${deps.limits.maxWatches} watches`);

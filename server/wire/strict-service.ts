@@ -1,5 +1,4 @@
 import type { ServiceDefinition } from "@grpc/grpc-js";
-import { ServerError } from "../server-error.js";
 import { loadMessageSchema, type MessageSchema } from "./message-schema.js";
 import { wireProblem } from "./wire-problem.js";
 
@@ -29,12 +28,6 @@ export function strictService<S extends ServiceDefinition>(service: S): S {
 /** What could not be read of a request that `strictService` marked, or undefined for a sound one. */
 export function malformedProblem(request: unknown): string | undefined {
   return typeof request === "object" && request !== null ? (request as { [MALFORMED]?: string })[MALFORMED] : undefined;
-}
-
-/** Throws ServerError `invalid-argument` naming what could not be read, for a marked request. */
-export function rejectMalformed(request: unknown): void {
-  const problem = malformedProblem(request);
-  if (problem !== undefined) throw new ServerError("invalid-argument", problem);
 }
 
 function reader<T>(schema: MessageSchema, typeName: string, root: string, decode: (bytes: Buffer) => T) {
