@@ -212,8 +212,11 @@ export class RedisStore implements Store {
   async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
     const args = [hold.sessionId, hold.owner, ...this.grantArgs(hold.name), revocationChannel(this.prefix)];
     const reply = (await this.run("revoke", lockKeys(this.prefix, hold.name), args)) as ScriptReply;
+    const outcome = translateRevoke(reply);
+    // Told first: a holder served here learns now, before a waiter here is granted (its broadcast is then a no-op).
+    if (outcome.kind === "revoked") this.listener?.revoked({ ...hold, token: outcome.token });
     this.deliverLocal(hold.name, reply[3] as string[]);
-    return translateRevoke(reply);
+    return outcome;
   }
 
   async proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
