@@ -126,6 +126,42 @@ describe("malformed and non-UTF-8 requests", () => {
       });
     }
 
+    // Every string field of every Session request, each with both byte strings (message field numbers: proto).
+    const streamFields: [string, number, number][] = [
+      ["acquire.request_id", 2, 1],
+      ["acquire.name", 2, 2],
+      ["acquire.owner", 2, 6],
+      ["release.request_id", 3, 1],
+      ["release.name", 3, 2],
+      ["release.owner", 3, 3],
+      ["cancel.request_id", 5, 1],
+      ["proclaim.request_id", 7, 1],
+      ["proclaim.name", 7, 2],
+      ["proclaim.owner", 7, 3],
+    ];
+    for (const [field, message, fieldNo] of streamFields) {
+      it(`refuses ${field} as 61 FF and as 61 FE naming ${field}, and Redis holds nothing new`, async () => {
+        const s = await rawSession();
+        const keysBefore = (await client.keys("*")).sort();
+        for (const bad of [A_FF, A_FE]) {
+          const good: Record<number, string> =
+            message === 5
+              ? { 1: "r1" }
+              : message === 2
+                ? { 1: "r1", 2: "m/ok", 6: "o" }
+                : { 1: "r1", 2: "m/ok", 3: "o" };
+          const fields = Object.entries(good).map(([n, v]) => pb.field(Number(n), Number(n) === fieldNo ? bad : v));
+          s.call.write(pb.field(message, Buffer.concat(fields)));
+          const r = (await s.next()) as SessionResponse;
+          expect(r.kind?.$case).to.equal("failed");
+          const f = (r as { kind: { $case: "failed"; failed: { reason: FailureReason; message: string } } }).kind
+            .failed;
+          expect([f.reason, f.message]).to.deep.equal([INVALID, `${field}: not valid UTF-8`]);
+        }
+        expect((await client.keys("*")).sort()).to.deep.equal(keysBefore);
+      });
+    }
+
     it('takes 61 EF BF BD as the valid name "a\\uFFFD", one lock distinct from the refused byte strings', async () => {
       const s = await rawSession();
       for (const [i, name] of [A_FF, A_FFFD, A_FE].entries()) {
@@ -152,6 +188,26 @@ describe("malformed and non-UTF-8 requests", () => {
       expect([err.code, err.details]).to.deep.equal([status.INVALID_ARGUMENT, "open.client_name: not valid UTF-8"]);
     });
 
+    const openFields: [string, Buffer][] = [
+      ["open.client_name", pb.field(1, A_FE)],
+      ["open.resume_session_id", pb.field(3, A_FF)],
+      ["open.resume_secret", pb.field(4, A_FE)],
+      ["open.held[0].name", pb.field(5, Buffer.concat([pb.field(1, A_FF), pb.field(2, "o")]))],
+      ["open.held[0].owner", pb.field(5, Buffer.concat([pb.field(1, "m/x"), pb.field(2, A_FE)]))],
+    ];
+    for (const [field, body] of openFields) {
+      it(`ends a stream whose Open has ${field} not UTF-8 with INVALID_ARGUMENT naming ${field}`, async () => {
+        const sessionsBefore = (await client.keys("turnstile:session:*")).sort();
+        const call = rpc.session();
+        streams.push(call);
+        const ended = new Promise<ServiceError>((resolve) => call.on("error", resolve));
+        call.write(pb.field(1, body));
+        const err = await ended;
+        expect([err.code, err.details]).to.deep.equal([status.INVALID_ARGUMENT, `${field}: not valid UTF-8`]);
+        expect((await client.keys("turnstile:session:*")).sort()).to.deep.equal(sessionsBefore);
+      });
+    }
+
     it("ends a stream whose first message cannot be read with INVALID_ARGUMENT", async () => {
       const call = rpc.session();
       streams.push(call);
@@ -167,7 +223,13 @@ describe("malformed and non-UTF-8 requests", () => {
     const cases: [string, Buffer, string | RegExp][] = [
       ["Describe", pb.field(1, A_FF), "describe.name: not valid UTF-8"],
       ["Describe", Buffer.from([0x0a, 0x09, 0x61]), /^describe\.name: could not be read/],
+      ["Describe", pb.field(1, A_FE), "describe.name: not valid UTF-8"],
       ["List", pb.field(1, A_FE), "list.prefix: not valid UTF-8"],
+      ["List", pb.field(1, A_FF), "list.prefix: not valid UTF-8"],
+      ["List", pb.field(3, A_FE), "list.page_token: not valid UTF-8"],
+      ["Revoke", Buffer.concat([pb.field(1, A_FF), pb.field(3, "keep")]), "revoke.name: not valid UTF-8"],
+      ["Revoke", Buffer.concat([pb.field(1, "m/bystander"), pb.field(2, A_FE)]), "revoke.session_id: not valid UTF-8"],
+      ["Revoke", Buffer.concat([pb.field(1, "m/bystander"), pb.field(3, A_FE)]), "revoke.owner: not valid UTF-8"],
       ["List", pb.field(3, A_FF), "list.page_token: not valid UTF-8"],
       ["List", pb.field(2, "x"), "list.page_size: sent as wire type 2, but a varint field is wire type 0"],
       ["Revoke", Buffer.concat([pb.field(1, "m/bystander"), pb.field(3, A_FF)]), "revoke.owner: not valid UTF-8"],
@@ -182,10 +244,22 @@ describe("malformed and non-UTF-8 requests", () => {
       });
     }
 
-    it("ends a Watch whose name is not UTF-8 with INVALID_ARGUMENT naming watch.name", async () => {
-      expect(await rpc.watch(pb.field(1, A_FF))).to.deep.equal({
+    it("ends a Watch whose name is 61 FF or 61 FE with INVALID_ARGUMENT naming watch.name", async () => {
+      for (const bad of [A_FF, A_FE]) {
+        expect(await rpc.watch(pb.field(1, bad))).to.deep.equal({
+          code: status.INVALID_ARGUMENT,
+          details: "watch.name: not valid UTF-8",
+        });
+      }
+    });
+
+    it("ends a Watch whose body is truncated or sends the name as a varint with INVALID_ARGUMENT", async () => {
+      const truncated = await rpc.watch(Buffer.from([0x0a, 0x09, 0x61]));
+      expect(truncated).to.include({ code: status.INVALID_ARGUMENT });
+      expect((truncated as { details: string }).details).to.match(/^watch\.name: could not be read/);
+      expect(await rpc.watch(pb.int(1, 7))).to.deep.equal({
         code: status.INVALID_ARGUMENT,
-        details: "watch.name: not valid UTF-8",
+        details: "watch.name: sent as wire type 0, but a string field is wire type 2",
       });
     });
 
