@@ -27,7 +27,7 @@ describe("limits under concurrency", () => {
     await redis.stop();
   });
 
-  it("starts exactly --max-watches watches when 30 arrive at once", async () => {
+  it("starts exactly the watch limit (10 here) when 30 watches arrive at once", async () => {
     const watches = Array.from({ length: 30 }, () => new RawWatch(coord.address, "limits/watched"));
     try {
       const outcomes = await Promise.all(
