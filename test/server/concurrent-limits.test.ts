@@ -1,6 +1,7 @@
 import { status } from "@grpc/grpc-js";
 import { expect } from "chai";
 import { Redis } from "ioredis";
+import { type CoordinatorProcess, spawnCoordinator } from "../harness/coordinator-process.js";
 import { RawSession } from "../harness/raw-session.js";
 import { RawWatch } from "../harness/raw-watch.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
@@ -12,7 +13,7 @@ describe("limits under concurrency", () => {
   let coord: TestCoordinator;
   let client: Redis;
   const open: RawSession[] = [];
-  const stops: TestCoordinator[] = [];
+  const kills: CoordinatorProcess[] = [];
 
   before(async () => {
     redis = await startRedis();
@@ -22,7 +23,7 @@ describe("limits under concurrency", () => {
   after(async () => {
     for (const s of open.splice(0)) s.close();
     client.disconnect();
-    for (const c of stops) await c.stop();
+    for (const c of kills) await c.kill();
     await coord.stop();
     await redis.stop();
   });
@@ -68,9 +69,9 @@ describe("limits under concurrency", () => {
 
   it("opens exactly up to --max-sessions when 300 Opens arrive at once, and stores only those", async function () {
     this.timeout(60_000);
-    // A coordinator of its own, so no session of another test counts against its limit.
-    const limited = await startCoordinator(redis.url, { maxSessions: 100 });
-    stops.push(limited);
+    // A `turnstile serve --max-sessions 100` process of its own, so no other test's session counts.
+    const limited = await spawnCoordinator(redis.url, ["--max-sessions", "100"]);
+    kills.push(limited);
     const bystander = new RawSession(limited.address);
     const second = new RawSession(limited.address);
     open.push(bystander, second);
