@@ -20,6 +20,12 @@ const withoutRedis = [
   "test/client/embedded-election.test.ts",
   "test/server/watch-hub.test.ts",
   "test/server/wire-problem.test.ts",
+  "test/package/pack-install.test.ts",
+  "test/package/start-commands.test.ts",
+  "test/cli/health-command.test.ts",
+  "test/console/token-access.test.ts",
+  "test/console/waiter-clock.test.ts",
+  "test/console/console-serve.test.ts",
   "test/harness/redis-suites-skipped.ts",
 ];
 

@@ -42,9 +42,13 @@ export class Coordinator {
   readonly table: LockTable;
   readonly watches: WatchHub;
   readonly limits: Limits;
+  /** The store every operation goes through (instrumented when metrics are on); the web console reads it too. */
+  readonly store: Store;
+  /** Describe, List and Revoke, shared by the gRPC API and the web console. */
+  readonly admin: LockAdmin;
+  readonly validator: RequestValidator;
   private readonly server: Server;
   private readonly sessions = new Map<string, SessionStream>();
-  private readonly store: Store;
   private readonly health: StoreHealthService;
   port = 0;
 
@@ -69,6 +73,8 @@ export class Coordinator {
       interceptors: [rejectMalformedRequests],
     });
     const validator = new RequestValidator(this.limits);
+    this.validator = validator;
+    this.admin = new LockAdmin(this.store, validator, options.log);
     const deps = {
       table: this.table,
       holds: new HoldChanges(this.store),
@@ -79,7 +85,7 @@ export class Coordinator {
       sessions: this.sessions,
       slots: new SessionSlots(this.sessions, this.limits.maxSessions),
       watches: this.watches,
-      admin: new LockAdmin(this.store, validator, options.log),
+      admin: this.admin,
     };
     // Requests are read strictly: a malformed one is answered INVALID_ARGUMENT, not INTERNAL.
     this.server.addService(strictService(LockServiceService), lockService(deps));

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { waitForOutput } from "../../test/harness/wait-for-output.js";
 
-const BIN = fileURLToPath(new URL("../../bin/turnstile.js", import.meta.url));
+// The CLI from source (through tsx), as the tests run it: no build step before a bench run.
+const BIN = fileURLToPath(new URL("../../bin/turnstile-cli.ts", import.meta.url));
 
 /** A `turnstile serve` process for the benchmark; unlike the test harness's, it stops gracefully. */
 export interface BenchCoordinator {
@@ -20,7 +21,7 @@ const STORE_LOG = {
 };
 
 /**
- * Starts `node bin/turnstile.js serve --redis URL --listen 127.0.0.1:0` (as the test harness's
+ * Starts `node --import tsx bin/turnstile-cli.ts serve --redis URL --listen 127.0.0.1:0` (as the test harness's
  * spawnCoordinator does) and resolves once it listens; with `redisUrl` undefined it starts the same
  * command without `--redis`, on the embedded in-process store. With `profileDir`, node writes a CPU
  * profile there on exit. Its output is drained so a chatty log can never block it.
@@ -28,7 +29,18 @@ const STORE_LOG = {
 export async function startCoordinator(redisUrl: string | undefined, profileDir?: string): Promise<BenchCoordinator> {
   const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const storeArgs = redisUrl ? ["--redis", redisUrl] : [];
-  const args = [...nodeArgs, BIN, "serve", "--listen", "127.0.0.1:0", ...storeArgs, "--log-level", "info"];
+  const args = [
+    ...nodeArgs,
+    "--import",
+    "tsx",
+    BIN,
+    "serve",
+    "--listen",
+    "127.0.0.1:0",
+    ...storeArgs,
+    "--log-level",
+    "info",
+  ];
   // Settings come from the flags alone: a TURNSTILE_* variable (TURNSTILE_REDIS, a config file)
   // must neither put the embedded coordinator on Redis nor make the two coordinators differ.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("TURNSTILE_")));

@@ -1,6 +1,10 @@
 import { pino } from "pino";
 import { loadServeConfig, type ServeConfig } from "../config/serve-config.js";
 import { serveUsage } from "../config/serve-usage.js";
+import type { HostPort } from "../config/setting-value.js";
+import { OPEN_ACCESS } from "../console/console-access.js";
+import { ConsoleHttpHandler } from "../console/console-http-handler.js";
+import { ConsoleHttpServer } from "../console/console-http-server.js";
 import { Coordinator } from "../coordinator.js";
 import { MetricsHttpServer } from "../metrics/metrics-http-server.js";
 import { PrometheusMetrics } from "../metrics/prometheus-metrics.js";
@@ -10,7 +14,8 @@ import type { Store } from "../store/store.js";
 
 /**
  * `turnstile serve`: loads and validates the settings (exit 2 with one line per error), runs a
- * coordinator and, with --metrics, the Prometheus endpoint, until SIGTERM or SIGINT.
+ * coordinator and, with --metrics, the Prometheus endpoint and, with --http, the web console (one
+ * listener when both name the same address), until SIGTERM or SIGINT.
  */
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -33,7 +38,10 @@ export async function run(argv: string[]): Promise<number> {
     shutdownGraceMs: config.shutdownGraceMs,
     metrics,
   });
-  const metricsServer = metrics && new MetricsHttpServer(metrics);
+  const consoleHandler = config.http && consoleFor(coordinator, log);
+  const shared = config.http && config.metrics && sameAddress(config.http, config.metrics);
+  const metricsServer = metrics && new MetricsHttpServer(metrics, shared ? consoleHandler?.handle : undefined);
+  const consoleServer = consoleHandler && !shared ? new ConsoleHttpServer(consoleHandler.handle) : undefined;
   const stopping = new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);
@@ -43,11 +51,28 @@ export async function run(argv: string[]): Promise<number> {
     const { host, port } = config.metrics;
     log.info({ metrics: `${host}:${port}`, metricsPort: await metricsServer.start(host, port) }, "serving metrics");
   }
+  if (config.http && consoleHandler) {
+    const { host, port } = config.http;
+    const httpPort = consoleServer ? await consoleServer.start(host, port) : undefined;
+    log.info({ http: `${host}:${port}`, httpPort, sharedWithMetrics: !consoleServer }, "serving the web console");
+  }
   await stopping;
   log.info("shutting down");
   await metricsServer?.stop();
+  await consoleServer?.stop();
   await coordinator.stop();
   return 0;
+}
+
+/** The web console over the coordinator; until the security policy is wired to it, open access (loopback only). */
+function consoleFor(coordinator: Coordinator, log: pino.Logger): ConsoleHttpHandler {
+  const { store, watches, admin, validator, limits } = coordinator;
+  const loopbackOnly = true;
+  return new ConsoleHttpHandler({ store, watches, admin, validator, limits, access: OPEN_ACCESS, log, loopbackOnly });
+}
+
+function sameAddress(a: HostPort, b: HostPort): boolean {
+  return a.host === b.host && a.port === b.port;
 }
 
 function openStore(config: ServeConfig, log: pino.Logger): Store {

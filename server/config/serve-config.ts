@@ -1,4 +1,5 @@
 import { accessSync, constants } from "node:fs";
+import { isLoopbackHost } from "../console/loopback-host.js";
 import { DEFAULT_LIMITS, type Limits } from "../limits.js";
 import type { RedisAuth, RedisTarget } from "../store/redis/redis-connection.js";
 import { loadSettings, type SettingSources } from "./load-settings.js";
@@ -11,6 +12,8 @@ export interface ServeConfig {
   listen: string;
   /** Where to serve Prometheus metrics; absent: off. */
   metrics?: HostPort;
+  /** Where to serve the web console (may equal `metrics`: one listener serves both); absent: off. */
+  http?: HostPort;
   logLevel: string;
   shutdownGraceMs: number;
   /** Where Redis is; absent: the embedded store. */
@@ -52,6 +55,12 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
     errors.push(
       `default-ttl: min-ttl (${limits.minTtlMs} ms) <= default-ttl (${limits.defaultTtlMs} ms) <= max-ttl (${limits.maxTtlMs} ms) does not hold`,
     );
+  const http = get<HostPort | "off">("http");
+  // Until the console's access is wired to the security policy it answers everyone: loopback only.
+  if (http !== "off" && !isLoopbackHost(http.host))
+    errors.push(
+      `http: ${http.host} is not a loopback address; the console has no access control yet: listen on 127.0.0.1`,
+    );
   if (get<number>("redis-command-timeout") === 0) errors.push("redis-command-timeout: must be more than 0");
   if (errors.length > 0) return { ok: false, errors };
 
@@ -76,6 +85,7 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
     config: {
       listen: formatHostPort(get<HostPort>("listen")),
       metrics: metrics === "off" ? undefined : metrics,
+      http: http === "off" ? undefined : http,
       logLevel: get<string>("log-level"),
       shutdownGraceMs: get<number>("shutdown-grace"),
       redis: target && { target, auth, commandTimeoutMs: get<number>("redis-command-timeout") },

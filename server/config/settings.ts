@@ -71,6 +71,14 @@ export const SETTINGS: readonly Setting[] = [
     help: "serve Prometheus metrics at http://HOST:PORT/metrics, or off",
   },
   {
+    key: "http",
+    env: "TURNSTILE_HTTP",
+    kind: "address-or-off",
+    default: "off",
+    group: "Server",
+    help: "serve the web console at http://HOST:PORT/ (loopback; may equal --metrics), or off",
+  },
+  {
     key: "log-level",
     env: "TURNSTILE_LOG_LEVEL",
     kind: "level",

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 
 /** What the HTTP endpoint serves: a text exposition and its content type. */
 export interface MetricsSource {
@@ -8,13 +8,18 @@ export interface MetricsSource {
 
 /**
  * Serves `GET /metrics` over plain HTTP on `host:port` (port 0 picks a free one) for Prometheus to
- * scrape; every other path is 404. `start` resolves with the bound port.
+ * scrape; every other path goes to `others` (the web console, when it shares this address) or is
+ * 404. `start` resolves with the bound port.
  */
 export class MetricsHttpServer {
   private readonly server: Server;
 
-  constructor(private readonly source: MetricsSource) {
+  constructor(
+    private readonly source: MetricsSource,
+    others?: RequestListener,
+  ) {
     this.server = createServer((req, res) => {
+      if (others && req.url?.split("?")[0] !== "/metrics") return others(req, res);
       if (req.method !== "GET" || req.url?.split("?")[0] !== "/metrics") {
         res.writeHead(404, { "content-type": "text/plain" }).end("not found: metrics are at GET /metrics\n");
         return;

@@ -34,6 +34,7 @@ describe("turnstile serve settings", () => {
       expect(config([])).to.deep.equal({
         listen: "127.0.0.1:7420",
         metrics: undefined,
+        http: undefined,
         logLevel: "info",
         shutdownGraceMs: 5000,
         redis: undefined,
@@ -106,6 +107,12 @@ describe("turnstile serve settings", () => {
         ["--metrics", "on"],
         {},
         /^metrics: "on" from flag --metrics is not HOST:PORT/,
+      ],
+      [
+        "a web console address off loopback (the console has no access control yet)",
+        ["--http", "0.0.0.0:8080"],
+        {},
+        /^http: 0\.0\.0\.0 is not a loopback address; the console has no access control yet/,
       ],
       ["an unknown log level", ["--log-level", "loud"], {}, /^log-level: "loud" .* is not a log level \(trace\|debug/],
       [

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import { fileURLToPath } from "node:url";
 
-const BIN = fileURLToPath(new URL("../../bin/turnstile.js", import.meta.url));
+// The CLI from source (through tsx), so the tests never run a stale dist/.
+const BIN = fileURLToPath(new URL("../../bin/turnstile-cli.ts", import.meta.url));
 
 /** How a `turnstile` run ended: exit code (128+N for signal N), its output, and how long it took. */
 export interface TurnstileRun {
@@ -27,7 +28,7 @@ export function spawnTurnstile(
   options: { env?: Record<string, string>; timeoutMs?: number } = {},
 ): TurnstileProcess {
   const started = Date.now();
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, ["--import", "tsx", BIN, ...args], {
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });

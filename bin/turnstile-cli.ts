@@ -1,0 +1,51 @@
+// The `turnstile` command's table of subcommands. bin/turnstile.js runs its compiled copy,
+// dist/bin/turnstile-cli.js; the tests run this source through tsx. Each subcommand is one module
+// exporting `run(argv): Promise<number>` (the exit code) and answering its own --help. `serve` lives
+// in server/cli/; the client commands live in client/cli/ and use only the client, never server
+// code. A new subcommand is one line here and one module.
+import { watchParentShell } from "./watch-parent-shell.js";
+
+/** One subcommand: the module that runs it (relative to this file) and its line in the usage. */
+interface Command {
+  module: string;
+  summary: string;
+}
+
+const COMMANDS: Record<string, Command> = {
+  serve: { module: "../server/cli/serve-command.js", summary: "run a coordinator (the gRPC lock server)" },
+  lock: { module: "../client/cli/lock-command.js", summary: "hold a lock while a command runs" },
+  ls: { module: "../client/cli/ls-command.js", summary: "list the active locks by name prefix" },
+  describe: { module: "../client/cli/describe-command.js", summary: "show a lock's holders and waiters" },
+  watch: { module: "../client/cli/watch-command.js", summary: "stream a lock's holder changes until interrupted" },
+  revoke: { module: "../client/cli/revoke-command.js", summary: "take a holder's hold away (operator action)" },
+  health: { module: "../client/cli/health-command.js", summary: "ask a coordinator's gRPC health service once" },
+};
+
+const USAGE = `Usage: turnstile <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)}${c.summary}`)
+  .join("\n")}
+
+Run 'turnstile <command> --help' for its options.
+`;
+
+const [name, ...argv] = process.argv.slice(2);
+if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  (name === undefined ? process.stderr : process.stdout).write(USAGE);
+  process.exit(name === undefined ? 2 : 0);
+}
+const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+if (!command) {
+  process.stderr.write(`turnstile: unknown command "${name}"\n\n${USAGE}`);
+  process.exit(2);
+}
+watchParentShell();
+try {
+  const { run } = (await import(command.module)) as { run(argv: string[]): Promise<number> };
+  process.exit(await run(argv));
+} catch (err) {
+  process.stderr.write(`turnstile ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}

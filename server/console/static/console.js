@@ -1,0 +1,228 @@
+// Turnstile web console. Reads the coordinator's live stream (server-sent events over fetch, so the
+// token travels in the Authorization header, never in a URL or cookie) and renders every piece of
+// data with textContent: a lock name is text, never markup.
+const $ = (id) => document.getElementById(id);
+const TOKEN_KEY = "turnstile.token";
+const state = {
+  token: sessionStorage.getItem(TOKEN_KEY) ?? "",
+  prefix: "",
+  name: "",
+  lock: undefined,
+  receivedAt: 0,
+  stream: undefined,
+  tickers: [],
+};
+
+const authHeaders = () => (state.token ? { authorization: `Bearer ${state.token}` } : {});
+const short = (id) => (id.length > 12 ? `${id.slice(0, 8)}…` : id);
+const who = (x) => `${x.owner || "(no owner)"} @ ${short(x.sessionId)}`;
+
+function text(tag, value, className) {
+  const e = document.createElement(tag);
+  e.textContent = String(value);
+  if (className) e.className = className;
+  return e;
+}
+
+function row(cells) {
+  const tr = document.createElement("tr");
+  for (const cell of cells) {
+    const td = document.createElement("td");
+    if (cell instanceof Node) td.append(cell);
+    else td.textContent = String(cell);
+    tr.append(td);
+  }
+  return tr;
+}
+
+function duration(ms) {
+  const s = Math.max(0, ms) / 1000;
+  if (s < 10) return `${s.toFixed(1)} s`;
+  if (s < 120) return `${Math.floor(s)} s`;
+  return `${Math.floor(s / 60)} min ${Math.floor(s % 60)} s`;
+}
+
+function setStatus(message) {
+  $("status").textContent = message;
+}
+
+function showError(message) {
+  $("error").textContent = message;
+}
+
+/** A cell whose text is recomputed from the time since the lock view arrived (lease countdowns, ages). */
+function ticking(render, className) {
+  const span = text("span", render(0), className);
+  state.tickers.push({ span, render });
+  return span;
+}
+
+/** Whom a waiter waits behind (the server's `blockedBy`), and how many waiters are ahead of it. */
+function waitsBehind(waiter) {
+  const names = waiter.blockedBy.map(who).join(", ") || "nobody (being handed on)";
+  return waiter.position > 1 ? `${names}; ${waiter.position - 1} ahead in queue` : names;
+}
+
+function renderList(view) {
+  const rows = view.locks.map((lock) => {
+    const tr = row([lock.name, lock.mode, lock.holders, lock.waiters]);
+    tr.dataset.name = lock.name;
+    if (lock.name === state.name) tr.className = "selected";
+    tr.addEventListener("click", () => open(lock.name));
+    return tr;
+  });
+  $("locks").tBodies[0].replaceChildren(...rows);
+  let note = `${view.locks.length} active lock${view.locks.length === 1 ? "" : "s"} you may read`;
+  if (view.truncated) note += " (more: narrow the prefix)";
+  $("list-note").textContent = view.error ?? note;
+}
+
+function renderLock(lock) {
+  state.lock = lock;
+  state.receivedAt = performance.now();
+  state.tickers = [];
+  $("lock-panel").hidden = false;
+  $("lock-name").textContent = lock.name;
+  const limit = lock.limit > 0 ? ` · limit ${lock.limit}` : "";
+  $("lock-meta").textContent = `${lock.mode}${limit} · version ${lock.version}`;
+  const holders = lock.holders.map((h) => {
+    const lease = ticking((ms) => duration(h.leaseMs - ms), h.leaseMs < 3000 ? "low" : "");
+    const action = lock.mayRevoke ? revokeButton(lock, h) : "";
+    return row([h.owner, text("span", short(h.sessionId), "mono"), h.token, h.count, lease, h.value, action]);
+  });
+  if (holders.length === 0) holders.push(row(["nobody holds it", "", "", "", "", "", ""]));
+  $("holders").tBodies[0].replaceChildren(...holders);
+  const waiters = lock.waiters.map((w) => {
+    const age = ticking((ms) => `${w.waitedAtLeast ? "≥ " : ""}${duration(w.waitedMs + ms)}`);
+    return row([w.position, w.owner, text("span", short(w.sessionId), "mono"), w.mode, age, waitsBehind(w)]);
+  });
+  if (waiters.length === 0) waiters.push(row(["", "nobody waits", "", "", "", ""]));
+  $("waiters").tBodies[0].replaceChildren(...waiters);
+}
+
+function revokeButton(lock, holder) {
+  const button = text("button", "Revoke", "revoke");
+  button.type = "button";
+  button.addEventListener("click", () => revoke(lock.name, holder));
+  return button;
+}
+
+async function revoke(name, holder) {
+  const res = await fetch("/api/revoke", {
+    method: "POST",
+    headers: { ...authHeaders(), "content-type": "application/json" },
+    body: JSON.stringify({ name, sessionId: holder.sessionId, owner: holder.owner }),
+  });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) return showError(`revoke refused: ${body.error ?? res.status}`);
+  showError("");
+  setStatus(`revoked ${who(holder)} (token ${body.fencingToken})`);
+}
+
+function addChange(change) {
+  const line = `v${change.version} ${change.change}: ${who(change)}, token ${change.token} (${change.holdersLeft} left)`;
+  const list = $("changes");
+  list.prepend(text("li", line));
+  while (list.children.length > 30) list.lastChild.remove();
+}
+
+const handlers = {
+  list: renderList,
+  lock: renderLock,
+  change: addChange,
+  problem: (body) => setStatus(body.message),
+  end: (body) => setStatus(`stream ended (${body.reason}): reconnecting`),
+};
+
+function dispatch(block) {
+  let event = "message";
+  let data = "";
+  for (const line of block.split("\n")) {
+    if (line.startsWith("event: ")) event = line.slice(7);
+    else if (line.startsWith("data: ")) data += line.slice(6);
+  }
+  if (data) handlers[event]?.(JSON.parse(data));
+}
+
+/** Reads one stream to its end; false when retrying cannot help (a refusal the user must act on). */
+async function read(controller) {
+  const params = new URLSearchParams({ prefix: state.prefix });
+  if (state.name) params.set("name", state.name);
+  const res = await fetch(`/api/stream?${params}`, { headers: authHeaders(), signal: controller.signal });
+  if (!res.ok) {
+    const body = await res.json().catch(() => ({}));
+    showError(body.error ?? `HTTP ${res.status}`);
+    setStatus("not connected");
+    return res.status >= 500;
+  }
+  setStatus("live");
+  showError("");
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return true;
+    buffer += value;
+    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+      dispatch(buffer.slice(0, end));
+      buffer = buffer.slice(end + 2);
+    }
+  }
+}
+
+function connect() {
+  state.stream?.abort();
+  const controller = new AbortController();
+  state.stream = controller;
+  read(controller)
+    .catch(() => !controller.signal.aborted)
+    .then((retry) => {
+      if (!retry || controller.signal.aborted) return;
+      setStatus("disconnected: reconnecting");
+      setTimeout(() => state.stream === controller && connect(), 2000);
+    });
+}
+
+function open(name) {
+  state.name = name;
+  state.lock = undefined;
+  $("changes").replaceChildren();
+  $("lock-panel").hidden = true;
+  connect();
+}
+
+async function signIn() {
+  const res = await fetch("/api/whoami", { headers: authHeaders() });
+  const body = await res.json().catch(() => ({}));
+  $("identity").textContent = res.ok
+    ? body.authRequired
+      ? `signed in as ${body.identity}`
+      : "open access (security off)"
+    : "not signed in";
+  if (res.ok) return connect();
+  state.stream?.abort();
+  state.stream = undefined;
+  showError(body.error ?? `HTTP ${res.status}`);
+}
+
+$("token-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  state.token = $("token").value.trim();
+  sessionStorage.setItem(TOKEN_KEY, state.token);
+  signIn();
+});
+$("prefix-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  state.prefix = $("prefix").value;
+  connect();
+});
+$("open-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  if ($("open-name").value) open($("open-name").value);
+});
+setInterval(() => {
+  const elapsed = performance.now() - state.receivedAt;
+  for (const { span, render } of state.tickers) span.textContent = render(elapsed);
+}, 250);
+$("token").value = state.token;
+signIn();

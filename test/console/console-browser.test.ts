@@ -1,0 +1,231 @@
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "chai";
+import type { Page } from "playwright-core";
+import { PNG } from "pngjs";
+import { type Lock, TurnstileClient } from "../../client/index.js";
+import { browserRequired, CHROMIUM, launchChromium } from "../harness/chromium.js";
+import { CONSOLE_TOKENS, startConsole, type TestConsole } from "../harness/console-server.js";
+import { startRedis, type TestRedis } from "../harness/redis-server.js";
+
+const HOSTILE = "<img src=x onerror=alert(1)>";
+
+/** Polls `read` until `ok` accepts its answer; fails naming `what` after `timeoutMs`. */
+async function until<T>(
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last saw ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The text of every cell of a table's body, row by row. */
+const cells = (page: Page, table: string) =>
+  page.$$eval(`#${table} tbody tr`, (rows) =>
+    rows.map((r) => [...(r as HTMLTableRowElement).cells].map((c) => c.textContent ?? "")),
+  );
+const seconds = (text: string) => Number.parseFloat(text.replace("≥ ", ""));
+
+// The console page in Debian's Chromium against a coordinator on a real redis-server, with the
+// TokenAccess test rules: "ops-admin" may read and revoke everything, "viewer" may only read.
+describe("web console in Chromium", function () {
+  this.timeout(120_000);
+  let redis: TestRedis;
+  let web: TestConsole;
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let page: Page;
+  let shots: string;
+  const dialogs: string[] = [];
+  const clients: TurnstileClient[] = [];
+  const client = (name: string) => {
+    const c = new TurnstileClient(web.coord.address, { ttlMs: 30_000, clientName: name });
+    clients.push(c);
+    return c;
+  };
+  let first: Lock;
+  let second: Promise<Lock>;
+
+  before(async function () {
+    if (!browserRequired() && !(await import("node:fs")).existsSync(CHROMIUM)) {
+      console.log(`      skipped: ${CHROMIUM} is missing (apt-get install chromium); CI=true makes this fail`);
+      this.skip();
+    }
+    redis = await startRedis();
+    web = await startConsole(redis.url);
+    browser = await launchChromium();
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    shots = mkdtempSync(join(tmpdir(), "turnstile-console-shots-"));
+    await page.goto(`${web.url}/`);
+    await page.fill("#token", CONSOLE_TOKENS.admin);
+    await page.click("#token-form button");
+    await until(
+      () => page.textContent("#identity"),
+      (t) => t === "signed in as ops-admin",
+      "sign-in",
+    );
+  });
+  after(async () => {
+    for (const c of clients) await c.close();
+    await browser?.close();
+    await web?.stop();
+    await redis?.stop();
+    if (shots) rmSync(shots, { recursive: true, force: true });
+  });
+
+  it("shows a lock in the list when a client acquires it", async () => {
+    await client("billing").acquire("billing/invoice-7", { owner: "invoicer" });
+    const value = Buffer.from("host=10.0.0.7 job=nightly");
+    first = await client("worker-a").acquire("orders/42", { owner: "worker-a", value });
+    const rows = await until(
+      () => cells(page, "locks"),
+      (r) => r.some((c) => c[0] === "orders/42"),
+      "orders/42 listed",
+    );
+    expect(rows.find((c) => c[0] === "orders/42")).to.deep.equal(["orders/42", "exclusive", "1", "0"]);
+  });
+
+  it("shows the holder's fencing token and lease countdown, and a waiter's age and whom it waits behind", async () => {
+    await page.click('#locks tbody tr[data-name="orders/42"]');
+    const [holder] = await until(
+      () => cells(page, "holders"),
+      (r) => r[0]?.[0] === "worker-a",
+      "the holder",
+    );
+    expect([holder[2], holder[5]]).to.deep.equal([String(first.fencingToken), "host=10.0.0.7 job=nightly"]);
+    second = client("worker-b").acquire("orders/42", { owner: "worker-b" });
+    const [waiter] = await until(
+      () => cells(page, "waiters"),
+      (r) => r[0]?.[1] === "worker-b",
+      "the waiter",
+    );
+    expect(waiter[0]).to.equal("1");
+    expect(waiter[5]).to.match(/^worker-a @ \S+$/);
+    const withdrawn = new AbortController();
+    const third = client("worker-d").acquire("orders/42", { owner: "worker-d", signal: withdrawn.signal });
+    third.catch(() => {});
+    const queue = await until(
+      () => cells(page, "waiters"),
+      (r) => r[1]?.[1] === "worker-d",
+      "the second waiter",
+    );
+    expect(queue[1][5]).to.match(/^worker-a @ \S+; 1 ahead in queue$/);
+    const aged = await until(
+      () => cells(page, "waiters"),
+      (r) => seconds(r[0]?.[4] ?? "0") >= 1.5,
+      "the waiter to age 1.5 s",
+    );
+    const lease = await cells(page, "holders");
+    expect(seconds(lease[0][4])).to.be.above(20).and.at.most(30);
+    expect(seconds(aged[0][4])).to.be.at.most(30);
+    const file = join(shots, "console.png");
+    await page.screenshot({ path: file });
+    const png = PNG.sync.read(readFileSync(file));
+    expect([png.width, png.height]).to.deep.equal([1280, 600]);
+    if (process.env.TURNSTILE_SCREENSHOT_TO) copyFileSync(file, process.env.TURNSTILE_SCREENSHOT_TO);
+    withdrawn.abort();
+    await until(
+      () => cells(page, "waiters"),
+      (r) => r.length === 1,
+      "the second waiter gone after it withdrew",
+    );
+  });
+
+  it("shows the holder change after a release", async () => {
+    await first.release();
+    const lock = await second;
+    const [holder] = await until(
+      () => cells(page, "holders"),
+      (r) => r[0]?.[0] === "worker-b",
+      "worker-b holding",
+    );
+    expect(holder[2]).to.equal(String(lock.fencingToken));
+    expect(await cells(page, "waiters")).to.deep.equal([["", "nobody waits", "", "", "", ""]]);
+    const log = await page.$$eval("#changes li", (items) => items.map((i) => i.textContent));
+    expect(log.join("\n")).to.match(/released: worker-a @ .*, token /);
+  });
+
+  it("revokes a hold as admin: the holder is told and the page shows the lock free", async () => {
+    const lock = await second;
+    await page.click("#holders button.revoke");
+    await until(
+      () => cells(page, "holders"),
+      (r) => r[0]?.[0] === "nobody holds it",
+      "the lock free",
+    );
+    await until(
+      async () => lock.lost,
+      (lost) => lost,
+      "worker-b to learn it lost the lock",
+    );
+    expect(await page.textContent("#status")).to.match(/^revoked worker-b @ .* \(token \d+\)$/);
+  });
+
+  it("offers no revoke to a reader, and the server refuses a forged one with 403", async () => {
+    const held = await client("worker-c").acquire("orders/42", { owner: "worker-c" });
+    await page.fill("#token", CONSOLE_TOKENS.reader);
+    await page.click("#token-form button");
+    await until(
+      () => page.textContent("#identity"),
+      (t) => t === "signed in as viewer",
+      "sign-in as viewer",
+    );
+    await until(
+      () => cells(page, "holders"),
+      (r) => r[0]?.[0] === "worker-c",
+      "worker-c holding",
+    );
+    expect(await page.locator("#holders button.revoke").count()).to.equal(0);
+    const hold = {
+      name: "orders/42",
+      sessionId: (await web.coord.coordinator.store.describe("orders/42")).holders[0].sessionId,
+      owner: "worker-c",
+    };
+    const [status, body] = await page.evaluate(
+      async ({ hold, token }) => {
+        const res = await fetch("/api/revoke", {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify(hold),
+        });
+        return [res.status, await res.json()] as const;
+      },
+      { hold, token: CONSOLE_TOKENS.reader },
+    );
+    expect([status, body.error]).to.deep.equal([403, "permission denied: viewer has no admin right on this lock"]);
+    expect(held.lost).to.equal(false);
+    expect((await web.coord.coordinator.store.describe("orders/42")).holders.map((h) => h.owner)).to.deep.equal([
+      "worker-c",
+    ]);
+    await held.release();
+  });
+
+  it("renders a hostile lock name as text: no element, no script", async () => {
+    await client("hostile").acquire(HOSTILE);
+    const rows = await until(
+      () => cells(page, "locks"),
+      (r) => r.some((c) => c[0] === HOSTILE),
+      "the hostile name listed",
+    );
+    expect(rows.filter((c) => c[0] === HOSTILE)).to.have.length(1);
+    await page.locator("#locks tbody tr", { hasText: "onerror" }).click();
+    await until(
+      () => page.textContent("#lock-name"),
+      (t) => t === HOSTILE,
+      "the hostile lock open",
+    );
+    expect(await page.evaluate(() => document.querySelectorAll("img").length)).to.equal(0);
+    expect(dialogs).to.deep.equal([]);
+  });
+});
