@@ -61,6 +61,8 @@ export interface ValidRevoke {
 
 // C0 and C1 control characters and DEL: they break logs and the store's record encoding.
 const CONTROL = /\p{Cc}/u;
+// Unpaired UTF-16 surrogates: stored as UTF-8 they would all become U+FFFD, one name for many.
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Checks every field of client messages against the limits. Each check throws a ServerError
@@ -179,6 +181,8 @@ export class RequestValidator {
     const bytes = Buffer.byteLength(value, "utf8");
     if (bytes > maxBytes) throw invalid(`${field}: ${bytes} bytes exceeds the maximum of ${maxBytes} bytes`);
     if (CONTROL.test(value)) throw invalid(`${field}: must not contain control characters`);
+    // Only strings from JSON or URLs (the console) can hold one; UTF-8 cannot encode it.
+    if (LONE_SURROGATE.test(value)) throw invalid(`${field}: not valid UTF-8 (a lone surrogate)`);
   }
 
   private value(field: string, value: Uint8Array): void {
