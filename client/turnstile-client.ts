@@ -20,7 +20,7 @@ const DEFAULT_TTL_MS = 15_000;
 
 /** Options of a TurnstileClient; all optional. */
 export interface TurnstileClientOptions {
-  /** Requested session TTL in ms (the server may clamp it); default 15000. */
+  /** Requested session TTL in ms; default 15000. Outside the server's bounds (default 1 s – 1 h) the session fails to open with INVALID_ARGUMENT. */
   ttlMs?: number;
   /** Shown to operators; default `<hostname>/<pid>`. */
   clientName?: string;

@@ -116,8 +116,10 @@ export interface Open {
   /** Free-form client identification for logs and Describe. */
   clientName: string;
   /**
-   * Requested session TTL; the server clamps it into its configured bounds
-   * and answers with the TTL it granted. Absent: the server default.
+   * Requested session TTL. Outside the server's configured bounds (default
+   * 1 s – 1 h) the stream ends with INVALID_ARGUMENT naming open.ttl and the
+   * range; it is never clamped. Absent: the server default (15 s). Opened.ttl
+   * is the TTL in force.
    */
   ttl?:
     | Duration

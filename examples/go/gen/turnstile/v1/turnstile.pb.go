@@ -456,8 +456,10 @@ type Open struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Free-form client identification for logs and Describe.
 	ClientName string `protobuf:"bytes,1,opt,name=client_name,json=clientName,proto3" json:"client_name,omitempty"`
-	// Requested session TTL; the server clamps it into its configured bounds
-	// and answers with the TTL it granted. Absent: the server default.
+	// Requested session TTL. Outside the server's configured bounds (default
+	// 1 s – 1 h) the stream ends with INVALID_ARGUMENT naming open.ttl and the
+	// range; it is never clamped. Absent: the server default (15 s). Opened.ttl
+	// is the TTL in force.
 	Ttl *durationpb.Duration `protobuf:"bytes,2,opt,name=ttl,proto3" json:"ttl,omitempty"`
 	// Resume an existing session (see docs/sessions.md).
 	ResumeSessionId string `protobuf:"bytes,3,opt,name=resume_session_id,json=resumeSessionId,proto3" json:"resume_session_id,omitempty"`
