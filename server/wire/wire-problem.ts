@@ -17,13 +17,16 @@ export function wireProblem(
   buf: Uint8Array,
   path: string,
 ): string | undefined {
-  return check(schema, typeName, buf, path, 0);
+  return check(schema, typeName, buf, 0, buf.length, path, 0);
 }
 
+/** Checks buf[from, to) as a `typeName`; bounds instead of subarrays, as this runs on every request. */
 function check(
   schema: MessageSchema,
   typeName: string,
   buf: Uint8Array,
+  from: number,
+  to: number,
   path: string,
   depth: number,
 ): string | undefined {
@@ -31,37 +34,37 @@ function check(
   const label = path === "" ? "request" : path;
   if (depth > MAX_DEPTH) return `${label}: nested more than ${MAX_DEPTH} deep`;
   const fields = schema.messages.get(typeName);
-  // Paths are only built for an answer or a nested message: this runs on every request.
+  // Element indexes of repeated fields, counted only once one is seen (paths are built lazily).
   let seen: Map<number, number> | undefined;
   const where = (fieldNo: number, field: FieldSpec | undefined) => {
     if (!field) return `${label} field ${fieldNo}`;
     const name = path === "" ? field.name : `${path}.${field.name}`;
-    if (!field.repeated) return name;
-    seen ??= new Map();
-    const i = seen.get(fieldNo) ?? 0;
-    seen.set(fieldNo, i + 1);
-    return `${name}[${i}]`;
+    return field.repeated ? `${name}[${(seen?.get(fieldNo) ?? 1) - 1}]` : name;
   };
-  let pos = 0;
-  while (pos < buf.length) {
-    const tag = varint(buf, pos);
+  let pos = from;
+  while (pos < to) {
+    const tag = varint(buf, pos, to);
     if (tag < 0) return `${label}: could not be read (a field tag is truncated or longer than 10 bytes)`;
     pos = varintEnd;
     const fieldNo = Math.floor(tag / 8);
     const wireType = tag % 8;
     if (fieldNo === 0 || fieldNo > 0x1fffffff) return `${label}: could not be read (field number ${fieldNo})`;
     const field = fields?.get(fieldNo);
+    if (field?.repeated) {
+      seen ??= new Map();
+      seen.set(fieldNo, (seen.get(fieldNo) ?? 0) + 1);
+    }
     let start = pos;
     if (wireType === 0) {
-      if (varint(buf, pos) < 0)
+      if (varint(buf, pos, to) < 0)
         return `${where(fieldNo, field)}: could not be read (a varint is truncated or longer than 10 bytes)`;
       pos = varintEnd;
     } else if (wireType === 1 || wireType === 5) {
       pos += wireType === 1 ? 8 : 4;
-      if (pos > buf.length) return `${where(fieldNo, field)}: could not be read (the message ends inside it)`;
+      if (pos > to) return `${where(fieldNo, field)}: could not be read (the message ends inside it)`;
     } else if (wireType === 2) {
-      const len = varint(buf, pos);
-      if (len < 0 || varintEnd + len > buf.length) {
+      const len = varint(buf, pos, to);
+      if (len < 0 || varintEnd + len > to) {
         return `${where(fieldNo, field)}: could not be read (the message ends inside it)`;
       }
       start = varintEnd;
@@ -77,9 +80,9 @@ function check(
     }
     if (field.kind === "string" && !utf8(buf, start, pos)) return `${where(fieldNo, field)}: not valid UTF-8`;
     if (field.kind === "message") {
-      const problem = check(schema, field.typeName!, buf.subarray(start, pos), where(fieldNo, field), depth + 1);
+      const problem = check(schema, field.typeName!, buf, start, pos, where(fieldNo, field), depth + 1);
       if (problem) return problem;
-    } else if (field.repeated) where(fieldNo, field); // keeps the element count of a repeated scalar
+    }
   }
   return undefined;
 }
@@ -94,11 +97,11 @@ function utf8(buf: Uint8Array, start: number, end: number): boolean {
 let varintEnd = 0;
 
 /** A varint's value (exact below 2^53, enough for tags and lengths), its end in varintEnd; -1 if malformed. */
-function varint(buf: Uint8Array, pos: number): number {
+function varint(buf: Uint8Array, pos: number, end: number): number {
   let value = 0;
   let scale = 1;
   for (let i = pos; i < pos + 10; i++) {
-    if (i >= buf.length) return -1;
+    if (i >= end) return -1;
     const byte = buf[i];
     value += (byte & 0x7f) * scale;
     if (byte < 0x80) {
