@@ -27,6 +27,13 @@ const withoutRedis = [
   "test/console/waiter-clock.test.ts",
   "test/console/console-serve.test.ts",
   "test/harness/redis-suites-skipped.ts",
+  "test/security/access-policy.test.ts",
+  "test/security/security-config.test.ts",
+  "test/security/transport.test.ts",
+  "test/security/authentication.test.ts",
+  "test/security/authorization.test.ts",
+  "test/security/client-options.test.ts",
+  "test/security/console-security.test.ts",
 ];
 
 module.exports = {

@@ -3,10 +3,12 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
+import type { TlsOptions } from "../client/index.js";
 import { redisServerAvailable, startRedis } from "../test/harness/redis-server.js";
 import { type BenchCoordinator, startCoordinator } from "./env/coordinator-process.js";
 import { type BenchEtcd, etcdVersion, startEtcd } from "./env/etcd-server.js";
 import { machineInfo } from "./env/machine-info.js";
+import { startMtlsCoordinator } from "./env/mtls-coordinator.js";
 import { etcdLockImpl } from "./impls/etcd-lock-impl.js";
 import type { LockImpl } from "./impls/lock-impl.js";
 import { redisSemaphoreImpl } from "./impls/redis-semaphore-impl.js";
@@ -56,13 +58,16 @@ async function main(argv: string[]): Promise<number> {
       "etcd v3lock was skipped: `etcd` is not on PATH (Debian/Ubuntu: `sudo apt-get install -y etcd-server`).",
     );
   let embedded: BenchCoordinator | undefined;
+  let mtls: { coordinator: BenchCoordinator; tls: TlsOptions } | undefined;
   try {
     if (!options.only.length || options.only.includes("turnstile-embedded"))
       embedded = await startCoordinator(undefined);
+    if (!options.only.length || options.only.includes("turnstile-mtls")) mtls = await startMtlsCoordinator(redis.url);
     const machine = await machineInfo(counter, etcdV);
     const all: LockImpl[] = [
       turnstileImpl(coordinator.address),
       ...(embedded ? [turnstileImpl(embedded.address, "embedded")] : []),
+      ...(mtls ? [turnstileImpl(mtls.coordinator.address, "mtls", mtls.tls)] : []),
       spinLockImpl(redis.url),
       redisSemaphoreImpl(redis.url),
       redlockImpl(redis.url),
@@ -73,6 +78,7 @@ async function main(argv: string[]): Promise<number> {
     const serverPids: Record<string, number | undefined> = {
       turnstile: coordinator.pid,
       "turnstile-embedded": embedded?.pid,
+      "turnstile-mtls": mtls?.coordinator.pid,
       etcd: etcd?.process.pid,
     };
     const progress = new Progress(0);
@@ -95,6 +101,7 @@ async function main(argv: string[]): Promise<number> {
     counter.disconnect();
     await coordinator.stop();
     await embedded?.stop();
+    await mtls?.coordinator.stop();
     await etcd?.stop();
     await redis.stop();
   }

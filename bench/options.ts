@@ -22,8 +22,8 @@ export interface BenchOptions {
 export const USAGE = `Usage: npm run bench [-- options]
 
   --quick               short run (~1 min): 1 round of 1.5 s windows, fleet of 1,000 sessions
-  --only ID,ID          run only these implementations (turnstile, turnstile-embedded, spin,
-                        redis-semaphore, redlock, etcd)
+  --only ID,ID          run only these implementations (turnstile, turnstile-embedded,
+                        turnstile-mtls, spin, redis-semaphore, redlock, etcd)
   --rounds N            measurement rounds per workload, implementations interleaved (default 2)
   --measure-ms MS       measurement window per round (default 3000)
   --fleet-sessions N    idle-fleet sessions (default 10000; 0 skips the fleet)

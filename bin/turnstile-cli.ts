@@ -42,6 +42,12 @@ if (!command) {
   process.exit(2);
 }
 watchParentShell();
+// grpc-js gives TLS the dialled host as server name; for an IP address Node warns (DEP0123) on every
+// connection. Certificates are still verified against their IP SANs, so the CLI drops that warning.
+const emitWarning = process.emitWarning;
+process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+  if (!rest.includes("DEP0123")) (emitWarning as (...a: unknown[]) => void).call(process, warning, ...rest);
+}) as typeof process.emitWarning;
 try {
   const { run } = (await import(command.module)) as { run(argv: string[]): Promise<number> };
   process.exit(await run(argv));

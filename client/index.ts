@@ -1,4 +1,5 @@
 export type { BackoffOptions } from "./backoff.js";
+export type { TlsOptions } from "./channel-credentials.js";
 export { type CampaignOptions, Election, type Leader } from "./election.js";
 export { Leadership } from "./leadership.js";
 export { Lock } from "./lock.js";

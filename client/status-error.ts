@@ -16,8 +16,9 @@ export function errorFromStatus(final: Pick<StatusObject, "code" | "details"> | 
     case status.DEADLINE_EXCEEDED:
     case status.CANCELLED:
     case status.UNAUTHENTICATED:
-    case status.PERMISSION_DENIED:
       return new TurnstileError("connection", detail, options);
+    case status.PERMISSION_DENIED:
+      return new TurnstileError("permission-denied", detail, options);
     case status.INVALID_ARGUMENT:
       return new TurnstileError("invalid-argument", detail, options);
     case status.RESOURCE_EXHAUSTED:

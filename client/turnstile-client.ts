@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
-import { type ChannelCredentials, credentials as grpcCredentials } from "@grpc/grpc-js";
+import type { ChannelCredentials } from "@grpc/grpc-js";
 import { LockMode, type LockServiceClient } from "../gen/ts/turnstile/v1/turnstile.js";
 import { Backoff, type BackoffOptions } from "./backoff.js";
+import { channelCredentials, type TlsOptions } from "./channel-credentials.js";
 import { ChannelPool } from "./channel-pool.js";
 import { type CampaignOptions, Election } from "./election.js";
 import { Leadership } from "./leadership.js";
@@ -26,8 +27,12 @@ export interface TurnstileClientOptions {
   clientName?: string;
   /** Subtracted from every lease deadline; default `Math.min(2000, ttlMs / 10)`. */
   safetyMarginMs?: number;
-  /** Channel credentials; default insecure (plaintext). */
+  /** Channel credentials; default insecure (plaintext) unless `tls` is given. Not with `tls` or `token`. */
   credentials?: ChannelCredentials;
+  /** Connect over TLS (mTLS with `cert` and `key`); PEM text, see docs/security.md. */
+  tls?: TlsOptions;
+  /** Bearer token sent as `authorization: Bearer` on every call; needs `tls`. */
+  token?: string;
   /** Spacing of reconnect attempts; default 50 ms × 2^n capped at 2 s, with full jitter. */
   backoff?: BackoffOptions;
 }
@@ -83,8 +88,7 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
     this.#clientName = options.clientName ?? `${hostname()}/${process.pid}`;
     new Backoff(options.backoff); // validates the options
     this.#backoff = options.backoff;
-    const credentials = options.credentials ?? grpcCredentials.createInsecure();
-    this.#channels = new ChannelPool(address, credentials);
+    this.#channels = new ChannelPool(address, channelCredentials(options));
   }
 
   /**

@@ -16,6 +16,7 @@ export type TurnstileErrorReason =
   | "internal"
   | "busy"
   | "expired"
+  | "permission-denied"
   | "session-ended"
   | "lost"
   | "connection";
@@ -60,6 +61,8 @@ export function errorReasonFromFailure(reason: FailureReason): TurnstileErrorRea
       return "busy";
     case FailureReason.FAILURE_REASON_EXPIRED:
       return "expired";
+    case FailureReason.FAILURE_REASON_PERMISSION_DENIED:
+      return "permission-denied";
     default:
       return "internal";
   }

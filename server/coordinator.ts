@@ -1,4 +1,4 @@
-import { Server, ServerCredentials, status } from "@grpc/grpc-js";
+import { Server, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { LockServiceService } from "../gen/ts/turnstile/v1/turnstile.js";
 import { StoreHealthService } from "./health/store-health-service.js";
@@ -11,6 +11,7 @@ import { InstrumentedStore } from "./metrics/instrumented-store.js";
 import type { Metrics } from "./metrics/metrics.js";
 import { addReflection } from "./reflection.js";
 import { RequestValidator } from "./request-validator.js";
+import { Security } from "./security/security.js";
 import { SessionKeeper } from "./session-keeper.js";
 import { SessionSlots } from "./session-slots.js";
 import type { SessionStream } from "./session-stream.js";
@@ -30,6 +31,8 @@ export interface CoordinatorOptions {
   shutdownGraceMs?: number;
   /** Where to record metrics (default: nowhere). */
   metrics?: Metrics;
+  /** TLS and access control (default: plaintext, open to every caller); closed by `stop`. */
+  security?: Security;
 }
 
 /**
@@ -50,6 +53,8 @@ export class Coordinator {
   private readonly server: Server;
   private readonly sessions = new Map<string, SessionStream>();
   private readonly health: StoreHealthService;
+  /** TLS and access control: the gRPC port's credentials and the authorizer the web console shares. */
+  readonly security: Security;
   port = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
@@ -73,8 +78,10 @@ export class Coordinator {
       interceptors: [rejectMalformedRequests],
     });
     const validator = new RequestValidator(this.limits);
+    this.security = options.security ?? Security.open();
+    const guard = this.security.authorizer;
     this.validator = validator;
-    this.admin = new LockAdmin(this.store, validator, options.log);
+    this.admin = new LockAdmin(this.store, validator, options.log, guard);
     const deps = {
       table: this.table,
       holds: new HoldChanges(this.store),
@@ -85,6 +92,7 @@ export class Coordinator {
       sessions: this.sessions,
       slots: new SessionSlots(this.sessions, this.limits.maxSessions),
       watches: this.watches,
+      guard,
       admin: this.admin,
     };
     // Requests are read strictly: a malformed one is answered INVALID_ARGUMENT, not INTERNAL.
@@ -97,7 +105,7 @@ export class Coordinator {
   async start(): Promise<number> {
     await this.store.start(this.storeListener());
     this.port = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(this.options.listen, ServerCredentials.createInsecure(), (err, port) =>
+      this.server.bindAsync(this.options.listen, this.security.credentials, (err, port) =>
         err ? reject(err) : resolve(port),
       ),
     );
@@ -106,6 +114,7 @@ export class Coordinator {
         listen: this.options.listen,
         port: this.port,
         coordinator: this.store.coordinatorId,
+        tls: this.security.credentials._isSecure(),
       },
       "listening",
     );
@@ -129,6 +138,7 @@ export class Coordinator {
       });
     });
     this.table.stop();
+    this.security.close();
     await this.store.close();
   }
 

@@ -10,26 +10,39 @@ import type {
 } from "../gen/ts/turnstile/v1/turnstile.js";
 import { LockStateReplies as reply } from "./lock-state-replies.js";
 import type { RequestValidator } from "./request-validator.js";
+import { Authorizer } from "./security/authorizer.js";
 import { ServerError, toServerError } from "./server-error.js";
 import type { Store } from "./store/store.js";
 
 /**
- * The unary admin RPCs: Describe, List and Revoke. Each validates its request, makes one store
- * call and builds the answer; failures reject with a ServerError (see `unary` for the status).
+ * The unary admin RPCs: Describe, List and Revoke. Each validates its request, checks the caller's
+ * grant (read, read, admin), makes one store call and builds the answer; failures reject with a
+ * ServerError (see `unary` for the status). `caller` is the authenticated identity ("" when
+ * security is off).
  */
 export class LockAdmin {
   constructor(
     private readonly store: Store,
     private readonly validator: RequestValidator,
     private readonly log: Logger,
+    private readonly guard: Authorizer = Authorizer.OPEN,
   ) {}
 
-  async describe(request: DescribeRequest): Promise<DescribeResponse> {
+  async describe(request: DescribeRequest, caller = ""): Promise<DescribeResponse> {
     const name = this.validator.name("describe.name", request.name);
-    return reply.describe(await this.store.describe(name));
+    this.guard.require(caller, "read", name);
+    const described = reply.describe(await this.store.describe(name));
+    if (this.guard.enforcing) {
+      const ids = [...new Set(described.holders.map((h) => h.sessionId))];
+      const records = await Promise.all(ids.map((id) => this.store.loadSession(id)));
+      const identities = new Map(ids.map((id, i) => [id, records[i]?.identity ?? ""]));
+      for (const h of described.holders) h.identity = identities.get(h.sessionId) ?? "";
+    }
+    return described;
   }
 
-  async list(request: ListRequest): Promise<ListResponse> {
+  /** One page of active locks; with a policy, only names the caller may read (a page may then hold fewer). */
+  async list(request: ListRequest, caller = ""): Promise<ListResponse> {
     const { prefix, pageSize, pageToken } = this.validator.list(request);
     const page = await this.store.list(prefix, pageSize, pageToken);
     if (page === "unsupported") throw new ServerError("failed-precondition", "list: not supported on Redis Cluster");
@@ -39,12 +52,19 @@ export class LockAdmin {
         "list.page_token: not a token this server issued for this prefix (start again with an empty token)",
       );
     }
-    return { locks: page.locks.map(reply.summary), nextPageToken: page.nextPageToken };
+    const readable = page.locks.filter((l) => this.guard.may(caller, "read", l.name));
+    return { locks: readable.map(reply.summary), nextPageToken: page.nextPageToken };
   }
 
   /** Revokes one hold: its session is told Lost{REVOKED}, the lock goes to the next waiter. */
-  async revoke(request: RevokeRequest): Promise<RevokeResponse> {
+  async revoke(request: RevokeRequest, caller = ""): Promise<RevokeResponse> {
     const hold = this.validator.revoke(request);
+    try {
+      this.guard.require(caller, "admin", hold.name);
+    } catch (err) {
+      this.log.warn({ ...hold, by: caller }, "revoke refused: no admin grant");
+      throw err;
+    }
     const outcome = await this.store.revoke(hold);
     if (outcome.kind === "not-held") {
       throw new ServerError(
@@ -52,15 +72,29 @@ export class LockAdmin {
         `revoke: session "${hold.sessionId}" owner "${hold.owner}" holds no live lease on "${hold.name}"`,
       );
     }
-    this.log.info({ ...hold, token: String(outcome.token) }, "hold revoked");
+    this.log.info({ ...hold, token: String(outcome.token), by: caller }, "hold revoked");
     return { fencingToken: outcome.token, holdCount: outcome.holdCount };
   }
 }
 
-/** A grpc-js unary handler around `handler`; a failure ends the call with its ServerError's status. */
-export function unary<Req, Res>(handler: (request: Req) => Promise<Res>, log: Logger): handleUnaryCall<Req, Res> {
+/**
+ * A grpc-js unary handler around `handler`: authenticates the caller first (UNAUTHENTICATED
+ * without credentials when they are required); a failure ends the call with its ServerError's status.
+ */
+export function unary<Req, Res>(
+  handler: (request: Req, caller: string) => Promise<Res>,
+  log: Logger,
+  guard: Authorizer = Authorizer.OPEN,
+): handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    handler(call.request).then(
+    let caller: string;
+    try {
+      caller = guard.authenticate(call);
+    } catch (err) {
+      const e = toServerError(err, "authenticate", log);
+      return callback({ code: e.grpcStatus, details: e.message });
+    }
+    handler(call.request, caller).then(
       (response) => callback(null, response),
       (err) => {
         const e = toServerError(err, "unary call", log);

@@ -75,6 +75,7 @@ function holderOf(h: HolderState): Holder {
     holdCount: h.count,
     mode: modeOf(h.mode),
     leaseRemaining: durationOf(h.leaseMs),
+    identity: "",
   };
 }
 

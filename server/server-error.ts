@@ -19,7 +19,8 @@ export type ServerErrorReason =
   | "failed-precondition"
   | "resource-exhausted"
   | "not-found"
-  | "unauthenticated";
+  | "unauthenticated"
+  | "permission-denied";
 
 const FAILURE: Record<ServerErrorReason, FailureReason> = {
   "invalid-argument": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
@@ -37,6 +38,7 @@ const FAILURE: Record<ServerErrorReason, FailureReason> = {
   "resource-exhausted": FailureReason.FAILURE_REASON_LIMIT,
   "not-found": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
   unauthenticated: FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
+  "permission-denied": FailureReason.FAILURE_REASON_PERMISSION_DENIED,
 };
 
 const GRPC_STATUS: Record<ServerErrorReason, status> = {
@@ -55,6 +57,7 @@ const GRPC_STATUS: Record<ServerErrorReason, status> = {
   "resource-exhausted": status.RESOURCE_EXHAUSTED,
   "not-found": status.NOT_FOUND,
   unauthenticated: status.UNAUTHENTICATED,
+  "permission-denied": status.PERMISSION_DENIED,
 };
 
 /**

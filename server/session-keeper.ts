@@ -26,8 +26,11 @@ export class SessionKeeper {
     private readonly metrics: Metrics = NO_METRICS,
   ) {}
 
-  /** Starts a new session and stores its record; resolves with the session and its resume secret. */
-  async open(open: ValidOpen, write: Write): Promise<{ session: Session; secret: string }> {
+  /**
+   * Starts a new session owned by `identity` ("" when security is off) and stores its record;
+   * resolves with the session and its resume secret.
+   */
+  async open(open: ValidOpen, write: Write, identity = ""): Promise<{ session: Session; secret: string }> {
     const session = new Session(newSessionId(), open.clientName, open.ttlMs, write);
     const secret = randomBytes(24).toString("base64url");
     await this.store.saveSession({
@@ -35,6 +38,7 @@ export class SessionKeeper {
       secretHash: sha256(secret),
       ttlMs: open.ttlMs,
       clientName: open.clientName,
+      ...(identity && { identity }),
     });
     return { session, secret };
   }
@@ -42,9 +46,10 @@ export class SessionKeeper {
   /**
    * Resumes a session: checks the record and the secret, renews the holds the client claims and
    * resolves with those still held (the store's token and count). Rejects with `not-found` for an
-   * unknown or expired session and `unauthenticated` for a wrong secret.
+   * unknown or expired session, `unauthenticated` for a wrong secret and `permission-denied` when
+   * `identity` is not the one that opened the session.
    */
-  async resume(open: Open, write: Write): Promise<{ session: Session; held: HeldLock[] }> {
+  async resume(open: Open, write: Write, identity = ""): Promise<{ session: Session; held: HeldLock[] }> {
     const record = await this.store.loadSession(open.resumeSessionId);
     if (!record)
       throw new ServerError(
@@ -54,6 +59,12 @@ export class SessionKeeper {
     const expected = Buffer.from(record.secretHash, "hex");
     if (!timingSafeEqual(Buffer.from(sha256(open.resumeSecret), "hex"), expected)) {
       throw new ServerError("unauthenticated", "open.resume_secret: does not match the session");
+    }
+    if ((record.identity ?? "") !== identity) {
+      throw new ServerError(
+        "permission-denied",
+        `open.resume_session_id: session "${open.resumeSessionId}" was opened by another identity than "${identity}"`,
+      );
     }
     const session = new Session(record.sessionId, record.clientName, record.ttlMs, write);
     const byName = new Map<string, string[]>();

@@ -5,6 +5,7 @@ import type { HoldChanges } from "./hold-changes.js";
 import type { Limits } from "./limits.js";
 import type { LockTable } from "./lock-table.js";
 import type { RequestValidator } from "./request-validator.js";
+import type { Authorizer } from "./security/authorizer.js";
 import { ServerError, toServerError } from "./server-error.js";
 import type { Session } from "./session.js";
 import type { SessionKeeper } from "./session-keeper.js";
@@ -25,6 +26,8 @@ export interface SessionDeps {
   sessions: Map<string, SessionStream>;
   /** The session limit over `sessions` and the Opens in flight. */
   slots: SessionSlots;
+  /** Who may lock what (Authorizer.OPEN when security is off). */
+  guard: Authorizer;
 }
 
 type Call = ServerDuplexStream<SessionRequest, SessionResponse>;
@@ -43,9 +46,11 @@ export class SessionStream {
   private ended = false;
   private closing = false;
 
+  /** `caller` is the authenticated identity the session belongs to ("" when security is off). */
   constructor(
     private readonly call: Call,
     private readonly deps: SessionDeps,
+    private readonly caller = "",
   ) {
     call.on("data", (message: SessionRequest) => this.onMessage(message));
     for (const event of ["end", "cancelled", "error", "close"]) call.on(event, () => this.finish("broken"));
@@ -92,12 +97,12 @@ export class SessionStream {
     switch (kind?.$case) {
       case "acquire":
         this.run(kind.acquire.requestId, kind.acquire.name, () =>
-          table.acquire(session, validator.acquire(kind.acquire)),
+          table.acquire(session, validator.acquire(this.mayLock(kind.acquire))),
         );
         break;
       case "release":
         this.run(kind.release.requestId, kind.release.name, () =>
-          table.release(session, validator.release(kind.release)),
+          table.release(session, validator.release(this.mayLock(kind.release))),
         );
         break;
       case "cancel":
@@ -111,7 +116,7 @@ export class SessionStream {
         break;
       case "proclaim":
         this.run(kind.proclaim.requestId, kind.proclaim.name, () =>
-          this.deps.holds.proclaim(session, validator.proclaim(kind.proclaim)),
+          this.deps.holds.proclaim(session, validator.proclaim(this.mayLock(kind.proclaim))),
         );
         break;
       case "close":
@@ -137,12 +142,12 @@ export class SessionStream {
       releaseSlot = slots.reserve();
       let opened: SessionResponse;
       if (open.resumeSessionId) {
-        const { session, held } = await keeper.resume(open, write);
+        const { session, held } = await keeper.resume(open, write, this.caller);
         sessions.get(session.id)?.detach(status.ABORTED, "session: resumed on another stream");
         this.session = session;
         opened = reply.opened(session.id, open.resumeSecret, session.ttlMs, held);
       } else {
-        const { session, secret } = await keeper.open(valid, write);
+        const { session, secret } = await keeper.open(valid, write, this.caller);
         this.session = session;
         opened = reply.opened(session.id, secret, session.ttlMs);
       }
@@ -198,6 +203,12 @@ export class SessionStream {
       this.deps.log.warn({ err, session: session.id }, "close: release failed; holds expire with their lease");
       this.abort(status.UNAVAILABLE, "close: the store is unreachable; holds expire with their lease");
     }
+  }
+
+  /** The request, if the caller may lock its name; throws PERMISSION_DENIED (answered Failed) if not. */
+  private mayLock<R extends { name: string }>(request: R): R {
+    this.deps.guard.require(this.caller, "lock", request.name);
+    return request;
   }
 
   /** Runs one request now (so store calls keep the stream's order) and answers its failure. */

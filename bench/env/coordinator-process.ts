@@ -24,9 +24,14 @@ const STORE_LOG = {
  * Starts `node --import tsx bin/turnstile-cli.ts serve --redis URL --listen 127.0.0.1:0` (as the test harness's
  * spawnCoordinator does) and resolves once it listens; with `redisUrl` undefined it starts the same
  * command without `--redis`, on the embedded in-process store. With `profileDir`, node writes a CPU
- * profile there on exit. Its output is drained so a chatty log can never block it.
+ * profile there on exit; `extraArgs` go to `serve` (the TLS row's certificates). Its output is drained
+ * so a chatty log can never block it.
  */
-export async function startCoordinator(redisUrl: string | undefined, profileDir?: string): Promise<BenchCoordinator> {
+export async function startCoordinator(
+  redisUrl: string | undefined,
+  profileDir?: string,
+  extraArgs: string[] = [],
+): Promise<BenchCoordinator> {
   const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const storeArgs = redisUrl ? ["--redis", redisUrl] : [];
   const args = [
@@ -38,6 +43,7 @@ export async function startCoordinator(redisUrl: string | undefined, profileDir?
     "--listen",
     "127.0.0.1:0",
     ...storeArgs,
+    ...extraArgs,
     "--log-level",
     "info",
   ];

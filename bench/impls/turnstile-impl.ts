@@ -1,11 +1,14 @@
 import { readFileSync } from "node:fs";
-import { TurnstileClient } from "../../client/index.js";
+import { type TlsOptions, TurnstileClient } from "../../client/index.js";
 import type { LockImpl } from "./lock-impl.js";
 
 const REPO_VERSION = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
 
-/** Which store the coordinator runs on: Redis, or the embedded in-process store (no Redis hop). */
-export type TurnstileStore = "redis" | "embedded";
+/**
+ * Which coordinator: on Redis, on the embedded in-process store (no Redis hop), or on Redis behind
+ * mTLS with a client certificate per client (the cost of TLS).
+ */
+export type TurnstileStore = "redis" | "embedded" | "mtls";
 
 const BY_STORE = {
   redis: {
@@ -20,18 +23,25 @@ const BY_STORE = {
     waits: "FIFO queue in the coordinator's memory; the grant is pushed on the session stream",
     wireCommands: undefined,
   },
+  mtls: {
+    id: "turnstile-mtls",
+    label: "Turnstile (mTLS)",
+    waits: "FIFO queue in Redis; the grant is pushed on the session stream (over mTLS)",
+    wireCommands: ["evalsha", "eval"],
+  },
 } as const;
 
 /**
  * Turnstile through its TypeScript client: one TurnstileClient (one session stream) per contender,
- * against a coordinator running in its own process on `store`. Waiters are granted by a pushed message.
+ * against a coordinator running in its own process on `store` (`tls`: the client's mTLS settings).
+ * Waiters are granted by a pushed message.
  */
-export function turnstileImpl(address: string, store: TurnstileStore = "redis"): LockImpl {
+export function turnstileImpl(address: string, store: TurnstileStore = "redis", tls?: TlsOptions): LockImpl {
   return {
     ...BY_STORE[store],
     version: `turnstile ${REPO_VERSION} (this repo)`,
     async connect() {
-      const client = new TurnstileClient(address, { clientName: "bench" });
+      const client = new TurnstileClient(address, { clientName: "bench", tls });
       await client.connect();
       return {
         async acquire(name) {

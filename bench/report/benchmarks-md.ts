@@ -59,6 +59,13 @@ export function writeBenchmarksMd(input: ReportInput): string {
           "  and the targets.",
         ]
       : []),
+    ...(impls.some((i) => i.id === "turnstile-mtls")
+      ? [
+          "- *Turnstile (mTLS)* is a third coordinator process on the same Redis, serving over TLS and requiring client",
+          "  certificates (`--tls-cert --tls-key --tls-client-ca`, EC P-256 certificates made with openssl for the run);",
+          "  its clients present a client certificate. Its difference to the *Turnstile* row is the cost of TLS.",
+        ]
+      : []),
     `- Each workload size runs ${options.rounds} round(s) of ${options.measureMs / 1000} s (after ${options.warmupMs / 1000} s warm-up) per`,
     "  implementation, implementations interleaved and the order reversed every other round; rounds are pooled.",
     "- Redis commands per cycle: *sent* counts the commands clients (or the coordinator) send over the wire",

@@ -17,6 +17,7 @@ export interface Plot {
 const IMPL_COLOR: Record<string, Rgb> = {
   turnstile: PALETTE[0],
   "turnstile-embedded": PALETTE[9],
+  "turnstile-mtls": PALETTE[8],
   spin: PALETTE[1],
   "redis-semaphore": PALETTE[2],
   redlock: PALETTE[3],

@@ -1,4 +1,4 @@
-import { type CallOptions, credentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
+import { type CallOptions, Metadata, type ServiceError, status } from "@grpc/grpc-js";
 import {
   type DescribeResponse,
   type ListRequest,
@@ -7,6 +7,7 @@ import {
   type RevokeRequest,
   type RevokeResponse,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { type CredentialOptions, channelCredentials } from "../channel-credentials.js";
 import { WatchStream } from "../watch-stream.js";
 
 // Unary calls fail fast on a refused connection; this bounds a coordinator that accepts and hangs.
@@ -24,15 +25,15 @@ export class AdminCallError extends Error {
 }
 
 /**
- * The operator RPCs (Describe, List, Revoke, Watch) of one coordinator over a plaintext channel,
- * as promises. Failed calls reject with an AdminCallError. Close it when done.
+ * The operator RPCs (Describe, List, Revoke, Watch) of one coordinator, over plaintext or TLS
+ * (with a client certificate or token), as promises. Failed calls reject with an AdminCallError. Close it when done.
  */
 export class AdminClient {
   readonly #rpc: LockServiceClient;
 
   /** Opens a channel to `server` (HOST:PORT); connects lazily on the first call. */
-  constructor(server: string) {
-    this.#rpc = new LockServiceClient(server, credentials.createInsecure());
+  constructor(server: string, connection: CredentialOptions = {}) {
+    this.#rpc = new LockServiceClient(server, channelCredentials(connection));
   }
 
   /** One lock's holders and waiters. */

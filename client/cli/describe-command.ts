@@ -1,6 +1,7 @@
 import type { DescribeResponse, Waiter } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { msFromDuration } from "../duration.js";
 import { AdminClient } from "./admin-client.js";
+import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
 import { formatTable } from "./format-table.js";
 import { holderView, modeName, valueCell } from "./holder-view.js";
@@ -13,6 +14,7 @@ token, hold count, lease left, value) and its waiters in queue order. A free loc
 
 Options:
   --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
+${CONNECTION_HELP}
   --output FORMAT      table (default) or json
   -h, --help           this help
 
@@ -26,7 +28,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   );
   if (typeof args === "number") return args;
   const name = args.positionals[0];
-  const client = new AdminClient(args.server);
+  const client = new AdminClient(args.server, args.connection);
   let lock: DescribeResponse;
   try {
     lock = await client.describe(name);
@@ -73,14 +75,17 @@ function describeTable(lock: DescribeResponse): string {
   const holders = lock.holders.map(holderView);
   text += `\nHolders: ${holders.length}\n`;
   if (holders.length) {
+    // The IDENTITY column appears only when the coordinator names identities (security on).
+    const named = holders.some((h) => h.identity !== "");
     const rows = holders.map((h) => [
       h.holder,
+      ...(named ? [h.identity] : []),
       h.fencingToken,
       String(h.holdCount),
       `${h.leaseRemainingMs}ms`,
       valueCell(h),
     ]);
-    text += formatTable(["HOLDER", "TOKEN", "HOLDS", "LEASE", "VALUE"], rows);
+    text += formatTable(["HOLDER", ...(named ? ["IDENTITY"] : []), "TOKEN", "HOLDS", "LEASE", "VALUE"], rows);
   }
   const waiters = lock.waiters.map(waiterView);
   text += `\nWaiters: ${waiters.length}\n`;

@@ -6,6 +6,8 @@ export interface HolderView {
   holder: string;
   sessionId: string;
   owner: string;
+  /** Who opened the holder's session (client certificate or token); "" when the server does not say. */
+  identity: string;
   /** uint64 as a decimal string (the protobuf JSON convention). */
   fencingToken: string;
   holdCount: number;
@@ -30,6 +32,7 @@ export function holderView(holder: Holder): HolderView {
     holder: `${holder.sessionId}/${holder.owner}`,
     sessionId: holder.sessionId,
     owner: holder.owner,
+    identity: holder.identity,
     fencingToken: String(holder.fencingToken),
     holdCount: holder.holdCount,
     mode: modeName(holder.mode),

@@ -1,9 +1,11 @@
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
+import type { CredentialOptions } from "../channel-credentials.js";
 import type { Lock } from "../lock.js";
 import { LostLockError } from "../lost-lock-error.js";
 import { TurnstileClient } from "../turnstile-client.js";
 import { TurnstileError } from "../turnstile-error.js";
+import { CONNECTION_FLAGS, CONNECTION_HELP, connectionOptions } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
 import { GuardedCommand } from "./guarded-command.js";
 import { parseDuration } from "./parse-duration.js";
@@ -18,6 +20,7 @@ then SIGKILL after --grace, and the exit code is 76.
 
 Options:
   --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
+${CONNECTION_HELP}
   --wait DURATION      how long to wait for the lock: 0 tries once (default: forever)
   --ttl DURATION       session lease; renewed every TTL/3 (default 15s)
   --grace DURATION     SIGTERM to SIGKILL when the lock is lost (default 5s)
@@ -33,6 +36,7 @@ const CLOSE_TIMEOUT_MS = 3000;
 
 interface LockArgs {
   server: string;
+  connection: CredentialOptions;
   name: string;
   command: string[];
   waitMs?: number;
@@ -55,7 +59,11 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     process.stderr.write(`turnstile lock: ${args} (see turnstile lock --help)\n`);
     return LockExit.usage;
   }
-  const client = new TurnstileClient(args.server, { ttlMs: args.ttlMs, clientName: `turnstile-lock@${hostname()}` });
+  const client = new TurnstileClient(args.server, {
+    ttlMs: args.ttlMs,
+    clientName: `turnstile-lock@${hostname()}`,
+    ...args.connection,
+  });
   try {
     const lock = await acquire(client, args);
     if (typeof lock === "number") return lock;
@@ -69,12 +77,8 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
 function parseLockArgs(own: string[], command: string[], env: NodeJS.ProcessEnv): LockArgs | string {
   let parsed: ReturnType<typeof parseArgs<{ options: Record<string, { type: "string" }>; allowPositionals: true }>>;
   try {
-    const options = {
-      server: { type: "string" },
-      wait: { type: "string" },
-      ttl: { type: "string" },
-      grace: { type: "string" },
-    } as const;
+    const options: Record<string, { type: "string" }> = {};
+    for (const flag of ["server", "wait", "ttl", "grace", ...CONNECTION_FLAGS]) options[flag] = { type: "string" };
     parsed = parseArgs({ args: own, options, allowPositionals: true });
   } catch (err) {
     return (err as Error).message.split(". ")[0];
@@ -94,7 +98,10 @@ function parseLockArgs(own: string[], command: string[], env: NodeJS.ProcessEnv)
     if (durations[flag] === undefined) return `--${flag} "${text}" is not a duration (e.g. 500ms, 10s, 5m)`;
   }
   if (durations.ttl === 0) return "--ttl must be more than 0";
+  const connection = connectionOptions(values, env);
+  if (typeof connection === "string") return connection;
   return {
+    connection,
     server: values.server ?? (env.TURNSTILE_SERVER || "127.0.0.1:7420"),
     name: positionals[0],
     command,

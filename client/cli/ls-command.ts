@@ -1,5 +1,6 @@
 import type { LockSummary } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { AdminClient } from "./admin-client.js";
+import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
 import { formatTable } from "./format-table.js";
 import { modeName } from "./holder-view.js";
@@ -12,6 +13,7 @@ every lock), sorted by name, paging through the coordinator's List until done.
 
 Options:
   --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
+${CONNECTION_HELP}
   --limit N            stop after N locks
   --output FORMAT      table (default) or json (an array of {name, mode, limit, holders, waiters})
   -h, --help           this help
@@ -27,7 +29,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   const args = argsOrExit("ls", USAGE, argv, () => parseLsArgs(argv, env));
   if (typeof args === "number") return args;
   const { prefix, limit } = args;
-  const client = new AdminClient(args.server);
+  const client = new AdminClient(args.server, args.connection);
   let locks: LockSummary[];
   try {
     locks = await listAll(client, prefix, limit);

@@ -1,4 +1,6 @@
 import { parseArgs } from "node:util";
+import type { CredentialOptions } from "../channel-credentials.js";
+import { CONNECTION_FLAGS, connectionOptions } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
 
 /** How a listing is printed: an aligned table for people, or JSON for programs. */
@@ -7,6 +9,8 @@ export type OutputFormat = "table" | "json";
 /** The flags every admin command shares, its own string flags, and its positionals. */
 export interface AdminArgs {
   server: string;
+  /** TLS, mTLS and token options (see connection-flags.ts). */
+  connection: CredentialOptions;
   output: OutputFormat;
   values: Record<string, string | undefined>;
   positionals: string[];
@@ -24,13 +28,13 @@ export interface AdminArgsSpec {
 
 /**
  * Parses an admin command's arguments: `--server HOST:PORT` (default env TURNSTILE_SERVER, then
- * 127.0.0.1:7420), `--output`, the command's own flags and positionals. Returns one line saying
+ * 127.0.0.1:7420), the TLS and token flags, `--output`, the command's own flags and positionals. Returns one line saying
  * what is wrong instead when they are bad.
  */
 export function parseAdminArgs(argv: string[], spec: AdminArgsSpec, env: NodeJS.ProcessEnv): AdminArgs | string {
   const options: Record<string, { type: "string" }> = { server: { type: "string" } };
   if (spec.output) options.output = { type: "string" };
-  for (const flag of spec.flags ?? []) options[flag] = { type: "string" };
+  for (const flag of [...(spec.flags ?? []), ...CONNECTION_FLAGS]) options[flag] = { type: "string" };
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
@@ -49,7 +53,9 @@ export function parseAdminArgs(argv: string[], spec: AdminArgsSpec, env: NodeJS.
   if (!/^[^\s:]+:\d{1,5}$/.test(server) && !/^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(server)) {
     return `--server must be HOST:PORT, got "${server}"`;
   }
-  return { server, output, values: values as Record<string, string | undefined>, positionals };
+  const connection = connectionOptions(values, env);
+  if (typeof connection === "string") return connection;
+  return { server, connection, output, values: values as Record<string, string | undefined>, positionals };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { RevokeResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { AdminClient } from "./admin-client.js";
+import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
 import { type AdminArgs, argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
 
@@ -14,6 +15,7 @@ stuck holder, not to stop work.
 
 Options:
   --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
+${CONNECTION_HELP}
   -h, --help           this help
 
 Exit codes: 0 revoked; 2 bad usage; 69 coordinator unreachable or request refused (NOT_FOUND:
@@ -25,7 +27,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   const args = argsOrExit("revoke", USAGE, argv, () => parseRevokeArgs(argv, env));
   if (typeof args === "number") return args;
   const { name, holder, sessionId, owner } = args;
-  const client = new AdminClient(args.server);
+  const client = new AdminClient(args.server, args.connection);
   let revoked: RevokeResponse;
   try {
     revoked = await client.revoke({ name, sessionId, owner });

@@ -1,5 +1,6 @@
 import { HolderChange, type HolderEvent, type LockSnapshot } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { AdminClient } from "./admin-client.js";
+import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
 import { type HolderView, holderView, modeName, valueCell } from "./holder-view.js";
 import { argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
@@ -17,6 +18,7 @@ SESSION_ID/OWNER. "resync" replaces "snapshot" when the watch fell behind and st
 
 Options:
   --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
+${CONNECTION_HELP}
   --output FORMAT      table (default: the lines above) or json (one JSON object per line, with
                        "type": "snapshot" or "event")
   -h, --help           this help
@@ -44,7 +46,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   const interrupted = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => interrupted.abort(signal);
   for (const s of ["SIGINT", "SIGTERM"] as const) process.on(s, onSignal);
-  const client = new AdminClient(args.server);
+  const client = new AdminClient(args.server, args.connection);
   const stream = client.watch(name);
   try {
     for (;;) {

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	pb "turnstile/examples/go/gen/turnstile/v1"
 )
 
@@ -31,6 +30,11 @@ func main() {
 	hold := flag.Duration("hold", envDuration("TURNSTILE_HOLD", 200*time.Millisecond), "how long each round holds the lock (env TURNSTILE_HOLD)")
 	wait := flag.Duration("wait", envDuration("TURNSTILE_WAIT", 30*time.Second), "server-side wait of one acquire before TIMEOUT (env TURNSTILE_WAIT)")
 	ttl := flag.Duration("ttl", envDuration("TURNSTILE_TTL", 15*time.Second), "requested session TTL (env TURNSTILE_TTL)")
+	var security tlsFlags
+	flag.StringVar(&security.ca, "tls-ca", env("TURNSTILE_TLS_CA", ""), "CA certificate (PEM) to verify the coordinator with: TLS (env TURNSTILE_TLS_CA)")
+	flag.StringVar(&security.cert, "tls-cert", env("TURNSTILE_TLS_CERT", ""), "client certificate (PEM) for mTLS (env TURNSTILE_TLS_CERT)")
+	flag.StringVar(&security.key, "tls-key", env("TURNSTILE_TLS_KEY", ""), "client certificate's key (PEM) (env TURNSTILE_TLS_KEY)")
+	flag.StringVar(&security.token, "token", env("TURNSTILE_TOKEN", ""), "bearer token, sent over TLS only (env TURNSTILE_TOKEN)")
 	flag.Parse()
 	log.SetFlags(log.Lmicroseconds)
 
@@ -39,7 +43,11 @@ func main() {
 		log.Fatalf("open log: %v", err)
 	}
 	defer shared.Close()
-	conn, err := grpc.NewClient(*addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	dial, err := dialOptions(security)
+	if err != nil {
+		log.Fatalf("connection settings: %v", err)
+	}
+	conn, err := grpc.NewClient(*addr, dial...)
 	if err != nil {
 		log.Fatalf("connect %s: %v", *addr, err)
 	}

@@ -5,9 +5,12 @@ import type { HostPort } from "../config/setting-value.js";
 import { OPEN_ACCESS } from "../console/console-access.js";
 import { ConsoleHttpHandler } from "../console/console-http-handler.js";
 import { ConsoleHttpServer } from "../console/console-http-server.js";
+import { isLoopbackHost } from "../console/loopback-host.js";
+import { PolicyAccess } from "../console/policy-access.js";
 import { Coordinator } from "../coordinator.js";
 import { MetricsHttpServer } from "../metrics/metrics-http-server.js";
 import { PrometheusMetrics } from "../metrics/prometheus-metrics.js";
+import { Security } from "../security/security.js";
 import { MemoryStore } from "../store/memory/memory-store.js";
 import { RedisStore } from "../store/redis/redis-store.js";
 import type { Store } from "../store/store.js";
@@ -15,7 +18,8 @@ import type { Store } from "../store/store.js";
 /**
  * `turnstile serve`: loads and validates the settings (exit 2 with one line per error), runs a
  * coordinator and, with --metrics, the Prometheus endpoint and, with --http, the web console (one
- * listener when both name the same address), until SIGTERM or SIGINT.
+ * listener when both name the same address), until SIGTERM or SIGINT. SIGHUP re-reads the
+ * security files (TLS certificates, tokens, policy).
  */
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -30,6 +34,19 @@ export async function run(argv: string[]): Promise<number> {
   const { config } = result;
   const log = pino({ level: config.logLevel });
   const metrics = config.metrics ? new PrometheusMetrics() : undefined;
+  let security: Security;
+  try {
+    security = config.security ? Security.load(config.security, log) : Security.open();
+  } catch (err) {
+    process.stderr.write(`turnstile serve: ${(err as Error).message}\n`);
+    return 2;
+  }
+  if (config.security?.tokenFile && !config.security.tls)
+    log.warn("bearer tokens over plaintext: anyone on the path can read them; serve with --tls-cert and --tls-key");
+  if (config.security && !config.security.policyFile && (config.security.tokenFile || config.security.tls?.clientCa))
+    log.warn("no --policy: every authenticated caller may lock, read and revoke every name");
+  const onHangup = () => security.reload();
+  process.on("SIGHUP", onHangup);
   const coordinator = new Coordinator({
     store: openStore(config, log),
     log,
@@ -37,11 +54,13 @@ export async function run(argv: string[]): Promise<number> {
     limits: config.limits,
     shutdownGraceMs: config.shutdownGraceMs,
     metrics,
+    security,
   });
-  const consoleHandler = config.http && consoleFor(coordinator, log);
+  const consoleHandler = config.http && consoleFor(coordinator, config.http.host, log);
   const shared = config.http && config.metrics && sameAddress(config.http, config.metrics);
   const metricsServer = metrics && new MetricsHttpServer(metrics, shared ? consoleHandler?.handle : undefined);
-  const consoleServer = consoleHandler && !shared ? new ConsoleHttpServer(consoleHandler.handle) : undefined;
+  const consoleServer =
+    consoleHandler && !shared ? new ConsoleHttpServer(consoleHandler.handle, security.tls) : undefined;
   const stopping = new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);
@@ -54,21 +73,31 @@ export async function run(argv: string[]): Promise<number> {
   if (config.http && consoleHandler) {
     const { host, port } = config.http;
     const httpPort = consoleServer ? await consoleServer.start(host, port) : undefined;
-    log.info({ http: `${host}:${port}`, httpPort, sharedWithMetrics: !consoleServer }, "serving the web console");
+    const https = consoleServer?.secure ?? false;
+    log.info(
+      { http: `${host}:${port}`, httpPort, https, sharedWithMetrics: !consoleServer },
+      "serving the web console",
+    );
   }
   await stopping;
   log.info("shutting down");
   await metricsServer?.stop();
   await consoleServer?.stop();
   await coordinator.stop();
+  process.off("SIGHUP", onHangup);
   return 0;
 }
 
-/** The web console over the coordinator; until the security policy is wired to it, open access (loopback only). */
-function consoleFor(coordinator: Coordinator, log: pino.Logger): ConsoleHttpHandler {
-  const { store, watches, admin, validator, limits } = coordinator;
-  const loopbackOnly = true;
-  return new ConsoleHttpHandler({ store, watches, admin, validator, limits, access: OPEN_ACCESS, log, loopbackOnly });
+/**
+ * The web console over the coordinator. With identities in force (token file, client CA) its callers
+ * are named by their bearer token and checked against the same policy as gRPC callers; otherwise it
+ * is open, as the gRPC port is. The Host check against DNS rebinding applies on a loopback address.
+ */
+function consoleFor(coordinator: Coordinator, host: string, log: pino.Logger): ConsoleHttpHandler {
+  const { store, watches, admin, validator, limits, security } = coordinator;
+  const access = security.authorizer.enforcing ? new PolicyAccess(security.authorizer) : OPEN_ACCESS;
+  const loopbackOnly = isLoopbackHost(host);
+  return new ConsoleHttpHandler({ store, watches, admin, validator, limits, access, log, loopbackOnly });
 }
 
 function sameAddress(a: HostPort, b: HostPort): boolean {

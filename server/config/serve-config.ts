@@ -1,8 +1,9 @@
 import { accessSync, constants } from "node:fs";
-import { isLoopbackHost } from "../console/loopback-host.js";
 import { DEFAULT_LIMITS, type Limits } from "../limits.js";
+import type { SecuritySettings } from "../security/security.js";
 import type { RedisAuth, RedisTarget } from "../store/redis/redis-connection.js";
 import { loadSettings, type SettingSources } from "./load-settings.js";
+import { securityConfig } from "./security-config.js";
 import { formatHostPort, type HostPort, type SettingValue } from "./setting-value.js";
 import { SETTINGS } from "./settings.js";
 
@@ -20,6 +21,8 @@ export interface ServeConfig {
   redis?: { target: RedisTarget; auth: RedisAuth; commandTimeoutMs: number };
   fenceRetainMs: number;
   limits: Limits;
+  /** TLS, tokens, policy (docs/security.md); absent: plaintext and open to every caller. */
+  security?: SecuritySettings;
 }
 
 /** The config, or one line per error (exit 2). */
@@ -27,7 +30,8 @@ export type ServeConfigResult = { ok: true; config: ServeConfig } | { ok: false;
 
 /**
  * Loads the settings (flag > env > config file > default) and checks them together: one Redis
- * deployment at most, Sentinel with its master name, TTL bounds in order, readable files.
+ * deployment at most, Sentinel with its master name, TTL bounds in order, readable files, and the
+ * security settings (see `securityConfig`).
  */
 export function loadServeConfig(sources: SettingSources): ServeConfigResult {
   const loaded = loadSettings(sources);
@@ -56,12 +60,8 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
       `default-ttl: min-ttl (${limits.minTtlMs} ms) <= default-ttl (${limits.defaultTtlMs} ms) <= max-ttl (${limits.maxTtlMs} ms) does not hold`,
     );
   const http = get<HostPort | "off">("http");
-  // Until the console's access is wired to the security policy it answers everyone: loopback only.
-  if (http !== "off" && !isLoopbackHost(http.host))
-    errors.push(
-      `http: ${http.host} is not a loopback address; the console has no access control yet: listen on 127.0.0.1`,
-    );
   if (get<number>("redis-command-timeout") === 0) errors.push("redis-command-timeout: must be more than 0");
+  const security = securityConfig(v, errors);
   if (errors.length > 0) return { ok: false, errors };
 
   let target: RedisTarget | undefined;
@@ -91,6 +91,7 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
       redis: target && { target, auth, commandTimeoutMs: get<number>("redis-command-timeout") },
       fenceRetainMs: get<number>("fence-retention"),
       limits,
+      ...(Object.values(security).some((x) => x !== undefined) && { security }),
     },
   };
 }

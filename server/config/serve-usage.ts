@@ -24,8 +24,10 @@ export function serveUsage(): string {
     "as unset. DURATION is a number with a unit: 250ms, 15s, 5m, 1h, 30d. Bad settings: one line",
     "each on stderr, exit code 2. With none of --redis, --redis-sentinel, --redis-cluster the",
     "coordinator runs on the embedded in-process store (one coordinator; locks end with it).",
+    "Without --tls-cert, --listen must be a loopback address unless --insecure is given.",
+    "SIGHUP re-reads the TLS files, the token file and the policy (so does changing them).",
   ];
-  for (const group of ["Server", "Redis", "Limits"]) {
+  for (const group of ["Server", "Security", "Redis", "Limits"]) {
     lines.push("", `${group}:`);
     for (const s of SETTINGS.filter((x) => x.group === group)) {
       const flag = `  --${s.key}${METAVAR[s.kind] ? ` ${METAVAR[s.kind]}` : ""}`;

@@ -25,7 +25,7 @@ export interface Setting {
   /** The limit it sets, if it is one. */
   limit?: keyof Limits;
   /** Where `--help` lists it. */
-  group: "Server" | "Redis" | "Limits";
+  group: "Server" | "Security" | "Redis" | "Limits";
   help: string;
 }
 
@@ -76,7 +76,7 @@ export const SETTINGS: readonly Setting[] = [
     kind: "address-or-off",
     default: "off",
     group: "Server",
-    help: "serve the web console at http://HOST:PORT/ (loopback; may equal --metrics), or off",
+    help: "serve the web console at HOST:PORT (HTTPS with --tls-cert; loopback without security settings), or off",
   },
   {
     key: "log-level",
@@ -93,6 +93,49 @@ export const SETTINGS: readonly Setting[] = [
     default: "5s",
     group: "Server",
     help: "how long SIGTERM waits for streams to end before cutting them",
+  },
+  {
+    key: "tls-cert",
+    env: "TURNSTILE_TLS_CERT",
+    kind: "path",
+    group: "Security",
+    help: "PEM certificate chain: serve gRPC over TLS (needs --tls-key)",
+  },
+  {
+    key: "tls-key",
+    env: "TURNSTILE_TLS_KEY",
+    kind: "path",
+    group: "Security",
+    help: "PEM private key of --tls-cert",
+  },
+  {
+    key: "tls-client-ca",
+    env: "TURNSTILE_TLS_CLIENT_CA",
+    kind: "path",
+    group: "Security",
+    help: "PEM CA(s): require client certificates they signed (mTLS)",
+  },
+  {
+    key: "token-file",
+    env: "TURNSTILE_TOKEN_FILE",
+    kind: "path",
+    group: "Security",
+    help: "bearer tokens, one IDENTITY SHA256-HEX line each (docs/security.md)",
+  },
+  {
+    key: "policy",
+    env: "TURNSTILE_POLICY",
+    kind: "path",
+    group: "Security",
+    help: "JSON grants of lock|read|admin on name prefixes; deny by default",
+  },
+  {
+    key: "insecure",
+    env: "TURNSTILE_INSECURE",
+    kind: "boolean",
+    default: "false",
+    group: "Security",
+    help: "allow plaintext on a non-loopback --listen (and --http) address",
   },
   {
     key: "redis",

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { TLSSocket } from "node:tls";
 import type { Logger } from "pino";
 import type { Limits } from "../limits.js";
 import type { LockAdmin } from "../lock-admin.js";
@@ -108,7 +109,8 @@ export class ConsoleHttpHandler {
 
   private async revoke(req: IncomingMessage, res: ServerResponse, identity: string): Promise<void> {
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== `http://${req.headers.host}`) {
+    const scheme = (req.socket as TLSSocket).encrypted ? "https" : "http";
+    if (origin !== undefined && origin !== `${scheme}://${req.headers.host}`) {
       return this.answer(res, 403, { error: "origin: revoke only from the console's own page" });
     }
     const hold = await readRevokeBody(req);
@@ -116,7 +118,8 @@ export class ConsoleHttpHandler {
       this.deps.log.warn({ identity, name: hold.name }, "console revoke refused: no admin right");
       return this.answer(res, 403, { error: `permission denied: ${identity} has no admin right on this lock` });
     }
-    const answer = await this.deps.admin.revoke(hold);
+    // The identity goes on so that LockAdmin checks the policy too and logs who revoked.
+    const answer = await this.deps.admin.revoke(hold, identity);
     this.deps.log.info({ identity, ...hold }, "console revoke");
     this.answer(res, 200, { fencingToken: String(answer.fencingToken), holdCount: answer.holdCount });
   }

@@ -62,6 +62,8 @@ export interface SessionRecord {
   secretHash: string;
   ttlMs: number;
   clientName: string;
+  /** Who opened the session (docs/security.md); only they may resume it. Absent or "": nobody named. */
+  identity?: string;
 }
 
 /** A waiter served by this coordinator was granted the lock (by any coordinator). */

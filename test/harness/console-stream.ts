@@ -1,4 +1,5 @@
 import { get, type IncomingMessage } from "node:http";
+import { get as getHttps } from "node:https";
 
 /** One server-sent event of the console stream, its data parsed. */
 export interface ConsoleEvent {
@@ -20,12 +21,16 @@ export class ConsoleStream {
 
   private constructor() {}
 
-  /** Opens the stream; resolves with it on 200, or rejects with the status and body otherwise. */
-  static open(url: string, token?: string): Promise<ConsoleStream> {
+  /**
+   * Opens the stream (over HTTPS trusting `ca` when the URL is https:); resolves with it on 200,
+   * or rejects with the status and body otherwise.
+   */
+  static open(url: string, token?: string, ca?: string): Promise<ConsoleStream> {
     const stream = new ConsoleStream();
     return new Promise((resolve, reject) => {
       const headers = token ? { authorization: `Bearer ${token}` } : {};
-      get(url, { headers }, (res) => {
+      const open = url.startsWith("https:") ? getHttps : get;
+      open(url, { headers, ca }, (res) => {
         if (res.statusCode !== 200) {
           let body = "";
           res.on("data", (c) => (body += c));

@@ -1,4 +1,4 @@
-import { type ClientDuplexStream, credentials, type ServiceError } from "@grpc/grpc-js";
+import { type ChannelCredentials, type ClientDuplexStream, credentials, type ServiceError } from "@grpc/grpc-js";
 import {
   type HeldLock,
   LockServiceClient,
@@ -21,8 +21,9 @@ export class RawSession {
   /** The status the stream ended with, once it has. */
   ended?: { code: number; details: string };
 
-  constructor(address: string) {
-    this.client = new LockServiceClient(address, credentials.createInsecure());
+  /** Opens the stream to `address` (plaintext unless `creds` say otherwise). */
+  constructor(address: string, creds: ChannelCredentials = credentials.createInsecure()) {
+    this.client = new LockServiceClient(address, creds);
     this.stream = this.client.session();
     this.stream.on("data", (r: SessionResponse) => {
       this.received.push(r);

@@ -1,4 +1,4 @@
-import { type ClientReadableStream, credentials, type ServiceError } from "@grpc/grpc-js";
+import { type ChannelCredentials, type ClientReadableStream, credentials, type ServiceError } from "@grpc/grpc-js";
 import {
   type HolderEvent,
   LockServiceClient,
@@ -21,8 +21,9 @@ export class RawWatch {
   ended?: { code: number; details: string };
   private wake?: () => void;
 
-  constructor(address: string, name: string) {
-    this.client = new LockServiceClient(address, credentials.createInsecure());
+  /** Starts watching `name` at `address` (plaintext unless `creds` say otherwise). */
+  constructor(address: string, name: string, creds: ChannelCredentials = credentials.createInsecure()) {
+    this.client = new LockServiceClient(address, creds);
     this.stream = this.client.watch({ name });
     this.stream.on("data", (r: WatchResponse) => {
       if (r.kind?.$case === "snapshot") this.received.push({ snapshot: r.kind.snapshot });

@@ -1,12 +1,14 @@
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
-import { TurnstileClient } from "../../client/index.js";
+import { type TlsOptions, TurnstileClient } from "../../client/index.js";
+import { hashToken } from "../../server/security/token-file.js";
 import { checkSharedLog } from "../harness/check-shared-log.js";
 import { type CoordinatorProcess, spawnCoordinator } from "../harness/coordinator-process.js";
 import { redisServerAvailable, startRedis, type TestRedis } from "../harness/redis-server.js";
+import { type CertFiles, pemOf, TestPki } from "../harness/test-pki.js";
 import { waitForQueue } from "../harness/wait-for-queue.js";
 import { type ExampleProcess, rejectOnExit, spawnExample } from "./example-process.js";
 import { runTsWorker } from "./ts-worker.js";
@@ -20,11 +22,20 @@ const WORKERS_PER_LANGUAGE = 3;
 const ROUNDS = 20;
 const HOLD_MS = 10;
 const WAIT_MS = 60_000;
+// Java names itself with a token on top of its certificate, whose own identity has no grant: so
+// Java can only take the lock if its bearer token goes out and is checked.
+const JAVA_TOKEN = "interop-java-token-5c1e0b7d2f";
+const POLICY = {
+  rules: [{ identities: ["interop-ts", "interop-go", "interop-java"], rights: ["lock"], prefixes: ["interop/"] }],
+};
 
-describe("polyglot contention: TypeScript, Go and Java clients on one lock", () => {
+describe("polyglot contention: TypeScript, Go and Java clients on one lock, over mTLS", () => {
   let redis: TestRedis | undefined;
   let coordinator: CoordinatorProcess | undefined;
   let logDir: string;
+  let pki: TestPki;
+  const certs: Record<string, CertFiles> = {};
+  let tsTls: TlsOptions;
 
   before(async function () {
     this.timeout(30_000);
@@ -34,8 +45,19 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock", () 
       if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build:examples`);
     }
     redis = await startRedis();
-    coordinator = await spawnCoordinator(redis.url);
     logDir = mkdtempSync(join(tmpdir(), "turnstile-interop-"));
+    pki = new TestPki(logDir);
+    const server = pki.server();
+    certs.ts = pki.leaf("ts", { cn: "interop-ts" });
+    certs.go = pki.leaf("go", { cn: "go-cert", san: ["URI:interop-go"] });
+    certs.java = pki.leaf("java", { cn: "interop-java-cert" });
+    tsTls = { ca: pki.caPem, ...pemOf(certs.ts) };
+    writeFileSync(join(logDir, "policy.json"), JSON.stringify(POLICY));
+    writeFileSync(join(logDir, "tokens"), `interop-java ${hashToken(JAVA_TOKEN)}\n`);
+    coordinator = await spawnCoordinator(redis.url, [
+      ...["--tls-cert", server.cert, "--tls-key", server.key, "--tls-client-ca", pki.ca],
+      ...["--policy", join(logDir, "policy.json"), "--token-file", join(logDir, "tokens")],
+    ]);
   });
   after(async () => {
     await coordinator?.kill();
@@ -50,6 +72,10 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock", () 
     const logFd = openSync(logPath, "a");
     const flags = (name: string) => [
       `--addr=${address}`,
+      `--tls-ca=${pki.ca}`,
+      `--tls-cert=${certs[name].cert}`,
+      `--tls-key=${certs[name].key}`,
+      ...(name === "java" ? [`--token=${JAVA_TOKEN}`] : []),
       `--lock=${LOCK}`,
       `--rounds=${ROUNDS}`,
       `--workers=${WORKERS_PER_LANGUAGE}`,
@@ -60,7 +86,7 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock", () 
     ];
     // A gate holds the lock until every worker waits in the queue, so all three languages
     // contend from the first round on instead of whoever starts fastest running alone.
-    const gate = new TurnstileClient(address, { clientName: "gate" });
+    const gate = new TurnstileClient(address, { clientName: "gate", tls: tsTls });
     const gateLock = await gate.acquire(LOCK);
     const examples: ExampleProcess[] = [
       spawnExample("go example", GO_BIN, flags("go")),
@@ -76,6 +102,7 @@ describe("polyglot contention: TypeScript, Go and Java clients on one lock", () 
           holdMs: HOLD_MS,
           waitMs: WAIT_MS,
           logFd,
+          tls: tsTls,
         }),
       );
       const earlyExit = rejectOnExit(examples);

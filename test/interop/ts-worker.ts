@@ -1,5 +1,5 @@
 import { writeSync } from "node:fs";
-import { type Lock, LostLockError, TurnstileClient, TurnstileError } from "../../client/index.js";
+import { type Lock, LostLockError, type TlsOptions, TurnstileClient, TurnstileError } from "../../client/index.js";
 
 /** One TypeScript interop worker: its own TurnstileClient (one session) and its rounds. */
 export interface TsWorkerOptions {
@@ -11,6 +11,8 @@ export interface TsWorkerOptions {
   waitMs: number;
   /** File descriptor of the shared log, opened with flag "a" (O_APPEND). */
   logFd: number;
+  /** The client's TLS settings (the interop test runs over mTLS). */
+  tls?: TlsOptions;
 }
 
 const RETRYABLE = new Set(["timeout", "busy", "unavailable", "lost"]);
@@ -22,12 +24,12 @@ const RETRYABLE = new Set(["timeout", "busy", "unavailable", "lost"]);
  * is repeated.
  */
 export async function runTsWorker(options: TsWorkerOptions): Promise<void> {
-  const { address, name, lock: lockName, rounds, holdMs, waitMs, logFd } = options;
+  const { address, name, lock: lockName, rounds, holdMs, waitMs, logFd, tls } = options;
   const append = (event: string, lock: Lock) => {
     const line = `${event} ${name} ${lock.fencingToken}\n`;
     if (writeSync(logFd, line) !== Buffer.byteLength(line)) throw new Error(`${name}: short write to the log`);
   };
-  const client = new TurnstileClient(address, { clientName: name });
+  const client = new TurnstileClient(address, { clientName: name, tls });
   try {
     for (let round = 1; round <= rounds; ) {
       let lock: Lock;

@@ -6,6 +6,7 @@ import { lifecycleConformance } from "./lifecycle-conformance.js";
 import { listConformance } from "./list-conformance.js";
 import { releaseConformance } from "./release-conformance.js";
 import { renewConformance } from "./renew-conformance.js";
+import { sessionRecordConformance } from "./session-record-conformance.js";
 import { sharedConformance } from "./shared-conformance.js";
 import { watchConformance } from "./watch-conformance.js";
 import { withdrawConformance } from "./withdraw-conformance.js";
@@ -36,5 +37,6 @@ export function storeConformance(name: string, makeStore: MakeStore, setup: Conf
     describe("store lifecycle", () => lifecycleConformance(f));
     describe("describe, watch, proclaim and revoke", () => watchConformance(f));
     describe("list", () => listConformance(f));
+    describe("session records", () => sessionRecordConformance(f));
   });
 }

@@ -79,6 +79,11 @@ export enum FailureReason {
   FAILURE_REASON_BUSY = 10,
   /** FAILURE_REASON_EXPIRED - The queue entry's lease ran out before a grant: keepalives did not arrive in time. */
   FAILURE_REASON_EXPIRED = 11,
+  /**
+   * FAILURE_REASON_PERMISSION_DENIED - The caller's identity has no grant for this name (docs/security.md); the
+   * message names the name and the identity. The session is unaffected.
+   */
+  FAILURE_REASON_PERMISSION_DENIED = 12,
   UNRECOGNIZED = -1,
 }
 
@@ -336,7 +341,14 @@ export interface Holder {
    * Time left of the holder's lease on the store's clock when this was read
    * (zero for a holder that has just left).
    */
-  leaseRemaining?: Duration | undefined;
+  leaseRemaining?:
+    | Duration
+    | undefined;
+  /**
+   * The identity that opened the holder's session (client certificate or
+   * token; docs/security.md). Set by Describe; empty when security is off.
+   */
+  identity: string;
 }
 
 /**
@@ -2406,6 +2418,7 @@ function createBaseHolder(): Holder {
     holdCount: 0,
     mode: 0,
     leaseRemaining: undefined,
+    identity: "",
   };
 }
 
@@ -2434,6 +2447,9 @@ export const Holder: MessageFns<Holder> = {
     }
     if (message.leaseRemaining !== undefined) {
       Duration.encode(message.leaseRemaining, writer.uint32(58).fork()).join();
+    }
+    if (message.identity !== "") {
+      writer.uint32(66).string(message.identity);
     }
     return writer;
   },
@@ -2507,6 +2523,14 @@ export const Holder: MessageFns<Holder> = {
             message.leaseRemaining = Duration.decode(reader, reader.uint32());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.identity = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2535,6 +2559,7 @@ export const Holder: MessageFns<Holder> = {
     message.leaseRemaining = (object.leaseRemaining !== undefined && object.leaseRemaining !== null)
       ? Duration.fromPartial(object.leaseRemaining)
       : undefined;
+    message.identity = object.identity ?? "";
     return message;
   },
 };

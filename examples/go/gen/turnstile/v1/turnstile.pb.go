@@ -163,6 +163,9 @@ const (
 	FailureReason_FAILURE_REASON_BUSY FailureReason = 10
 	// The queue entry's lease ran out before a grant: keepalives did not arrive in time.
 	FailureReason_FAILURE_REASON_EXPIRED FailureReason = 11
+	// The caller's identity has no grant for this name (docs/security.md); the
+	// message names the name and the identity. The session is unaffected.
+	FailureReason_FAILURE_REASON_PERMISSION_DENIED FailureReason = 12
 )
 
 // Enum value maps for FailureReason.
@@ -180,6 +183,7 @@ var (
 		9:  "FAILURE_REASON_INTERNAL",
 		10: "FAILURE_REASON_BUSY",
 		11: "FAILURE_REASON_EXPIRED",
+		12: "FAILURE_REASON_PERMISSION_DENIED",
 	}
 	FailureReason_value = map[string]int32{
 		"FAILURE_REASON_UNSPECIFIED":       0,
@@ -194,6 +198,7 @@ var (
 		"FAILURE_REASON_INTERNAL":          9,
 		"FAILURE_REASON_BUSY":              10,
 		"FAILURE_REASON_EXPIRED":           11,
+		"FAILURE_REASON_PERMISSION_DENIED": 12,
 	}
 )
 
@@ -1914,8 +1919,11 @@ type Holder struct {
 	// Time left of the holder's lease on the store's clock when this was read
 	// (zero for a holder that has just left).
 	LeaseRemaining *durationpb.Duration `protobuf:"bytes,7,opt,name=lease_remaining,json=leaseRemaining,proto3" json:"lease_remaining,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The identity that opened the holder's session (client certificate or
+	// token; docs/security.md). Set by Describe; empty when security is off.
+	Identity      string `protobuf:"bytes,8,opt,name=identity,proto3" json:"identity,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Holder) Reset() {
@@ -1995,6 +2003,13 @@ func (x *Holder) GetLeaseRemaining() *durationpb.Duration {
 		return x.LeaseRemaining
 	}
 	return nil
+}
+
+func (x *Holder) GetIdentity() string {
+	if x != nil {
+		return x.Identity
+	}
+	return ""
 }
 
 // HolderEvent is one change of a lock's holders. Versions of one lock increase
@@ -2746,7 +2761,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\aholders\x18\x05 \x03(\v2\x14.turnstile.v1.HolderR\aholders\x12!\n" +
 	"\fwaiter_count\x18\x06 \x01(\rR\vwaiterCount\x12\x16\n" +
 	"\x06resync\x18\a \x01(\bR\x06resync\x12\x1b\n" +
-	"\tno_holder\x18\b \x01(\bR\bnoHolder\"\x87\x02\n" +
+	"\tno_holder\x18\b \x01(\bR\bnoHolder\"\xa3\x02\n" +
 	"\x06Holder\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
@@ -2756,7 +2771,8 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\n" +
 	"hold_count\x18\x05 \x01(\rR\tholdCount\x12*\n" +
 	"\x04mode\x18\x06 \x01(\x0e2\x16.turnstile.v1.LockModeR\x04mode\x12B\n" +
-	"\x0flease_remaining\x18\a \x01(\v2\x19.google.protobuf.DurationR\x0eleaseRemaining\"\xdd\x01\n" +
+	"\x0flease_remaining\x18\a \x01(\v2\x19.google.protobuf.DurationR\x0eleaseRemaining\x12\x1a\n" +
+	"\bidentity\x18\b \x01(\tR\bidentity\"\xdd\x01\n" +
 	"\vHolderEvent\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x122\n" +
@@ -2814,7 +2830,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x17LOST_REASON_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13LOST_REASON_EXPIRED\x10\x01\x12\x17\n" +
 	"\x13LOST_REASON_REVOKED\x10\x02\x12\x1d\n" +
-	"\x19LOST_REASON_SESSION_ENDED\x10\x03*\xfa\x02\n" +
+	"\x19LOST_REASON_SESSION_ENDED\x10\x03*\xa0\x03\n" +
 	"\rFailureReason\x12\x1e\n" +
 	"\x1aFAILURE_REASON_UNSPECIFIED\x10\x00\x12#\n" +
 	"\x1fFAILURE_REASON_INVALID_ARGUMENT\x10\x01\x12\x1a\n" +
@@ -2828,7 +2844,8 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x17FAILURE_REASON_INTERNAL\x10\t\x12\x17\n" +
 	"\x13FAILURE_REASON_BUSY\x10\n" +
 	"\x12\x1a\n" +
-	"\x16FAILURE_REASON_EXPIRED\x10\v*\xb4\x01\n" +
+	"\x16FAILURE_REASON_EXPIRED\x10\v\x12$\n" +
+	" FAILURE_REASON_PERMISSION_DENIED\x10\f*\xb4\x01\n" +
 	"\fHolderChange\x12\x1d\n" +
 	"\x19HOLDER_CHANGE_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16HOLDER_CHANGE_ACQUIRED\x10\x01\x12\x1a\n" +

@@ -1,7 +1,7 @@
 package turnstile.example;
 
+import io.grpc.Grpc;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalTime;
@@ -36,7 +36,13 @@ public final class Main {
     Duration wait = parseDuration(flag(flags, "wait", "TURNSTILE_WAIT", "30s"));
     Duration ttl = parseDuration(flag(flags, "ttl", "TURNSTILE_TTL", "15s"));
 
-    ManagedChannel channel = ManagedChannelBuilder.forTarget(addr).usePlaintext().build();
+    var security =
+        new ChannelSecurity(
+            flag(flags, "tls-ca", "TURNSTILE_TLS_CA", ""),
+            flag(flags, "tls-cert", "TURNSTILE_TLS_CERT", ""),
+            flag(flags, "tls-key", "TURNSTILE_TLS_KEY", ""),
+            flag(flags, "token", "TURNSTILE_TOKEN", ""));
+    ManagedChannel channel = Grpc.newChannelBuilder(addr, security.credentials()).build();
     ExecutorService pool = Executors.newFixedThreadPool(workers);
     boolean failed = false;
     try (SharedLog log = logPath.isEmpty() ? null : new SharedLog(Path.of(logPath))) {
