@@ -20,6 +20,7 @@ const withoutRedis = [
   "test/client/embedded-election.test.ts",
   "test/server/watch-hub.test.ts",
   "test/server/wire-problem.test.ts",
+  "test/server/store-admission.test.ts",
   "test/package/pack-install.test.ts",
   "test/package/start-commands.test.ts",
   "test/cli/health-command.test.ts",

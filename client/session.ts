@@ -55,13 +55,14 @@ export class Session implements LockReleaser {
     this.#options = options;
     const { ttlMs, safetyMarginMs, now } = options;
     this.#clock = new LeaseClock({ ttlMs, safetyMarginMs, now });
-    this.#releases = new ReleasesInFlight(this.#pending, (kind) => this.#send(kind));
+    const send = (kind: SessionRequest["kind"]) => this.#send(kind);
+    this.#releases = new ReleasesInFlight(this.#pending, send, () => this.#ended);
     const releaseQuietly = (hold: ReleasedHold) => this.#releaseQuietly(hold);
     this.#held = new HeldLocks(this.#clock, this, releaseQuietly);
     this.#acquires = new AcquiresInFlight(this.#pending, this.#held, this.#clock.now, releaseQuietly);
     this.#keepAlive = new KeepAliveTimer(this.#clock, (seq) => this.#send({ $case: "keepAlive", keepAlive: { seq } }));
     const resumeContext = { held: this.#held, acquires: this.#acquires.byId, releases: this.#releases };
-    this.#resumer = new SessionResumer({ ...resumeContext, send: (kind) => this.#send(kind) });
+    this.#resumer = new SessionResumer({ ...resumeContext, send });
     const linkOptions = { backoff: options.backoff, random: options.random, now: this.#clock.now };
     this.#link = new SessionLink(channels, linkOptions, {
       open: () => this.#openMessage(),
@@ -291,6 +292,7 @@ export class Session implements LockReleaser {
     this.#held.loseAll(error, lostReason);
     this.#held.dispose();
     this.#pending.endAll(error);
+    this.#releases.dispose(error);
     if (stopLink && this.#resume.sessionId !== "") this.#emit(state === "expired" ? "expired" : "ended", error);
   }
 }

@@ -9,6 +9,7 @@ import { lockService } from "./lock-service.js";
 import { LockTable } from "./lock-table.js";
 import { InstrumentedStore } from "./metrics/instrumented-store.js";
 import type { Metrics } from "./metrics/metrics.js";
+import { OpenIntake } from "./open-intake.js";
 import { addReflection } from "./reflection.js";
 import { RequestValidator } from "./request-validator.js";
 import { Security } from "./security/security.js";
@@ -16,6 +17,7 @@ import { SessionKeeper } from "./session-keeper.js";
 import { SessionSlots } from "./session-slots.js";
 import type { SessionStream } from "./session-stream.js";
 import type { Store, StoreListener } from "./store/store.js";
+import { StoreAdmission } from "./store-admission.js";
 import { WatchHub } from "./watch/watch-hub.js";
 import { rejectMalformedRequests } from "./wire/malformed-interceptor.js";
 import { strictService } from "./wire/strict-service.js";
@@ -43,6 +45,8 @@ export interface CoordinatorOptions {
  */
 export class Coordinator {
   readonly table: LockTable;
+  /** Session streams that have not sent Open yet (bounded, with a deadline). */
+  readonly intake: OpenIntake;
   readonly watches: WatchHub;
   readonly limits: Limits;
   /** The store every operation goes through (instrumented when metrics are on); the web console reads it too. */
@@ -62,6 +66,7 @@ export class Coordinator {
     const { metrics } = options;
     this.store = metrics ? new InstrumentedStore(options.store, metrics) : options.store;
     this.table = new LockTable(this.store, this.limits, options.log, metrics);
+    this.intake = new OpenIntake(this.limits);
     this.watches = new WatchHub(this.store, options.log);
     metrics?.track({
       sessions: () => this.sessions.size,
@@ -71,6 +76,8 @@ export class Coordinator {
     });
     this.server = new Server({
       "grpc.max_receive_message_length": this.limits.maxMessageBytes,
+      // A client opening streams by the thousand waits for slots on its own connection.
+      "grpc.max_concurrent_streams": this.limits.maxStreamsPerConnection,
       "grpc.keepalive_time_ms": 5_000,
       "grpc.keepalive_timeout_ms": 2_500,
       "grpc.keepalive_permit_without_calls": 1,
@@ -91,6 +98,8 @@ export class Coordinator {
       log: options.log,
       sessions: this.sessions,
       slots: new SessionSlots(this.sessions, this.limits.maxSessions),
+      admission: new StoreAdmission(this.limits),
+      intake: this.intake,
       watches: this.watches,
       guard,
       admin: this.admin,

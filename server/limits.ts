@@ -29,6 +29,20 @@ export interface Limits {
   maxWatches: number;
   /** Messages queued towards one watcher that does not read before it is resynchronised instead. */
   maxWatchBacklog: number;
+  /** Client requests with store work in flight, per coordinator (keepalives are not counted). */
+  maxStoreInFlight: number;
+  /** Client requests with store work in flight, per session. */
+  maxSessionInFlight: number;
+  /** Client requests of one session waiting for the store; beyond it RESOURCE_EXHAUSTED. */
+  maxSessionQueue: number;
+  /** Session streams that have not sent Open yet, per coordinator. */
+  maxUnopenedStreams: number;
+  /** Time a new session stream has to send Open. */
+  openTimeoutMs: number;
+  /** Requests a client may send behind Open before it is answered. */
+  maxEarlyMessages: number;
+  /** Concurrent streams (sessions, watches, calls) per client connection (HTTP/2 setting). */
+  maxStreamsPerConnection: number;
 }
 
 /** Safe defaults for every limit. */
@@ -49,4 +63,11 @@ export const DEFAULT_LIMITS: Limits = {
   defaultListPageSize: 100,
   maxWatches: 10_000,
   maxWatchBacklog: 1000,
+  maxStoreInFlight: 256,
+  maxSessionInFlight: 32,
+  maxSessionQueue: 1000,
+  maxUnopenedStreams: 1000,
+  openTimeoutMs: 10_000,
+  maxEarlyMessages: 100,
+  maxStreamsPerConnection: 1000,
 };

@@ -1,23 +1,28 @@
 import type { Logger } from "pino";
+import { releaseExactlyOnce } from "./exactly-once-release.js";
 import type { Limits } from "./limits.js";
 import { type Metrics, NO_METRICS } from "./metrics/metrics.js";
+import { OutcomeResolver } from "./outcome-resolver.js";
 import { RecheckScheduler } from "./recheck-scheduler.js";
 import type { ValidAcquire, ValidRelease } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
 import { type Hold, holdKey, type Pending, type Session } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
-import type { Claim, Grant, Store, StoreListener } from "./store/store.js";
+import type { AcquireOutcome, Claim, Grant, Store, StoreListener } from "./store/store.js";
 
 /**
  * All lock logic of the coordinator: it turns session requests into store operations, routes
  * grants (pushed by any coordinator) to the waiting session, re-checks a lock when its earliest
  * lease ends, and answers every acquire exactly once. Methods reject with a ServerError for the
- * request; store failures surface as StoreUnavailableError.
+ * request; store failures surface as StoreUnavailableError. A store call whose outcome is unknown
+ * is resolved (re-run, idempotently) before anything is answered (docs/protocol.md).
  */
 export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   private readonly waiters = new Map<string, Pending>();
   private readonly waitersByName = new Map<string, Set<Pending>>();
   private readonly rechecks = new RecheckScheduler((name) => void this.recheck(name));
+  /** Re-runs store calls of unknown outcome until the store answers (shared with SessionKeeper). */
+  readonly resolver: OutcomeResolver;
   /** Timed re-checks run so far: hand-offs by push leave it unchanged. */
   recheckCount = 0;
 
@@ -26,7 +31,9 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     private readonly limits: Limits,
     private readonly log: Logger,
     private readonly metrics: Metrics = NO_METRICS,
-  ) {}
+  ) {
+    this.resolver = new OutcomeResolver(log);
+  }
 
   /** Acquires of this coordinator's sessions not answered yet. */
   get waiterCount(): number {
@@ -36,6 +43,12 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   async acquire(session: Session, a: ValidAcquire): Promise<void> {
     if (session.inFlight(a.requestId)) {
       throw new ServerError("duplicate-request", `acquire.request_id: "${a.requestId}" is already in flight`);
+    }
+    if (session.isSettling(holdKey(a.name, a.owner))) {
+      throw new ServerError(
+        "unavailable",
+        `acquire: an earlier claim of "${a.name}" by owner "${a.owner}" is still being resolved with the store; nothing was changed, retry later`,
+      );
     }
     if (session.lockCount >= this.limits.maxLocksPerSession) {
       throw new ServerError(
@@ -67,21 +80,20 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
         () => this.giveUp(p, new ServerError("timeout", `acquire.wait: ${a.waitMs} ms ran out`)),
         a.waitMs,
       );
-    let outcome: Awaited<ReturnType<Store["acquire"]>>;
+    const args = { ...claimOf(p), ttlMs: session.ttlMs, mode: a.mode, limit: a.limit, mayWait: a.waitMs !== 0 };
+    let outcome: AcquireOutcome | undefined;
     try {
-      outcome = await this.store.acquire({
-        ...claimOf(p),
-        ttlMs: session.ttlMs,
-        mode: a.mode,
-        limit: a.limit,
-        mayWait: a.waitMs !== 0,
-        value: a.value,
+      // Re-sent acquires are idempotent by (session, request id): an unknown outcome is re-run
+      // until the store answers, while the acquire still waits (wait, cancel and stream end apply).
+      outcome = await this.resolver.settle(() => this.store.acquire({ ...args, value: a.value }), {
+        wanted: () => !p.done,
       });
     } catch (err) {
       if (p.done) return;
       this.finish(p);
       throw err;
     }
+    if (outcome === undefined) return; // given up meanwhile: its withdrawal settles the claim
     if (p.done) {
       // Given up while the script ran: a fresh grant is released by the withdrawal, but a
       // re-entry is not a grant, so drop the extra hold here.
@@ -123,8 +135,15 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     if (!hold)
       throw new ServerError("not-held", `release: "${r.name}" is not held by owner "${r.owner}" in this session`);
     session.releasing.add(r.requestId);
+    // Keepalives stop renewing it: it is released, or its lease ends, never renewed on and on.
+    hold.releasing = true;
+    let unmark: (() => void) | undefined;
     try {
-      const outcome = await this.store.release({ name: r.name, sessionId: session.id, owner: r.owner }, false);
+      const claim = { name: r.name, sessionId: session.id, owner: r.owner };
+      const outcome = await releaseExactlyOnce(this.store, this.resolver, claim, hold.count, () => {
+        unmark = session.beginSettling(holdKey(r.name, r.owner));
+      });
+      hold.releasing = false;
       if (outcome.kind !== "released") {
         this.forget(session, hold);
         throw new ServerError("not-held", `release: the lease of "${r.name}" had already ended`);
@@ -133,6 +152,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       if (hold.count === 0) this.forget(session, hold);
       session.send(reply.released(r.requestId, r.name, outcome.holdCount));
     } finally {
+      unmark?.();
       session.releasing.delete(r.requestId);
     }
   }
@@ -176,6 +196,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   /** Stops every timer (coordinator shutdown). */
   stop(): void {
     this.rechecks.clear();
+    this.resolver.stop();
   }
 
   private async recheck(name: string): Promise<void> {
@@ -219,9 +240,14 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     if (p.done) return;
     this.finish(p);
     // Issued before the answer is sent, so a new acquire by the same owner queues behind it in Redis.
-    this.store
-      .withdraw(claimOf(p), how)
-      .catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"));
+    // An unknown outcome is retried (a raced grant is let go); meanwhile the owner may not re-acquire.
+    let unmark: (() => void) | undefined;
+    this.resolver
+      .settle(() => this.store.withdraw(claimOf(p), how), {
+        onUnknown: () => (unmark = p.session.beginSettling(holdKey(p.name, p.owner))),
+      })
+      .catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"))
+      .finally(() => unmark?.());
     p.session.send(reply.failed(p.requestId, p.name, why));
   }
 

@@ -88,8 +88,15 @@ export class ServerError extends Error {
 /** A ServerError as is; an unreachable store as `unavailable`; anything else logged, as `internal`. */
 export function toServerError(err: unknown, context: string, log: Logger): ServerError {
   if (err instanceof ServerError) return err;
-  if (err instanceof StoreUnavailableError)
-    return new ServerError("unavailable", "store unavailable: nothing was changed, retry later");
+  if (err instanceof StoreUnavailableError) {
+    // Only said where it is known: a command that never left the coordinator changed nothing.
+    if (err.outcome === "unchanged")
+      return new ServerError("unavailable", "store unavailable: nothing was changed, retry later");
+    return new ServerError(
+      "unavailable",
+      "store did not answer in time: the outcome is unknown, check before retrying",
+    );
+  }
   log.error({ err, context }, "internal error");
   return new ServerError("internal", "internal error (logged on the server)");
 }

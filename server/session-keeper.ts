@@ -95,7 +95,7 @@ export class SessionKeeper {
     const started = performance.now();
     const byName = new Map<string, { holds: Hold[]; pending: Pending[] }>();
     const entry = (name: string) => byName.get(name) ?? byName.set(name, { holds: [], pending: [] }).get(name)!;
-    for (const h of session.held.values()) entry(h.name).holds.push(h);
+    for (const h of session.held.values()) if (!h.releasing) entry(h.name).holds.push(h);
     for (const p of session.pending.values()) entry(p.name).pending.push(p);
     const results = await Promise.allSettled([
       this.touch(session),

@@ -4,6 +4,7 @@ import type { Open, SessionRequest, SessionResponse } from "../gen/ts/turnstile/
 import type { HoldChanges } from "./hold-changes.js";
 import type { Limits } from "./limits.js";
 import type { LockTable } from "./lock-table.js";
+import type { IntakeTicket, OpenIntake } from "./open-intake.js";
 import type { RequestValidator } from "./request-validator.js";
 import type { Authorizer } from "./security/authorizer.js";
 import { ServerError, toServerError } from "./server-error.js";
@@ -12,7 +13,8 @@ import type { SessionKeeper } from "./session-keeper.js";
 import { SessionReplies as reply } from "./session-replies.js";
 import type { SessionSlots } from "./session-slots.js";
 import type { Revocation } from "./store/store.js";
-import { malformedProblem } from "./wire/strict-service.js";
+import type { AdmissionLane, StoreAdmission } from "./store-admission.js";
+import { malformedFailure } from "./wire/strict-service.js";
 
 /** What every session stream of one coordinator shares. */
 export interface SessionDeps {
@@ -26,6 +28,10 @@ export interface SessionDeps {
   sessions: Map<string, SessionStream>;
   /** The session limit over `sessions` and the Opens in flight. */
   slots: SessionSlots;
+  /** Bounds store work of client requests per session and coordinator, fairly between sessions. */
+  admission: StoreAdmission;
+  /** Bounds streams that have not sent Open yet (count and deadline). */
+  intake: OpenIntake;
   /** Who may lock what (Authorizer.OPEN when security is off). */
   guard: Authorizer;
 }
@@ -45,6 +51,10 @@ export class SessionStream {
   private keepAlive: { running: boolean; next?: bigint } = { running: false };
   private ended = false;
   private closing = false;
+  private readonly lane: AdmissionLane;
+  private intake?: IntakeTicket;
+  /** Reasons the stream is paused now (Open being answered, a full admission lane). */
+  private pauses = 0;
 
   /** `caller` is the authenticated identity the session belongs to ("" when security is off). */
   constructor(
@@ -54,6 +64,13 @@ export class SessionStream {
   ) {
     call.on("data", (message: SessionRequest) => this.onMessage(message));
     for (const event of ["end", "cancelled", "error", "close"]) call.on(event, () => this.finish("broken"));
+    this.lane = deps.admission.lane({ pause: () => this.pause(), resume: () => this.unpause() });
+    try {
+      this.intake = deps.intake.admit((why) => this.abort(why.grpcStatus, why.message));
+    } catch (err) {
+      const e = toServerError(err, "open", deps.log);
+      this.abort(e.grpcStatus, e.message);
+    }
   }
 
   /** Holds of this session right now (for the locks-held gauge). */
@@ -82,11 +99,18 @@ export class SessionStream {
   }
 
   private onMessage(message: SessionRequest): void {
-    if (this.early) return void this.early.push(message);
-    const problem = malformedProblem(message);
-    if (problem !== undefined) return void this.malformed(message, problem);
+    if (this.ended) return;
+    if (this.early) {
+      const max = this.deps.intake.limits.maxEarlyMessages;
+      if (this.early.length < max) return void this.early.push(message);
+      return void this.abort(status.RESOURCE_EXHAUSTED, `session: more than ${max} requests sent before opened`);
+    }
+    const bad = malformedFailure(message);
+    if (bad && !this.session) return void this.abort(status.INVALID_ARGUMENT, bad.error.message);
+    if (bad) return void (this.closing || this.fail(bad.requestId, bad.name, bad.error));
     const kind = message.kind;
     if (!this.session) {
+      this.intake?.leave();
       if (kind?.$case === "open") void this.open(kind.open);
       else this.abort(status.FAILED_PRECONDITION, "session: the first message must be open");
       return;
@@ -96,18 +120,21 @@ export class SessionStream {
     const { table, validator, log } = this.deps;
     switch (kind?.$case) {
       case "acquire":
-        this.run(kind.acquire.requestId, kind.acquire.name, () =>
+        this.admit(kind.acquire.requestId, kind.acquire.name, () =>
           table.acquire(session, validator.acquire(this.mayLock(kind.acquire))),
         );
         break;
       case "release":
-        this.run(kind.release.requestId, kind.release.name, () =>
+        this.admit(kind.release.requestId, kind.release.name, () =>
           table.release(session, validator.release(this.mayLock(kind.release))),
         );
         break;
       case "cancel":
         this.run(kind.cancel.requestId, "", async () => {
           validator.requestId("cancel.request_id", kind.cancel.requestId);
+          // Not started yet: it never reached the store, so nothing is left to withdraw.
+          if (this.lane.withdraw(kind.cancel.requestId))
+            throw new ServerError("cancelled", "acquire: cancelled by the client (before it reached the store)");
           table.cancel(session, kind.cancel.requestId);
         });
         break;
@@ -115,12 +142,13 @@ export class SessionStream {
         this.renew(kind.keepAlive.seq).catch((err) => log.error({ err }, "keepalive failed"));
         break;
       case "proclaim":
-        this.run(kind.proclaim.requestId, kind.proclaim.name, () =>
+        this.admit(kind.proclaim.requestId, kind.proclaim.name, () =>
           this.deps.holds.proclaim(session, validator.proclaim(this.mayLock(kind.proclaim))),
         );
         break;
       case "close":
         this.closing = true;
+        this.lane.close();
         void this.close();
         break;
       case "open":
@@ -133,12 +161,13 @@ export class SessionStream {
 
   private async open(open: Open): Promise<void> {
     this.early = [];
+    // Requests behind Open wait in the client's HTTP/2 window, not here, until Opened.
+    this.pause();
     const { keeper, validator, slots, sessions } = this.deps;
     const write = (r: SessionResponse) => this.write(r);
     let releaseSlot: (() => void) | undefined;
     try {
       const valid = validator.open(open);
-      // Reserved before the store work and given back once registered, so concurrent Opens cannot overshoot.
       releaseSlot = slots.reserve();
       let opened: SessionResponse;
       if (open.resumeSessionId) {
@@ -162,17 +191,8 @@ export class SessionStream {
     }
     const early = this.early;
     this.early = undefined;
+    this.unpause();
     for (const message of early) this.onMessage(message);
-  }
-
-  /** A request that could not be read: before Open it ends the stream, after Open it is answered Failed. */
-  private malformed(message: SessionRequest, problem: string): void {
-    if (!this.session) return void this.abort(status.INVALID_ARGUMENT, problem);
-    if (this.closing) return;
-    // What could be decoded of it names the request, if anything could.
-    const body = message.kind && (message.kind as Record<string, unknown>)[message.kind.$case];
-    const { requestId = "", name = "" } = (body ?? {}) as { requestId?: string; name?: string };
-    this.fail(requestId, name, new ServerError("invalid-argument", problem));
   }
 
   /** Keepalives coalesce: one renewal at a time; the newest seq waiting is acked after the next. */
@@ -203,6 +223,33 @@ export class SessionStream {
       this.deps.log.warn({ err, session: session.id }, "close: release failed; holds expire with their lease");
       this.abort(status.UNAVAILABLE, "close: the store is unreachable; holds expire with their lease");
     }
+  }
+
+  /**
+   * Queues a request that needs the store in the session's admission lane (in stream order: a
+   * request starts only after the ones before it have started) and answers its failure; a full
+   * lane answers RESOURCE_EXHAUSTED before the store is touched.
+   */
+  private admit(requestId: string, name: string, op: () => Promise<void>): void {
+    try {
+      this.lane.submit(requestId, async () => {
+        try {
+          await op();
+        } catch (err) {
+          this.fail(requestId, name, err);
+        }
+      });
+    } catch (err) {
+      this.fail(requestId, name, err);
+    }
+  }
+
+  private pause(): void {
+    if (this.pauses++ === 0) this.call.pause();
+  }
+
+  private unpause(): void {
+    if (--this.pauses === 0 && !this.ended) this.call.resume();
   }
 
   /** The request, if the caller may lock its name; throws PERMISSION_DENIED (answered Failed) if not. */
@@ -236,6 +283,8 @@ export class SessionStream {
   private settle(): boolean {
     if (this.ended) return false;
     this.ended = true;
+    this.intake?.leave();
+    this.lane.close();
     if (this.session) {
       this.session.ended = true;
       if (this.deps.sessions.get(this.session.id) === this) this.deps.sessions.delete(this.session.id);

@@ -7,6 +7,8 @@ export interface Hold {
   owner: string;
   token: bigint;
   count: number;
+  /** Set while a release of it is in flight: keepalives stop renewing it (released, or its lease ends). */
+  releasing?: boolean;
 }
 
 /** An acquire that has not been answered with Acquired or Failed yet. */
@@ -36,6 +38,8 @@ export class Session {
   /** Request ids of releases and proclaims in flight (acquires in flight are the pending map). */
   readonly releasing = new Set<string>();
   ended = false;
+  /** (name, owner) holdKeys with a release or withdrawal whose store outcome is still unknown. */
+  private readonly settling = new Map<string, number>();
 
   constructor(
     readonly id: string,
@@ -51,6 +55,24 @@ export class Session {
   /** Locks held plus acquires pending: what the per-session limit counts. */
   get lockCount(): number {
     return this.held.size + this.pending.size;
+  }
+
+  /** Marks `key` as having a store outcome being resolved; returns the function that unmarks it. */
+  beginSettling(key: string): () => void {
+    this.settling.set(key, (this.settling.get(key) ?? 0) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const left = (this.settling.get(key) ?? 1) - 1;
+      if (left > 0) this.settling.set(key, left);
+      else this.settling.delete(key);
+    };
+  }
+
+  /** True while a release or withdrawal of (name, owner) has an unresolved store outcome. */
+  isSettling(key: string): boolean {
+    return this.settling.has(key);
   }
 
   /** True when the request id belongs to a request still in flight. */

@@ -222,6 +222,23 @@ export const SETTINGS: readonly Setting[] = [
   limit("max-sessions", "maxSessions", "count", "open sessions per coordinator"),
   limit("max-message-bytes", "maxMessageBytes", "count", "largest message a client may send, in bytes"),
   limit(
+    "max-store-in-flight",
+    "maxStoreInFlight",
+    "count",
+    "client requests with store work in flight, per coordinator",
+  ),
+  limit(
+    "max-session-in-flight",
+    "maxSessionInFlight",
+    "count",
+    "client requests with store work in flight, per session",
+  ),
+  limit("max-session-queue", "maxSessionQueue", "count", "requests of one session waiting for the store"),
+  limit("max-unopened-streams", "maxUnopenedStreams", "count", "session streams that have not sent open yet"),
+  limit("open-timeout", "openTimeoutMs", "duration", "time a new session stream has to send open"),
+  limit("max-early-messages", "maxEarlyMessages", "count", "requests sent behind open before it is answered"),
+  limit("max-streams-per-connection", "maxStreamsPerConnection", "count", "concurrent streams per client connection"),
+  limit(
     "max-outbound-messages",
     "maxOutboundMessages",
     "count",

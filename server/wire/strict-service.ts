@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from "@grpc/grpc-js";
+import { ServerError } from "../server-error.js";
 import { loadMessageSchema, type MessageSchema } from "./message-schema.js";
 import { wireProblem } from "./wire-problem.js";
 
@@ -28,6 +29,20 @@ export function strictService<S extends ServiceDefinition>(service: S): S {
 /** What could not be read of a request that `strictService` marked, or undefined for a sound one. */
 export function malformedProblem(request: unknown): string | undefined {
   return typeof request === "object" && request !== null ? (request as { [MALFORMED]?: string })[MALFORMED] : undefined;
+}
+
+/**
+ * For a request `strictService` marked: the failure to answer it with (INVALID_ARGUMENT naming what
+ * could not be read) and the request id and name it carries, if they could be decoded; else undefined.
+ */
+export function malformedFailure(
+  request: unknown,
+): { requestId: string; name: string; error: ServerError } | undefined {
+  const problem = malformedProblem(request);
+  if (problem === undefined) return undefined;
+  const { kind } = request as { kind?: { $case: string } & Record<string, { requestId?: string; name?: string }> };
+  const { requestId = "", name = "" } = kind?.[kind.$case] ?? {};
+  return { requestId, name, error: new ServerError("invalid-argument", problem) };
 }
 
 function reader<T>(schema: MessageSchema, typeName: string, root: string, decode: (bytes: Buffer) => T) {

@@ -10,11 +10,18 @@ export interface TestCoordinator {
   stop(): Promise<void>;
 }
 
-/** Starts a coordinator on 127.0.0.1:0 against `redisUrl`; logs stay silent unless TEST_LOG is set. */
-export async function startCoordinator(redisUrl: string, limits: Partial<Limits> = {}): Promise<TestCoordinator> {
+/**
+ * Starts a coordinator on 127.0.0.1:0 against `redisUrl`; logs stay silent unless TEST_LOG is set.
+ * `commandTimeoutMs` shortens the store's command timeout (stall tests).
+ */
+export async function startCoordinator(
+  redisUrl: string,
+  limits: Partial<Limits> = {},
+  store: { commandTimeoutMs?: number } = {},
+): Promise<TestCoordinator> {
   const log = pino({ level: process.env.TEST_LOG ?? "silent" });
   const coordinator = new Coordinator({
-    store: new RedisStore({ url: redisUrl }),
+    store: new RedisStore({ url: redisUrl, commandTimeoutMs: store.commandTimeoutMs }),
     log,
     listen: "127.0.0.1:0",
     limits,

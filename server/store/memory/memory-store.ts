@@ -193,7 +193,7 @@ export class MemoryStore implements Store {
 
   /** Starts an operation: refuses once closed, reads the clock and forgets expired counters. */
   private begin(): number {
-    if (this.closed) throw new StoreUnavailableError("memory store: closed");
+    if (this.closed) throw new StoreUnavailableError("memory store: closed", { outcome: "unchanged" });
     const now = this.clock();
     this.fences.sweep(now, (name) => this.inUse(name, now));
     this.versions.sweep(now, (name) => this.inUse(name, now));

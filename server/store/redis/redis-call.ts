@@ -1,20 +1,25 @@
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 
+// ioredis rejects with this before writing anything when the socket is down (offline queue off).
+const NOT_SENT = /^Stream isn't writeable/;
+
 /**
  * Runs one Redis call, turning connection trouble into StoreUnavailableError. A reply error is
  * Redis refusing the command (a bug) and is rethrown as is, unless it is one of the transient
- * states of a server that is starting, failing over or resharding.
+ * states of a server that is starting, failing over or resharding (refused: nothing changed).
+ * A command that timed out or whose connection closed may still run (a stalled server runs what
+ * is on its socket when it resumes): its outcome is `unknown`.
  */
 export async function redisCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    if (isConnectionError(err)) throw new StoreUnavailableError(`redis: ${(err as Error).message}`, { cause: err });
-    throw err;
+    if (!(err instanceof Error)) throw new StoreUnavailableError(`redis: ${String(err)}`, { cause: err });
+    if (err.name === "ReplyError") {
+      if (!/^(LOADING|READONLY|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|BUSY|NOREPLICAS)/.test(err.message)) throw err;
+      throw new StoreUnavailableError(`redis: ${err.message}`, { cause: err, outcome: "unchanged" });
+    }
+    const outcome = NOT_SENT.test(err.message) ? "unchanged" : "unknown";
+    throw new StoreUnavailableError(`redis: ${err.message}`, { cause: err, outcome });
   }
-}
-
-function isConnectionError(err: unknown): boolean {
-  if (!(err instanceof Error) || err.name !== "ReplyError") return true;
-  return /^(LOADING|READONLY|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|BUSY|NOREPLICAS)/.test(err.message);
 }
