@@ -1,5 +1,6 @@
 import type { ChannelCredentials, ChannelOptions } from "@grpc/grpc-js";
 import { LockServiceClient } from "../gen/ts/turnstile/v1/turnstile.js";
+import { traceInterceptor } from "./trace-context.js";
 import { TurnstileError } from "./turnstile-error.js";
 
 /**
@@ -52,7 +53,10 @@ export class ChannelPool {
     if (this.#closed) throw new TurnstileError("session-ended", "the client is closed");
     let channel = this.#channels.get(address);
     if (channel === undefined) {
-      channel = new LockServiceClient(address, this.#credentials, CHANNEL_OPTIONS);
+      channel = new LockServiceClient(address, this.#credentials, {
+        ...CHANNEL_OPTIONS,
+        interceptors: [traceInterceptor],
+      });
       this.#channels.set(address, channel);
     }
     return channel;

@@ -17,4 +17,4 @@ export type {
   TurnstileClientState,
   TurnstileSessionEvent,
 } from "./turnstile-client-events.js";
-export { TurnstileError, type TurnstileErrorReason } from "./turnstile-error.js";
+export { type Blocker, TurnstileError, type TurnstileErrorReason } from "./turnstile-error.js";

@@ -1,5 +1,6 @@
 import type { LockMode, SessionRequest } from "../gen/ts/turnstile/v1/turnstile.js";
 import { durationFromMs } from "./duration.js";
+import { currentTraceParent } from "./trace-context.js";
 
 /** One acquire as the session sends it; mode and limit are here so shared locks can reuse it. */
 export interface SessionAcquire {
@@ -50,5 +51,8 @@ export function acquireMessage(
   const { name, owner, mode, limit, value = new Uint8Array() } = request;
   const wait = waitMs === undefined ? undefined : durationFromMs(waitMs);
   const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-  return { $case: "acquire", acquire: { requestId, name, mode, limit, wait, owner, value: bytes } };
+  return {
+    $case: "acquire",
+    acquire: { requestId, name, mode, limit, wait, owner, value: bytes, traceParent: currentTraceParent() },
+  };
 }

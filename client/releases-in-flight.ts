@@ -1,6 +1,7 @@
 import { FailureReason, type SessionRequest } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { PendingRequests, RequestHandler } from "./pending-requests.js";
 import type { InFlightRelease } from "./resume-reconciliation.js";
+import { currentTraceParent } from "./trace-context.js";
 
 /** The hold a release is for: (name, owner) and the token it was granted with. */
 export interface ReleasedHold {
@@ -53,7 +54,7 @@ export class ReleasesInFlight {
       },
     });
     this.#releases.set(requestId, { requestId, name, owner, fencingToken });
-    this.#send({ $case: "release", release: { requestId, name, owner } });
+    this.#send({ $case: "release", release: { requestId, name, owner, traceParent: currentTraceParent() } });
   }
 
   /** Ends the releases waiting to be sent again with `error` (the session ended). */

@@ -83,7 +83,7 @@ export function resumeSession(
   });
   for (const requestId of claimed) ctx.releases.settle(requestId);
   for (const { requestId, name, owner } of later) {
-    ctx.send({ $case: "release", release: { requestId, name, owner } });
+    ctx.send({ $case: "release", release: { requestId, name, owner, traceParent: "" } });
   }
   for (const attempt of acquires) resendAcquire(ctx, attempt, opened.nowMs);
 }

@@ -21,17 +21,37 @@ export type TurnstileErrorReason =
   | "lost"
   | "connection";
 
+/** A holder an acquire waited behind: who it is and how long it had held the lock. */
+export interface Blocker {
+  sessionId: string;
+  owner: string;
+  /** The holding session's client name ("" when unknown). */
+  clientName: string;
+  /** The holding session's authenticated identity, where the coordinator knows it ("" otherwise). */
+  identity: string;
+  /** How long it had held the lock when the wait ran out, on the store's clock. */
+  heldForMs: number;
+  fencingToken: bigint;
+}
+
 /**
  * The one error class of the Turnstile client: `reason` says what went wrong, `message` says it
- * for humans, `cause` carries the underlying gRPC error when there is one.
+ * for humans, `cause` carries the underlying gRPC error when there is one. A `timeout` of an
+ * acquire names in `blockedBy` the holders it waited behind.
  */
 export class TurnstileError extends Error {
   readonly reason: TurnstileErrorReason;
+  readonly blockedBy: readonly Blocker[];
 
-  constructor(reason: TurnstileErrorReason, message: string, options?: { cause?: unknown }) {
+  constructor(
+    reason: TurnstileErrorReason,
+    message: string,
+    options?: { cause?: unknown; blockedBy?: readonly Blocker[] },
+  ) {
     super(message, options);
     this.name = "TurnstileError";
     this.reason = reason;
+    this.blockedBy = options?.blockedBy ?? [];
   }
 }
 
@@ -75,5 +95,13 @@ export function errorReasonFromFailure(reason: FailureReason): TurnstileErrorRea
 export function errorFromFailed(failed: Failed): TurnstileError {
   const reason = errorReasonFromFailure(failed.reason);
   const subject = failed.name === "" ? "" : `"${failed.name}": `;
-  return new TurnstileError(reason, `${subject}${failed.message || reason}`, { cause: failed });
+  const blockedBy = (failed.blockedBy ?? []).map((b) => ({
+    sessionId: b.sessionId,
+    owner: b.owner,
+    clientName: b.clientName,
+    identity: b.identity,
+    heldForMs: b.heldFor ? Number(b.heldFor.seconds) * 1000 + Math.floor(b.heldFor.nanos / 1e6) : 0,
+    fencingToken: b.fencingToken,
+  }));
+  return new TurnstileError(reason, `${subject}${failed.message || reason}`, { cause: failed, blockedBy });
 }

@@ -18,6 +18,9 @@ import { SessionSlots } from "./session-slots.js";
 import type { SessionStream } from "./session-stream.js";
 import type { Store, StoreListener } from "./store/store.js";
 import { StoreAdmission } from "./store-admission.js";
+import { HolderSpans } from "./tracing/session-tracer.js";
+import { tracedStore } from "./tracing/traced-store.js";
+import type { Tracing } from "./tracing/tracing.js";
 import { WatchHub } from "./watch/watch-hub.js";
 import { rejectMalformedRequests } from "./wire/malformed-interceptor.js";
 import { strictService } from "./wire/strict-service.js";
@@ -33,6 +36,8 @@ export interface CoordinatorOptions {
   shutdownGraceMs?: number;
   /** Where to record metrics (default: nowhere). */
   metrics?: Metrics;
+  /** Where to send trace spans (default: NO_TRACING, nothing recorded). */
+  tracing?: Tracing;
   /** TLS and access control (default: plaintext, open to every caller); closed by `stop`. */
   security?: Security;
 }
@@ -64,7 +69,10 @@ export class Coordinator {
   constructor(private readonly options: CoordinatorOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     const { metrics } = options;
-    this.store = metrics ? new InstrumentedStore(options.store, metrics) : options.store;
+    const tracing = options.tracing?.enabled ? options.tracing : undefined;
+    // Traced innermost, so a store span names the real store class, not the metrics wrapper.
+    const traced = tracing ? tracedStore(options.store, tracing) : options.store;
+    this.store = metrics ? new InstrumentedStore(traced, metrics) : traced;
     this.table = new LockTable(this.store, this.limits, options.log, metrics);
     this.intake = new OpenIntake(this.limits);
     this.watches = new WatchHub(this.store, options.log);
@@ -73,6 +81,7 @@ export class Coordinator {
       locksHeld: () => [...this.sessions.values()].reduce((n, s) => n + s.heldCount, 0),
       waiters: () => this.table.waiterCount,
       storeHealthy: () => this.store.healthy(),
+      queuedWaiters: () => [...this.table.waiters.values()].filter((p) => p.queued),
     });
     this.server = new Server({
       "grpc.max_receive_message_length": this.limits.maxMessageBytes,
@@ -91,13 +100,14 @@ export class Coordinator {
     this.admin = new LockAdmin(this.store, validator, options.log, guard);
     const deps = {
       table: this.table,
-      holds: new HoldChanges(this.store),
+      holds: new HoldChanges(this.store, (hold) => this.table.holdEnded(hold)),
       keeper: new SessionKeeper(this.store, this.table, options.log, metrics),
       validator,
       limits: this.limits,
       log: options.log,
       sessions: this.sessions,
-      slots: new SessionSlots(this.sessions, this.limits.maxSessions),
+      slots: new SessionSlots(this.limits.maxSessions),
+      traces: tracing && { tracing, holders: new HolderSpans() },
       admission: new StoreAdmission(this.limits),
       intake: this.intake,
       watches: this.watches,

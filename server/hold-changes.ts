@@ -1,6 +1,6 @@
 import type { ValidProclaim } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
-import { holdKey, type Session } from "./session.js";
+import { type Hold, holdKey, type Session } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
 import type { Revocation, Store } from "./store/store.js";
 
@@ -10,7 +10,11 @@ import type { Revocation, Store } from "./store/store.js";
  * session's stream; store failures surface as StoreUnavailableError, request faults as ServerError.
  */
 export class HoldChanges {
-  constructor(private readonly store: Store) {}
+  /** `ended` is told of every hold this removes (for the hold-time metric). */
+  constructor(
+    private readonly store: Store,
+    private readonly ended: (hold: Hold) => void = () => {},
+  ) {}
 
   /**
    * Replaces the value of a hold (Proclaim) and answers Proclaimed. A hold whose lease had already
@@ -31,6 +35,7 @@ export class HoldChanges {
       if (outcome === "proclaimed") return session.send(reply.proclaimed(p.requestId, p.name));
       if (session.held.get(key) === hold) {
         session.held.delete(key);
+        this.ended(hold);
         session.send(reply.lost(hold, "expired"));
       }
       throw new ServerError("not-held", `proclaim: the lease of "${p.name}" had already ended`);
@@ -48,6 +53,7 @@ export class HoldChanges {
     const hold = session.held.get(key);
     if (hold?.token !== r.token) return;
     session.held.delete(key);
+    this.ended(hold);
     session.send(reply.lost(hold, "revoked"));
   }
 }

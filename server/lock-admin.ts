@@ -12,7 +12,9 @@ import { LockStateReplies as reply } from "./lock-state-replies.js";
 import type { RequestValidator } from "./request-validator.js";
 import { Authorizer } from "./security/authorizer.js";
 import { ServerError, toServerError } from "./server-error.js";
+import { nameSessions } from "./session-names.js";
 import type { Store } from "./store/store.js";
+import { NO_TRACING, type Tracing } from "./tracing/tracing.js";
 
 /**
  * The unary admin RPCs: Describe, List and Revoke. Each validates its request, checks the caller's
@@ -31,14 +33,8 @@ export class LockAdmin {
   async describe(request: DescribeRequest, caller = ""): Promise<DescribeResponse> {
     const name = this.validator.name("describe.name", request.name);
     this.guard.require(caller, "read", name);
-    const described = reply.describe(await this.store.describe(name));
-    if (this.guard.enforcing) {
-      const ids = [...new Set(described.holders.map((h) => h.sessionId))];
-      const records = await Promise.all(ids.map((id) => this.store.loadSession(id)));
-      const identities = new Map(ids.map((id, i) => [id, records[i]?.identity ?? ""]));
-      for (const h of described.holders) h.identity = identities.get(h.sessionId) ?? "";
-    }
-    return described;
+    // Client names and identities (empty when security is off) come from the session records.
+    return reply.describe(await nameSessions(this.store, await this.store.describe(name)));
   }
 
   /** One page of active locks; with a policy, only names the caller may read (a page may then hold fewer). */
@@ -80,11 +76,14 @@ export class LockAdmin {
 /**
  * A grpc-js unary handler around `handler`: authenticates the caller first (UNAUTHENTICATED
  * without credentials when they are required); a failure ends the call with its ServerError's status.
+ * With tracing on, the call is a server span named `method`, child of the caller's `traceparent`.
  */
 export function unary<Req, Res>(
   handler: (request: Req, caller: string) => Promise<Res>,
   log: Logger,
   guard: Authorizer = Authorizer.OPEN,
+  tracing: Tracing = NO_TRACING,
+  method = "unary",
 ): handleUnaryCall<Req, Res> {
   return (call, callback) => {
     let caller: string;
@@ -94,12 +93,20 @@ export function unary<Req, Res>(
       const e = toServerError(err, "authenticate", log);
       return callback({ code: e.grpcStatus, details: e.message });
     }
-    handler(call.request, caller).then(
-      (response) => callback(null, response),
-      (err) => {
-        const e = toServerError(err, "unary call", log);
-        callback({ code: e.grpcStatus, details: e.message });
-      },
-    );
+    const traceParent = tracing.enabled ? String(call.metadata.get("traceparent")[0] ?? "") : undefined;
+    const span = tracing.start(`turnstile.v1.LockService/${method}`, { kind: "server", traceParent });
+    tracing
+      .within(span, () => handler(call.request, caller))
+      .then(
+        (response) => {
+          span.end();
+          callback(null, response);
+        },
+        (err) => {
+          const e = toServerError(err, "unary call", log);
+          span.end(e.message);
+          callback({ code: e.grpcStatus, details: e.message });
+        },
+      );
   };
 }

@@ -12,6 +12,7 @@ export type ServiceDeps = SessionDeps & WatchDeps & { admin: LockAdmin };
 /** The gRPC handlers of turnstile.v1.LockService: thin adapters onto the classes that do the work. */
 export function lockService(deps: ServiceDeps): LockServiceServer {
   const { admin, log, guard } = deps;
+  const tracing = deps.traces?.tracing;
   return {
     session(call: ServerDuplexStream<SessionRequest, SessionResponse>) {
       const caller = authenticated(call, deps);
@@ -21,9 +22,9 @@ export function lockService(deps: ServiceDeps): LockServiceServer {
       const caller = authenticated(call, deps, (who) => guard.require(who, "read", call.request.name));
       if (caller !== undefined) new WatchStream(call, deps);
     },
-    describe: unary((request, caller) => admin.describe(request, caller), log, guard),
-    list: unary((request, caller) => admin.list(request, caller), log, guard),
-    revoke: unary((request, caller) => admin.revoke(request, caller), log, guard),
+    describe: unary((request, caller) => admin.describe(request, caller), log, guard, tracing, "Describe"),
+    list: unary((request, caller) => admin.list(request, caller), log, guard, tracing, "List"),
+    revoke: unary((request, caller) => admin.revoke(request, caller), log, guard, tracing, "Revoke"),
   };
 }
 

@@ -1,4 +1,5 @@
 import {
+  type Blocker,
   type DescribeResponse,
   type Holder,
   HolderChange,
@@ -7,7 +8,8 @@ import {
   type WatchResponse,
 } from "../gen/ts/turnstile/v1/turnstile.js";
 import { durationOf } from "./session-replies.js";
-import type { HolderState, LockEvent, LockState, LockSummary, StoreMode } from "./store/store.js";
+import type { HolderState, LockEvent, LockState, LockSummary, StoreMode, WaiterState } from "./store/store.js";
+import { queueBlockers } from "./wait-blockers.js";
 
 const CHANGES: Record<LockEvent["change"], HolderChange> = {
   acquired: HolderChange.HOLDER_CHANGE_ACQUIRED,
@@ -25,14 +27,7 @@ export const LockStateReplies = {
       mode: modeOf(state.holders[0]?.mode),
       limit: state.limit ?? 0,
       holders: state.holders.map(holderOf),
-      waiters: state.waiters.map((w) => ({
-        sessionId: w.sessionId,
-        owner: w.owner,
-        requestId: w.requestId,
-        position: w.position,
-        mode: modeOf(w.mode),
-        leaseRemaining: durationOf(w.leaseMs),
-      })),
+      waiters: waitersOf(state),
       version: state.version,
     };
   },
@@ -47,6 +42,7 @@ export const LockStateReplies = {
       waiterCount: state.waiters.length,
       resync,
       noHolder: state.holders.length === 0,
+      waiters: waitersOf(state),
     };
     return { kind: { $case: "snapshot", snapshot } };
   },
@@ -66,6 +62,35 @@ export const LockStateReplies = {
   },
 };
 
+/** The waiters of `state` in queue order, each with the holders it waits behind. */
+function waitersOf(state: LockState): ReturnType<typeof LockStateReplies.describe>["waiters"] {
+  const blockedBy = queueBlockers(state).map(blockerOf);
+  return state.waiters.map((w: WaiterState) => ({
+    sessionId: w.sessionId,
+    owner: w.owner,
+    requestId: w.requestId,
+    position: w.position,
+    mode: modeOf(w.mode),
+    leaseRemaining: durationOf(w.leaseMs),
+    waited: durationOf(w.waitedMs),
+    clientName: w.clientName ?? "",
+    blockedBy,
+  }));
+}
+
+/** A holder as a Blocker: whom a waiter waits behind, and for how long it has held the lock. */
+export function blockerOf(h: HolderState): Blocker {
+  return {
+    sessionId: h.sessionId,
+    owner: h.owner,
+    clientName: h.clientName ?? "",
+    identity: h.identity ?? "",
+    heldFor: h.heldMs === undefined ? undefined : durationOf(h.heldMs),
+    fencingToken: h.token,
+    mode: modeOf(h.mode),
+  };
+}
+
 function holderOf(h: HolderState): Holder {
   return {
     sessionId: h.sessionId,
@@ -75,7 +100,9 @@ function holderOf(h: HolderState): Holder {
     holdCount: h.count,
     mode: modeOf(h.mode),
     leaseRemaining: durationOf(h.leaseMs),
-    identity: "",
+    heldFor: h.heldMs === undefined ? undefined : durationOf(h.heldMs),
+    clientName: h.clientName ?? "",
+    identity: h.identity ?? "",
   };
 }
 

@@ -6,9 +6,10 @@ import { OutcomeResolver } from "./outcome-resolver.js";
 import { RecheckScheduler } from "./recheck-scheduler.js";
 import type { ValidAcquire, ValidRelease } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
-import { type Hold, holdKey, type Pending, type Session } from "./session.js";
+import { claimOf, type Hold, holdKey, type Pending, type Session, waiterKey } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
-import type { AcquireOutcome, Claim, Grant, Store, StoreListener } from "./store/store.js";
+import type { AcquireOutcome, Grant, Store, StoreListener } from "./store/store.js";
+import { answerTimeout } from "./wait-blockers.js";
 
 /**
  * All lock logic of the coordinator: it turns session requests into store operations, routes
@@ -18,7 +19,8 @@ import type { AcquireOutcome, Claim, Grant, Store, StoreListener } from "./store
  * is resolved (re-run, idempotently) before anything is answered (docs/protocol.md).
  */
 export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
-  private readonly waiters = new Map<string, Pending>();
+  /** Acquires of this coordinator's sessions not answered yet, by session and request id. */
+  readonly waiters = new Map<string, Pending>();
   private readonly waitersByName = new Map<string, Set<Pending>>();
   private readonly rechecks = new RecheckScheduler((name) => void this.recheck(name));
   /** Re-runs store calls of unknown outcome until the store answers (shared with SessionKeeper). */
@@ -75,11 +77,9 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       receivedAtMs: performance.now(),
     };
     this.addWaiter(p);
-    if (a.waitMs)
-      p.waitTimer = setTimeout(
-        () => this.giveUp(p, new ServerError("timeout", `acquire.wait: ${a.waitMs} ms ran out`)),
-        a.waitMs,
-      );
+    // When the wait runs out: withdraw silently, then answer TIMEOUT naming the holders it waited behind.
+    const timedOut = () => this.giveUp(p, new ServerError("timeout", ""), "cancel", true);
+    if (a.waitMs) p.waitTimer = setTimeout(() => timedOut() && answerTimeout(this.store, p, a.waitMs ?? 0), a.waitMs);
     const args = { ...claimOf(p), ttlMs: session.ttlMs, mode: a.mode, limit: a.limit, mayWait: a.waitMs !== 0 };
     let outcome: AcquireOutcome | undefined;
     try {
@@ -236,8 +236,8 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     }
   }
 
-  private giveUp(p: Pending, why: ServerError, how: "cancel" | "abandon" = "cancel"): void {
-    if (p.done) return;
+  private giveUp(p: Pending, why: ServerError, how: "cancel" | "abandon" = "cancel", silent = false): boolean {
+    if (p.done) return false; // answered already
     this.finish(p);
     // Issued before the answer is sent, so a new acquire by the same owner queues behind it in Redis.
     // An unknown outcome is retried (a raced grant is let go); meanwhile the owner may not re-acquire.
@@ -248,7 +248,8 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       })
       .catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"))
       .finally(() => unmark?.());
-    p.session.send(reply.failed(p.requestId, p.name, why));
+    if (!silent) p.session.send(reply.failed(p.requestId, p.name, why)); // a silent caller answers itself
+    return true;
   }
 
   private hold(p: Pending, token: bigint, count: number): void {
@@ -257,12 +258,22 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     hold.count = count;
     p.session.held.set(key, hold);
     p.session.send(reply.acquired(p.requestId, p.name, token, count));
-    if (count === 1) this.metrics.granted(p.queued ? performance.now() - p.receivedAtMs : undefined);
+    if (count === 1) {
+      hold.grantedAtMs = performance.now();
+      this.metrics.granted(p.name, p.queued ? hold.grantedAtMs - p.receivedAtMs : undefined);
+    }
   }
 
   /** Forgets a hold this session no longer has (released, expired or lost). */
   forget(session: Session, hold: Hold): void {
     session.held.delete(holdKey(hold.name, hold.owner));
+    this.holdEnded(hold);
+  }
+
+  /** Records how long a hold granted here was held, once it has ended (however it ended). */
+  holdEnded(hold: Hold): void {
+    if (hold.grantedAtMs !== undefined) this.metrics.holdEnded(hold.name, performance.now() - hold.grantedAtMs);
+    hold.grantedAtMs = undefined;
   }
 
   private addWaiter(p: Pending): void {
@@ -286,13 +297,4 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
 
 function limitText(limit: number): string {
   return limit === 0 ? "0 (unlimited)" : String(limit);
-}
-
-function waiterKey(sessionId: string, requestId: string): string {
-  return `${sessionId}:${requestId}`;
-}
-
-/** The store's view of a pending acquire. */
-export function claimOf(p: Pending): Claim {
-  return { name: p.name, sessionId: p.session.id, owner: p.owner, requestId: p.requestId };
 }

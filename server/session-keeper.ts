@@ -2,11 +2,10 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import type { HeldLock, Open } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { LockTable } from "./lock-table.js";
-import { claimOf } from "./lock-table.js";
 import { type Metrics, NO_METRICS } from "./metrics/metrics.js";
 import type { ValidOpen } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
-import { type Hold, holdKey, type Pending, Session } from "./session.js";
+import { claimOf, type Hold, holdKey, type Pending, Session } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
 import { newSessionId } from "./store/session-id.js";
 import type { Store } from "./store/store.js";
@@ -127,6 +126,7 @@ export class SessionKeeper {
     const holds = [...session.held.values()];
     session.held.clear();
     if (how !== "close") return;
+    for (const h of holds) this.table.holdEnded(h);
     await Promise.all(
       holds.map((h) => this.store.release({ name: h.name, sessionId: session.id, owner: h.owner }, true)),
     );

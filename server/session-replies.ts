@@ -1,7 +1,9 @@
 import type { Duration } from "../gen/ts/google/protobuf/duration.js";
 import { type HeldLock, LostReason, type SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
+import { blockerOf } from "./lock-state-replies.js";
 import type { ServerError } from "./server-error.js";
 import type { Hold, Pending } from "./session.js";
+import type { HolderState } from "./store/store.js";
 
 const LOST: Record<"expired" | "revoked" | "session-ended", LostReason> = {
   expired: LostReason.LOST_REASON_EXPIRED,
@@ -42,11 +44,18 @@ export const SessionReplies = {
   keepAliveAck(seq: bigint, ttlMs: number): SessionResponse {
     return { kind: { $case: "keepAliveAck", keepAliveAck: { seq, ttl: durationOf(ttlMs) } } };
   },
-  failed(requestId: string, name: string, err: ServerError): SessionResponse {
+  /** Failed; `blockedBy`: the holders a timed-out acquire waited behind. */
+  failed(requestId: string, name: string, err: ServerError, blockedBy: HolderState[] = []): SessionResponse {
     return {
       kind: {
         $case: "failed",
-        failed: { requestId, name, reason: err.failureReason, message: err.message },
+        failed: {
+          requestId,
+          name,
+          reason: err.failureReason,
+          message: err.message,
+          blockedBy: blockedBy.map(blockerOf),
+        },
       },
     };
   },

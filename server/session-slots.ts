@@ -1,33 +1,31 @@
 import { ServerError } from "./server-error.js";
 
 /**
- * The coordinator's session limit, held under concurrency: an Open reserves its slot before any
- * store work and gives the reservation back once the session is registered (or the Open failed),
- * so Opens in flight count against the limit too.
+ * The coordinator's session limit, held under concurrency: a stream takes its slot when its Open
+ * arrives, before any store work, and gives it back when the stream ends (or its Open failed), so
+ * Opens in flight count against the limit as much as open sessions do.
  */
 export class SessionSlots {
-  private reserved = 0;
+  private taken = 0;
 
-  constructor(
-    private readonly open: ReadonlyMap<string, unknown>,
-    private readonly max: number,
-  ) {}
+  constructor(private readonly max: number) {}
 
-  /** Sessions open plus Opens in flight. */
+  /** Streams holding a slot: open sessions plus Opens in flight. */
   get used(): number {
-    return this.open.size + this.reserved;
+    return this.taken;
   }
 
   /**
-   * Reserves one slot, or throws `resource-exhausted` when none is free. Returns the function
-   * that gives the reservation back (idempotent); call it once the session is registered or failed.
+   * Takes one slot, or throws `resource-exhausted` when none is free. Returns the function that
+   * gives it back (idempotent).
    */
   reserve(): () => void {
-    if (this.used >= this.max) throw new ServerError("resource-exhausted", `coordinator: at most ${this.max} sessions`);
-    this.reserved++;
+    if (this.taken >= this.max)
+      throw new ServerError("resource-exhausted", `coordinator: at most ${this.max} sessions`);
+    this.taken++;
     let held = true;
     return () => {
-      if (held) this.reserved--;
+      if (held) this.taken--;
       held = false;
     };
   }

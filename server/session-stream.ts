@@ -2,6 +2,7 @@ import { type ServerDuplexStream, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import type { Open, SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { HoldChanges } from "./hold-changes.js";
+import { KeepAliveCoalescer } from "./keep-alive-coalescer.js";
 import type { Limits } from "./limits.js";
 import type { LockTable } from "./lock-table.js";
 import type { IntakeTicket, OpenIntake } from "./open-intake.js";
@@ -14,6 +15,7 @@ import { SessionReplies as reply } from "./session-replies.js";
 import type { SessionSlots } from "./session-slots.js";
 import type { Revocation } from "./store/store.js";
 import type { AdmissionLane, StoreAdmission } from "./store-admission.js";
+import { SessionTracer, type SessionTraces } from "./tracing/session-tracer.js";
 import { malformedFailure } from "./wire/strict-service.js";
 
 /** What every session stream of one coordinator shares. */
@@ -28,6 +30,8 @@ export interface SessionDeps {
   sessions: Map<string, SessionStream>;
   /** The session limit over `sessions` and the Opens in flight. */
   slots: SessionSlots;
+  /** Set when tracing is on. */
+  traces?: SessionTraces;
   /** Bounds store work of client requests per session and coordinator, fairly between sessions. */
   admission: StoreAdmission;
   /** Bounds streams that have not sent Open yet (count and deadline). */
@@ -48,9 +52,15 @@ export class SessionStream {
   private session?: Session;
   /** Requests that arrived while Open was still being answered. */
   private early?: SessionRequest[];
-  private keepAlive: { running: boolean; next?: bigint } = { running: false };
+  private readonly keepAlive = new KeepAliveCoalescer(async (seq) => {
+    const session = this.session!;
+    if (await this.deps.keeper.renew(session)) session.send(reply.keepAliveAck(seq, session.ttlMs));
+  });
+  /** Gives back this stream's session slot, taken when its Open arrived. */
+  private releaseSlot?: () => void;
   private ended = false;
   private closing = false;
+  private tracer?: SessionTracer;
   private readonly lane: AdmissionLane;
   private intake?: IntakeTicket;
   /** Reasons the stream is paused now (Open being answered, a full admission lane). */
@@ -119,16 +129,16 @@ export class SessionStream {
     if (this.closing) return;
     const { table, validator, log } = this.deps;
     switch (kind?.$case) {
-      case "acquire":
-        this.admit(kind.acquire.requestId, kind.acquire.name, () =>
-          table.acquire(session, validator.acquire(this.mayLock(kind.acquire))),
-        );
+      case "acquire": {
+        const op = () => table.acquire(session, validator.acquire(this.mayLock(kind.acquire)));
+        this.admit(kind.acquire.requestId, kind.acquire.name, this.tracer?.wrap("acquire", kind.acquire, op) ?? op);
         break;
-      case "release":
-        this.admit(kind.release.requestId, kind.release.name, () =>
-          table.release(session, validator.release(this.mayLock(kind.release))),
-        );
+      }
+      case "release": {
+        const op = () => table.release(session, validator.release(this.mayLock(kind.release)));
+        this.admit(kind.release.requestId, kind.release.name, this.tracer?.wrap("release", kind.release, op) ?? op);
         break;
+      }
       case "cancel":
         this.run(kind.cancel.requestId, "", async () => {
           validator.requestId("cancel.request_id", kind.cancel.requestId);
@@ -139,7 +149,7 @@ export class SessionStream {
         });
         break;
       case "keepAlive":
-        this.renew(kind.keepAlive.seq).catch((err) => log.error({ err }, "keepalive failed"));
+        this.keepAlive.push(kind.keepAlive.seq).catch((err) => log.error({ err }, "keepalive failed"));
         break;
       case "proclaim":
         this.admit(kind.proclaim.requestId, kind.proclaim.name, () =>
@@ -165,10 +175,9 @@ export class SessionStream {
     this.pause();
     const { keeper, validator, slots, sessions } = this.deps;
     const write = (r: SessionResponse) => this.write(r);
-    let releaseSlot: (() => void) | undefined;
     try {
       const valid = validator.open(open);
-      releaseSlot = slots.reserve();
+      this.releaseSlot = slots.reserve();
       let opened: SessionResponse;
       if (open.resumeSessionId) {
         const { session, held } = await keeper.resume(open, write, this.caller);
@@ -182,35 +191,16 @@ export class SessionStream {
       }
       if (this.ended) return void keeper.end(this.session, "broken");
       sessions.set(this.session.id, this);
+      if (this.deps.traces) this.tracer = new SessionTracer(this.deps.traces, this.session.id);
       this.session.send(opened);
     } catch (err) {
       const e = toServerError(err, "open", this.deps.log);
       return this.abort(e.grpcStatus, e.message);
-    } finally {
-      releaseSlot?.();
     }
     const early = this.early;
     this.early = undefined;
     this.unpause();
     for (const message of early) this.onMessage(message);
-  }
-
-  /** Keepalives coalesce: one renewal at a time; the newest seq waiting is acked after the next. */
-  private async renew(seq: bigint): Promise<void> {
-    const session = this.session!;
-    if (this.keepAlive.running) {
-      this.keepAlive.next = seq;
-      return;
-    }
-    this.keepAlive.running = true;
-    try {
-      if (await this.deps.keeper.renew(session)) session.send(reply.keepAliveAck(seq, session.ttlMs));
-    } finally {
-      this.keepAlive.running = false;
-    }
-    const next = this.keepAlive.next;
-    this.keepAlive.next = undefined;
-    if (next !== undefined) await this.renew(next);
   }
 
   private async close(): Promise<void> {
@@ -272,6 +262,7 @@ export class SessionStream {
   }
 
   private write(response: SessionResponse): void {
+    this.tracer?.response(response);
     // The stream is in object mode: writableLength counts messages. 'drain' only reflects this
     // local buffer, so this bound is what stops a client that never reads from growing it.
     const max = this.deps.limits.maxOutboundMessages;
@@ -283,7 +274,9 @@ export class SessionStream {
   private settle(): boolean {
     if (this.ended) return false;
     this.ended = true;
+    this.tracer?.end();
     this.intake?.leave();
+    this.releaseSlot?.();
     this.lane.close();
     if (this.session) {
       this.session.ended = true;

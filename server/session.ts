@@ -1,5 +1,5 @@
 import type { SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
-import type { StoreMode } from "./store/store.js";
+import type { Claim, StoreMode } from "./store/store.js";
 
 /** One hold of (name, owner) by a session: its token and re-entry count. */
 export interface Hold {
@@ -7,6 +7,8 @@ export interface Hold {
   owner: string;
   token: bigint;
   count: number;
+  /** `performance.now()` when it was granted on this coordinator; absent for a resumed hold. */
+  grantedAtMs?: number;
   /** Set while a release of it is in flight: keepalives stop renewing it (released, or its lease ends). */
   releasing?: boolean;
 }
@@ -85,4 +87,14 @@ export class Session {
 export function holdKey(name: string, owner: string): string {
   // Names and owners contain no control characters, so NUL cannot be ambiguous.
   return `${name}\u0000${owner}`;
+}
+
+/** The key of a pending acquire among a coordinator's waiters. */
+export function waiterKey(sessionId: string, requestId: string): string {
+  return `${sessionId}:${requestId}`;
+}
+
+/** The store's view of a pending acquire. */
+export function claimOf(p: Pending): Claim {
+  return { name: p.name, sessionId: p.session.id, owner: p.owner, requestId: p.requestId };
 }

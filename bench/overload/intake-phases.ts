@@ -107,6 +107,7 @@ function acquire(name: string, requestId: string, value: Buffer): SessionRequest
         requestId,
         name,
         mode: LockMode.LOCK_MODE_EXCLUSIVE,
+        traceParent: "",
         limit: 0,
         wait: { seconds: 0n, nanos: 0 },
         owner: "o",

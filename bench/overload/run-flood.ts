@@ -80,6 +80,7 @@ function acquire(name: string, requestId: string): SessionRequest {
         requestId,
         name,
         mode: LockMode.LOCK_MODE_EXCLUSIVE,
+        traceParent: "",
         limit: 0,
         wait: { seconds: 0n, nanos: 0 },
         owner: "flood",

@@ -55,7 +55,10 @@ export class FleetSession {
     await this.#expect(names.length, () => {
       names.forEach((name, i) => {
         const acquire = { requestId: `r${i}`, name, mode: LockMode.LOCK_MODE_EXCLUSIVE, limit: 0, owner: "o" };
-        this.#send({ $case: "acquire", acquire: { ...acquire, wait: undefined, value: Buffer.alloc(0) } });
+        this.#send({
+          $case: "acquire",
+          acquire: { ...acquire, wait: undefined, value: Buffer.alloc(0), traceParent: "" },
+        });
       });
     });
   }

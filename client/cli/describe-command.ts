@@ -9,8 +9,9 @@ import { argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
 
 const USAGE = `Usage: turnstile describe [options] NAME
 
-Shows one lock: its holders (HOLDER is SESSION_ID/OWNER, as turnstile revoke takes it; fencing
-token, hold count, lease left, value) and its waiters in queue order. A free lock has neither.
+Shows one lock: its holders (HOLDER is SESSION_ID/OWNER, as turnstile revoke takes it; client
+name, fencing token, hold count, how long held, lease left, value) and its waiters in queue order
+(how long each has waited, and BEHIND: the holders it waits behind). A free lock has neither.
 
 Options:
   --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
@@ -64,7 +65,18 @@ function waiterView(waiter: Waiter) {
     owner: waiter.owner,
     requestId: waiter.requestId,
     mode: modeName(waiter.mode),
+    clientName: waiter.clientName,
     leaseRemainingMs: Math.round(waiter.leaseRemaining ? msFromDuration(waiter.leaseRemaining) : 0),
+    waitedMs: Math.round(waiter.waited ? msFromDuration(waiter.waited) : 0),
+    blockedBy: waiter.blockedBy.map((b) => ({
+      holder: `${b.sessionId}/${b.owner}`,
+      sessionId: b.sessionId,
+      owner: b.owner,
+      clientName: b.clientName,
+      identity: b.identity,
+      heldForMs: Math.round(b.heldFor ? msFromDuration(b.heldFor) : 0),
+      fencingToken: String(b.fencingToken),
+    })),
   };
 }
 
@@ -79,19 +91,32 @@ function describeTable(lock: DescribeResponse): string {
     const named = holders.some((h) => h.identity !== "");
     const rows = holders.map((h) => [
       h.holder,
+      h.clientName || "-",
       ...(named ? [h.identity] : []),
       h.fencingToken,
       String(h.holdCount),
+      `${h.heldForMs ?? 0}ms`,
       `${h.leaseRemainingMs}ms`,
       valueCell(h),
     ]);
-    text += formatTable(["HOLDER", ...(named ? ["IDENTITY"] : []), "TOKEN", "HOLDS", "LEASE", "VALUE"], rows);
+    text += formatTable(
+      ["HOLDER", "CLIENT", ...(named ? ["IDENTITY"] : []), "TOKEN", "HOLDS", "HELD", "LEASE", "VALUE"],
+      rows,
+    );
   }
   const waiters = lock.waiters.map(waiterView);
   text += `\nWaiters: ${waiters.length}\n`;
   if (waiters.length) {
-    const rows = waiters.map((w) => [String(w.position), w.waiter, w.mode, `${w.leaseRemainingMs}ms`]);
-    text += formatTable(["POS", "WAITER", "MODE", "LEASE"], rows);
+    const rows = waiters.map((w) => [
+      String(w.position),
+      w.waiter,
+      w.clientName || "-",
+      w.mode,
+      `${w.waitedMs}ms`,
+      `${w.leaseRemainingMs}ms`,
+      w.blockedBy.map((b) => `${b.holder} (${b.heldForMs}ms)`).join(", "),
+    ]);
+    text += formatTable(["POS", "WAITER", "CLIENT", "MODE", "WAITED", "LEASE", "BEHIND"], rows);
   }
   return text;
 }

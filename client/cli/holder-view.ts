@@ -13,6 +13,9 @@ export interface HolderView {
   holdCount: number;
   mode: string;
   leaseRemainingMs: number;
+  /** How long it has held the lock (null in Watch events, which do not carry it). */
+  heldForMs: number | null;
+  clientName: string;
   /** The value as UTF-8 text, or null when it is not valid UTF-8 (see valueBase64). */
   value: string | null;
   valueBase64: string;
@@ -37,6 +40,8 @@ export function holderView(holder: Holder): HolderView {
     holdCount: holder.holdCount,
     mode: modeName(holder.mode),
     leaseRemainingMs: Math.round(holder.leaseRemaining ? msFromDuration(holder.leaseRemaining) : 0),
+    heldForMs: holder.heldFor ? Math.round(msFromDuration(holder.heldFor)) : null,
+    clientName: holder.clientName,
     value,
     valueBase64: Buffer.from(holder.value).toString("base64"),
   };

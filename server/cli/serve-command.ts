@@ -33,7 +33,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const { config } = result;
   const log = pino({ level: config.logLevel });
-  const metrics = config.metrics ? new PrometheusMetrics() : undefined;
+  const metrics = config.metrics ? new PrometheusMetrics({ prefixes: config.metricsPrefixes }) : undefined;
   let security: Security;
   try {
     security = config.security ? Security.load(config.security, log) : Security.open();
@@ -47,6 +47,15 @@ export async function run(argv: string[]): Promise<number> {
     log.warn("no --policy: every authenticated caller may lock, read and revoke every name");
   const onHangup = () => security.reload();
   process.on("SIGHUP", onHangup);
+  // The OpenTelemetry SDK is imported only here, only when an endpoint is configured.
+  const tracing = config.otlpEndpoint
+    ? await (await import("../tracing/otel-tracing.js")).startOtelTracing(
+        { endpoint: config.otlpEndpoint },
+        { sampleRatio: config.otlpSampleRatio },
+      )
+    : undefined;
+  if (config.otlpEndpoint)
+    log.info({ otlpEndpoint: config.otlpEndpoint, sampleRatio: config.otlpSampleRatio }, "exporting traces");
   const coordinator = new Coordinator({
     store: openStore(config, log),
     log,
@@ -54,6 +63,7 @@ export async function run(argv: string[]): Promise<number> {
     limits: config.limits,
     shutdownGraceMs: config.shutdownGraceMs,
     metrics,
+    tracing,
     security,
   });
   const consoleHandler = config.http && consoleFor(coordinator, config.http.host, log);
@@ -84,6 +94,7 @@ export async function run(argv: string[]): Promise<number> {
   await metricsServer?.stop();
   await consoleServer?.stop();
   await coordinator.stop();
+  await tracing?.shutdown();
   process.off("SIGHUP", onHangup);
   return 0;
 }

@@ -13,6 +13,12 @@ export interface ServeConfig {
   listen: string;
   /** Where to serve Prometheus metrics; absent: off. */
   metrics?: HostPort;
+  /** How lock metrics are labelled by name prefix: a list, else the first `depth` segments. */
+  metricsPrefixes: { depth: number; prefixes?: string[] };
+  /** OTLP/HTTP base URL to export traces to; absent: tracing off. */
+  otlpEndpoint?: string;
+  /** Share of new traces recorded (head sampling), 0 to 1; a caller's trace follows its own flag. */
+  otlpSampleRatio: number;
   /** Where to serve the web console (may equal `metrics`: one listener serves both); absent: off. */
   http?: HostPort;
   logLevel: string;
@@ -61,6 +67,15 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
     );
   const http = get<HostPort | "off">("http");
   if (get<number>("redis-command-timeout") === 0) errors.push("redis-command-timeout: must be more than 0");
+  const prefixes = has("metrics-prefixes") ? get<string>("metrics-prefixes").split(",") : undefined;
+  if (prefixes?.some((p) => p.trim() === "")) errors.push("metrics-prefixes: an empty prefix in the list");
+  const otlp = v.get("otlp-endpoint") as string | undefined;
+  if (otlp !== undefined && !/^https?:\/\/[^/]+/.test(otlp))
+    errors.push(`otlp-endpoint: expected an http:// or https:// URL, got ${JSON.stringify(otlp)}`);
+  const sampleText = get<string>("otlp-sample-ratio").trim();
+  const sampleRatio = /^(0|1|0?\.\d+|1\.0*)$/.test(sampleText) ? Number(sampleText) : Number.NaN;
+  if (Number.isNaN(sampleRatio))
+    errors.push(`otlp-sample-ratio: expected a number from 0 to 1, got ${JSON.stringify(sampleText)}`);
   const security = securityConfig(v, errors);
   if (errors.length > 0) return { ok: false, errors };
 
@@ -85,6 +100,9 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
     config: {
       listen: formatHostPort(get<HostPort>("listen")),
       metrics: metrics === "off" ? undefined : metrics,
+      metricsPrefixes: { depth: get<number>("metrics-prefix-depth"), prefixes: prefixes?.map((p) => p.trim()) },
+      otlpEndpoint: otlp,
+      otlpSampleRatio: sampleRatio,
       http: http === "off" ? undefined : http,
       logLevel: get<string>("log-level"),
       shutdownGraceMs: get<number>("shutdown-grace"),

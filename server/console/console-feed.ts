@@ -1,12 +1,12 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { Logger } from "pino";
+import { nameSessions } from "../session-names.js";
 import type { LockEvent, LockState, Store } from "../store/store.js";
 import type { Watcher, WatchHub, WatchSink } from "../watch/watch-hub.js";
 import type { ConsoleAccess } from "./console-access.js";
 import type { ConsoleLimits, ConsoleStats } from "./console-limits.js";
 import { LockViews } from "./lock-view.js";
 import { readableLocks } from "./readable-locks.js";
-import { WaiterClock } from "./waiter-clock.js";
 
 /** Shortest time between two reads of the open lock prompted by its holder changes, in ms. */
 export const LOCK_READ_GAP_MS = 100;
@@ -39,7 +39,6 @@ export interface FeedQuery {
  * fresh list and lock instead of what it missed.
  */
 export class ConsoleFeed implements WatchSink {
-  private readonly clock = new WaiterClock();
   private watcher?: Watcher;
   private timer?: NodeJS.Timeout;
   private lastList = "";
@@ -104,7 +103,7 @@ export class ConsoleFeed implements WatchSink {
         if (!allowed) return this.fail("forbidden");
         const list = JSON.stringify(await readableLocks(store, access, identity, prefix, limits.maxListed));
         if (list !== this.lastList && this.sendRaw("list", list)) this.lastList = list;
-        if (name !== undefined && !this.closed) this.sendLock(await store.describe(name));
+        if (name !== undefined && !this.closed) this.sendLock(await nameSessions(store, await store.describe(name)));
       } while (this.again && !this.closed && !this.behind);
     } catch (err) {
       this.deps.log.debug({ err }, "console refresh failed");
@@ -124,22 +123,26 @@ export class ConsoleFeed implements WatchSink {
     const delay = Math.max(0, this.lastLockRead + LOCK_READ_GAP_MS - performance.now());
     this.lockTimer = setTimeout(() => {
       this.lastLockRead = performance.now();
-      this.deps.store.describe(name).then(
-        (state) => {
-          this.lockTimer = undefined;
-          if (!this.closed) this.sendLock(state);
-        },
-        (err) => {
-          this.lockTimer = undefined;
-          this.deps.log.debug({ err }, "console lock read failed");
-        },
-      );
+      const { store } = this.deps;
+      store
+        .describe(name)
+        .then((state) => nameSessions(store, state))
+        .then(
+          (state) => {
+            this.lockTimer = undefined;
+            if (!this.closed) this.sendLock(state);
+          },
+          (err) => {
+            this.lockTimer = undefined;
+            this.deps.log.debug({ err }, "console lock read failed");
+          },
+        );
     }, delay);
   }
 
   private sendLock(state: LockState): void {
     const mayRevoke = this.deps.access.may(this.query.identity, "admin", state.name);
-    this.send("lock", LockViews.lock(state, this.clock.ages(state.waiters), mayRevoke));
+    this.send("lock", LockViews.lock(state, mayRevoke));
   }
 
   private send(event: string, data: unknown): boolean {

@@ -1,5 +1,5 @@
 import type { HolderState, LockEvent, LockState, LockSummary } from "../store/store.js";
-import type { WaiterAge } from "./waiter-clock.js";
+import { queueBlockers } from "../wait-blockers.js";
 
 /** Longest holder value the console shows, in characters (the rest is cut with "…"). */
 export const MAX_VALUE_CHARS = 200;
@@ -15,11 +15,18 @@ export interface HolderView {
   value: string;
 }
 
-/** A holder a waiter waits behind. */
+/**
+ * A holder a waiter waits behind: the proto `Blocker` (Describe's and Watch's `blocked_by`) as JSON,
+ * with the same field names; `heldForMs` is its `held_for`.
+ */
 export interface BlockerView {
   sessionId: string;
   owner: string;
-  token: string;
+  clientName: string;
+  identity: string;
+  heldForMs: number | undefined;
+  fencingToken: string;
+  mode: string;
 }
 
 /** One waiter as the page shows it. */
@@ -30,8 +37,9 @@ export interface WaiterView {
   position: number;
   mode: string;
   leaseMs: number;
+  /** How long it has waited since it first queued, on the store's clock (Describe's `waited`). */
   waitedMs: number;
-  waitedAtLeast: boolean;
+  clientName: string;
   /** The holders it waits behind. */
   blockedBy: BlockerView[];
 }
@@ -59,23 +67,24 @@ export interface ChangeView {
 
 /** Builders of the JSON the console's stream sends, from the store's view of a lock. */
 export const LockViews = {
-  lock(state: LockState, ages: readonly WaiterAge[], mayRevoke: boolean): LockView {
-    const blockedBy = blockersOf(state);
+  /** `state` as Describe reads it, client names filled in (nameSessions). */
+  lock(state: LockState, mayRevoke: boolean): LockView {
+    const blockedBy = queueBlockers(state).map(blockerView);
     return {
       name: state.name,
       version: String(state.version),
       mode: state.holders[0]?.mode ?? "free",
       limit: state.limit ?? 0,
       holders: state.holders.map(holderView),
-      waiters: state.waiters.map((w, i) => ({
+      waiters: state.waiters.map((w) => ({
         sessionId: w.sessionId,
         owner: w.owner,
         requestId: w.requestId,
         position: w.position,
         mode: w.mode,
         leaseMs: w.leaseMs,
-        waitedMs: ages[i]?.waitedMs ?? 0,
-        waitedAtLeast: ages[i]?.atLeast ?? true,
+        waitedMs: w.waitedMs,
+        clientName: w.clientName ?? "",
         blockedBy,
       })),
       mayRevoke,
@@ -97,12 +106,16 @@ export const LockViews = {
   },
 };
 
-/**
- * Whom the lock's waiters wait behind: its holders, every one of them (a FIFO queue waits for the
- * head, and the head for the holders). The one place to refine when the store says more.
- */
-function blockersOf(state: LockState): BlockerView[] {
-  return state.holders.map((h) => ({ sessionId: h.sessionId, owner: h.owner, token: String(h.token) }));
+function blockerView(h: HolderState): BlockerView {
+  return {
+    sessionId: h.sessionId,
+    owner: h.owner,
+    clientName: h.clientName ?? "",
+    identity: h.identity ?? "",
+    heldForMs: h.heldMs,
+    fencingToken: String(h.token),
+    mode: h.mode,
+  };
 }
 
 function holderView(h: HolderState): HolderView {

@@ -8,6 +8,8 @@ export interface GaugeReaders {
   waiters(): number;
   /** Whether the store is connected (the health check's answer). */
   storeHealthy(): boolean;
+  /** The acquires of this coordinator's sessions answered Queued and still waiting, with when they arrived. */
+  queuedWaiters(): Iterable<{ name: string; receivedAtMs: number }>;
 }
 
 /**
@@ -18,8 +20,10 @@ export interface GaugeReaders {
 export interface Metrics {
   /** Registers the readers of the gauges (called once by the coordinator). */
   track(gauges: GaugeReaders): void;
-  /** A new hold was granted; `waitedMs` is set when the acquire was queued first. */
-  granted(waitedMs: number | undefined): void;
+  /** A new hold of `name` was granted; `waitedMs` is set when the acquire was queued first. */
+  granted(name: string, waitedMs: number | undefined): void;
+  /** A hold of `name` granted here ended (released, lost, revoked or its session ended) after `heldMs`. */
+  holdEnded(name: string, heldMs: number): void;
   /** A release or withdrawal issued here granted the lock to a waiter here, `handoffMs` after it was issued. */
   handedOff(handoffMs: number): void;
   /** One keepalive renewal of a session's locks took `ms`; `ok` false when it failed. */
@@ -32,6 +36,7 @@ export interface Metrics {
 export const NO_METRICS: Metrics = {
   track() {},
   granted() {},
+  holdEnded() {},
   handedOff() {},
   renewed() {},
   storeOperation() {},

@@ -1,26 +1,32 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { GaugeReaders, Metrics } from "./metrics.js";
+import { NamePrefixes, type NamePrefixOptions } from "./name-prefixes.js";
 
 // Hand-offs and store calls take about a millisecond; waits and slow stores take seconds.
 const FAST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const WAIT_BUCKETS = [0.001, 0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800];
+const HOLD_BUCKETS = [0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800, 3600, 86400];
 
 /**
  * Metrics in a Prometheus registry of its own (no global default registry), with the Node process
- * metrics. Every series is named `turnstile_*` and documented in docs/operations.md.
+ * metrics. Every series is named `turnstile_*` and documented in docs/operations.md. Per-lock series
+ * are labelled by `prefix`, a bounded label made by NamePrefixes, never by lock name.
  */
 export class PrometheusMetrics implements Metrics {
   readonly registry = new Registry();
+  readonly prefixes: NamePrefixes;
   private readers?: GaugeReaders;
-  private readonly grants: Counter<"path">;
-  private readonly acquireWait: Histogram;
+  private readonly grants: Counter<"path" | "prefix">;
+  private readonly acquireWait: Histogram<"prefix">;
+  private readonly holdTime: Histogram<"prefix">;
   private readonly handoff: Histogram;
   private readonly renewal: Histogram;
   private readonly renewalFailures: Counter;
   private readonly storeLatency: Histogram<"operation">;
   private readonly storeErrors: Counter<"operation">;
 
-  constructor() {
+  constructor(options: { prefixes?: NamePrefixOptions } = {}) {
+    this.prefixes = new NamePrefixes(options.prefixes);
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     const readers = () => this.readers;
@@ -41,16 +47,25 @@ export class PrometheusMetrics implements Metrics {
     gauge("turnstile_store_up", "1 while the store is connected (health SERVING), else 0.", (r) => +r.storeHealthy());
     this.grants = new Counter({
       name: "turnstile_grants_total",
-      help: "New holds granted to this coordinator's sessions, by whether the acquire was queued first.",
-      labelNames: ["path"],
+      help: "New holds granted to this coordinator's sessions, by whether the acquire was queued first, by name prefix.",
+      labelNames: ["path", "prefix"],
       registers,
     });
     this.acquireWait = new Histogram({
       name: "turnstile_acquire_wait_seconds",
-      help: "Acquire received to Acquired sent, for acquires that were queued first.",
+      help: "Acquire received to Acquired sent, for acquires that were queued first, by name prefix.",
+      labelNames: ["prefix"],
       buckets: WAIT_BUCKETS,
       registers,
     });
+    this.holdTime = new Histogram({
+      name: "turnstile_hold_seconds",
+      help: "Grant to end (release, loss, revocation, session end) of holds granted on this coordinator, by name prefix.",
+      labelNames: ["prefix"],
+      buckets: HOLD_BUCKETS,
+      registers,
+    });
+    this.waitGauges(registers, readers);
     this.handoff = new Histogram({
       name: "turnstile_handoff_seconds",
       help: "Release (or withdrawal) issued to Acquired sent to the next holder, when both are on this coordinator.",
@@ -87,9 +102,53 @@ export class PrometheusMetrics implements Metrics {
     this.readers = readers;
   }
 
-  granted(waitedMs: number | undefined): void {
-    this.grants.inc({ path: waitedMs === undefined ? "immediate" : "queued" });
-    if (waitedMs !== undefined) this.acquireWait.observe(waitedMs / 1000);
+  granted(name: string, waitedMs: number | undefined): void {
+    const prefix = this.prefixes.of(name);
+    this.grants.inc({ path: waitedMs === undefined ? "immediate" : "queued", prefix });
+    if (waitedMs !== undefined) this.acquireWait.observe({ prefix }, waitedMs / 1000);
+  }
+
+  holdEnded(name: string, heldMs: number): void {
+    this.holdTime.observe({ prefix: this.prefixes.of(name) }, heldMs / 1000);
+  }
+
+  /** The per-prefix gauges of queued waiters, computed at scrape time from this coordinator's waiters. */
+  private waitGauges(registers: Registry[], readers: () => GaugeReaders | undefined): void {
+    const prefixes = this.prefixes;
+    let byPrefix = new Map<string, { count: number; oldestMs: number }>();
+    // Each gauge groups the waiters afresh: it costs one pass over this coordinator's waiters.
+    const group = () => {
+      byPrefix = new Map();
+      const now = performance.now();
+      for (const w of readers()?.queuedWaiters() ?? []) {
+        const entry = byPrefix.get(prefixes.of(w.name)) ?? { count: 0, oldestMs: 0 };
+        entry.count++;
+        entry.oldestMs = Math.max(entry.oldestMs, now - w.receivedAtMs);
+        byPrefix.set(prefixes.of(w.name), entry);
+      }
+    };
+    new Gauge({
+      name: "turnstile_queued_waiters",
+      help: "Acquires of this coordinator's sessions queued and waiting, by name prefix.",
+      labelNames: ["prefix"],
+      registers,
+      collect() {
+        group();
+        this.reset();
+        for (const [prefix, e] of byPrefix) this.set({ prefix }, e.count);
+      },
+    });
+    new Gauge({
+      name: "turnstile_oldest_wait_seconds",
+      help: "Age of the longest-waiting queued acquire of this coordinator's sessions, by name prefix.",
+      labelNames: ["prefix"],
+      registers,
+      collect() {
+        group();
+        this.reset();
+        for (const [prefix, e] of byPrefix) this.set({ prefix }, e.oldestMs / 1000);
+      },
+    });
   }
 
   handedOff(handoffMs: number): void {

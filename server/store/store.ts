@@ -89,6 +89,12 @@ export interface HolderState {
   value: Uint8Array;
   /** Lease left on the store's clock when read; 0 for a holder that has just left. */
   leaseMs: number;
+  /** How long it has held the lock (since the grant; re-entries keep it) on the store's clock; Describe only. */
+  heldMs?: number;
+  /** The session's client name; filled in by the coordinator from session records, never by the store. */
+  clientName?: string;
+  /** The identity that opened the session (security on); filled in like clientName. */
+  identity?: string;
 }
 
 /** One queued acquire, as Describe shows it; `position` 1 is the head of the queue. */
@@ -99,6 +105,12 @@ export interface WaiterState {
   position: number;
   mode: StoreMode;
   leaseMs: number;
+  /** How long it has waited since it first queued, on the store's clock. */
+  waitedMs: number;
+  /** As HolderState.clientName. */
+  clientName?: string;
+  /** As HolderState.identity. */
+  identity?: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { RecheckScheduler } from "../recheck-scheduler.js";
+import { nameSessions } from "../session-names.js";
 import type { LockEvent, LockState, Store } from "../store/store.js";
 
 /** What the hub needs from one Watch stream. */
@@ -164,6 +165,7 @@ export class WatchHub {
         topic.nextDescribe = undefined;
         return this.store.describe(topic.name);
       })
+      .then((state) => nameSessions(this.store, state))
       .then((state) => {
         const soonest = Math.min(...state.holders.map((h) => h.leaseMs));
         if (Number.isFinite(soonest) && this.topics.has(topic.name)) this.expiries.schedule(topic.name, soonest);

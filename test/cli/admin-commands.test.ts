@@ -94,8 +94,42 @@ describe("turnstile ls / describe / watch / revoke", () => {
       expect(h.holder).to.equal(`${h.sessionId}/${alpha.owner}`);
       expect(table.stdout).to.match(/^Lock: adm\/alpha\nMode: exclusive\n/);
       const row = table.stdout.split("\n").find((l) => l.startsWith(h.holder));
-      expect(row?.split(/\s+/).slice(1, 3)).to.deep.equal([String(alpha.fencingToken), "1"]);
+      expect(row?.split(/\s+/).slice(1, 4)).to.deep.equal(["admin-test-holder", String(alpha.fencingToken), "1"]);
       expect(row).to.match(/"alpha at 10\.0\.0\.1"$/);
+      expect(h).to.include({ clientName: "admin-test-holder" });
+      expect(h.heldForMs).to.be.a("number").and.at.least(0);
+    });
+
+    it("shows each waiter's client, how long it has waited and the holder it waits behind", async () => {
+      const controller = new AbortController();
+      const waiting = waiter.acquire("adm/alpha", { signal: controller.signal }).catch((err: Error) => err);
+      try {
+        await waitForQueue(redis.url, "adm/alpha", 1);
+        const [table, json] = await Promise.all([
+          runTurnstile(["describe", "adm/alpha"], { env }),
+          runTurnstile(["describe", "--output", "json", "adm/alpha"], { env }),
+        ]);
+        const doc = JSON.parse(json.stdout);
+        const [h] = doc.holders;
+        expect(doc.waiters).to.have.length(1);
+        const [w] = doc.waiters;
+        expect(w).to.include({ position: 1, clientName: "admin-test-waiter", mode: "exclusive" });
+        expect(w.waitedMs).to.be.a("number").and.at.least(0);
+        expect(w.blockedBy).to.have.length(1);
+        expect(w.blockedBy[0]).to.include({
+          holder: h.holder,
+          clientName: "admin-test-holder",
+          fencingToken: String(alpha.fencingToken),
+        });
+        expect(w.blockedBy[0].heldForMs).to.be.at.least(h.heldForMs);
+        const row = table.stdout.split("\n").find((l) => l.startsWith("1 "));
+        expect(row?.split(/\s+/).slice(0, 4)).to.deep.equal(["1", w.waiter, "admin-test-waiter", "exclusive"]);
+        expect(row).to.match(new RegExp(`${h.holder} \\(\\d+ms\\)$`));
+        expect(table.stdout).to.match(/POS\s+WAITER\s+CLIENT\s+MODE\s+WAITED\s+LEASE\s+BEHIND/);
+      } finally {
+        controller.abort();
+        await waiting;
+      }
     });
 
     it("shows a free lock with no holders or waiters", async () => {

@@ -34,6 +34,9 @@ describe("turnstile serve settings", () => {
       expect(config([])).to.deep.equal({
         listen: "127.0.0.1:7420",
         metrics: undefined,
+        metricsPrefixes: { depth: 1, prefixes: undefined },
+        otlpEndpoint: undefined,
+        otlpSampleRatio: 1,
         http: undefined,
         logLevel: "info",
         shutdownGraceMs: 5000,
@@ -54,6 +57,18 @@ describe("turnstile serve settings", () => {
         8,
         7_200_000,
         "warn",
+      ]);
+    });
+
+    it("reads the metrics prefix depth or prefix list, and the OTLP endpoint and sample ratio", () => {
+      const c = config(["--metrics-prefix-depth", "2", "--metrics-prefixes", "billing/, jobs/"], {
+        TURNSTILE_OTLP_ENDPOINT: "http://127.0.0.1:4318",
+        TURNSTILE_OTLP_SAMPLE_RATIO: "0.25",
+      });
+      expect([c.metricsPrefixes, c.otlpEndpoint, c.otlpSampleRatio]).to.deep.equal([
+        { depth: 2, prefixes: ["billing/", "jobs/"] },
+        "http://127.0.0.1:4318",
+        0.25,
       ]);
     });
 
@@ -169,6 +184,30 @@ describe("turnstile serve settings", () => {
         ["--redis-tls-ca", "/nonexistent/ca.pem"],
         {},
         /^redis-tls-ca: cannot read \/nonexistent\/ca.pem \(ENOENT\)$/,
+      ],
+      [
+        "a metrics prefix depth of 0",
+        ["--metrics-prefix-depth", "0"],
+        {},
+        /^metrics-prefix-depth: "0" from flag .*at least 1/,
+      ],
+      [
+        "an empty metrics prefix",
+        ["--metrics-prefixes", "a/,,b/"],
+        {},
+        /^metrics-prefixes: an empty prefix in the list$/,
+      ],
+      [
+        "an OTLP endpoint that is not a URL",
+        ["--otlp-endpoint", "collector:4318"],
+        {},
+        /^otlp-endpoint: expected an http/,
+      ],
+      [
+        "a sample ratio above 1",
+        ["--otlp-sample-ratio", "1.5"],
+        {},
+        /^otlp-sample-ratio: expected a number from 0 to 1, got "1.5"$/,
       ],
       ["an unknown flag", ["--frobnicate", "1"], {}, /^Unknown option '--frobnicate' \(see turnstile serve --help\)$/],
       ["a flag without its value", ["--listen"], {}, /^Option '--listen <value>' argument missing/],

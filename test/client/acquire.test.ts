@@ -77,13 +77,19 @@ describe("TurnstileClient", () => {
       expect(second.fencingToken).to.equal(first.fencingToken + 1n);
     });
 
-    it("rejects with TurnstileError 'timeout' when waitMs runs out", async () => {
-      await client().acquire("client/timeout");
+    it("rejects with TurnstileError 'timeout' naming in blockedBy the holder it waited behind", async () => {
+      const named = new TurnstileClient(coord.address, { clientName: "the-holder" });
+      clients.push(named);
+      const held = await named.acquire("client/timeout", { owner: "job-7" });
       const err = await client()
         .acquire("client/timeout", { waitMs: 100 })
         .catch((e) => e);
       expect(err).to.be.instanceOf(TurnstileError);
       expect(err.reason).to.equal("timeout");
+      expect(err.blockedBy).to.have.length(1);
+      const [b] = err.blockedBy;
+      expect(b).to.include({ owner: "job-7", clientName: "the-holder", fencingToken: held.fencingToken });
+      expect(b.heldForMs).to.be.at.least(100);
     });
 
     it("rejects with AbortError when aborted while waiting, and the server drops the waiter", async () => {

@@ -31,6 +31,7 @@ describe("release()", () => {
       failed: {
         requestId: first.requestId,
         reason: FailureReason.FAILURE_REASON_UNAVAILABLE,
+        blockedBy: [],
         message: "store unavailable: nothing was changed, retry later",
         name: "x",
       },
@@ -57,7 +58,7 @@ describe("release()", () => {
     const unavailable = FailureReason.FAILURE_REASON_UNAVAILABLE;
     stream.send({
       $case: "failed",
-      failed: { requestId: first.requestId, reason: unavailable, message: "", name: "y" },
+      failed: { requestId: first.requestId, reason: unavailable, message: "", name: "y", blockedBy: [] },
     });
     await client.close({ signal: AbortSignal.timeout(1000) }).catch(() => {});
     // release() resolves quietly once the session is over: its holds ended with it.

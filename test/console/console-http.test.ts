@@ -1,6 +1,9 @@
 import { request } from "node:http";
+import { credentials } from "@grpc/grpc-js";
 import { expect } from "chai";
+import { msFromDuration } from "../../client/duration.js";
 import { TurnstileClient } from "../../client/index.js";
+import { type DescribeResponse, LockMode, LockServiceClient } from "../../gen/ts/turnstile/v1/turnstile.js";
 import type { ConsoleAccess } from "../../server/console/console-access.js";
 import { TokenAccess } from "../../server/console/token-access.js";
 import { CONSOLE_TOKENS, consoleTestAccess, startConsole, type TestConsole } from "../harness/console-server.js";
@@ -11,6 +14,14 @@ interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+}
+
+/** Describe over gRPC, as any client sees it. */
+function describeRpc(address: string, name: string): Promise<DescribeResponse> {
+  const rpc = new LockServiceClient(address, credentials.createInsecure());
+  return new Promise<DescribeResponse>((resolve, reject) =>
+    rpc.describe({ name }, (err, res) => (err ? reject(err) : resolve(res))),
+  ).finally(() => rpc.close());
 }
 
 /** One HTTP request to the console, answered in full. */
@@ -104,6 +115,34 @@ describe("web console HTTP API", () => {
     );
     expect(refused).to.match(/^HTTP 403: .*may not read/);
     for (const lock of held) await lock.release();
+  });
+
+  it("shows each waiter's wait and the holders it waits behind as Describe's waited and blocked_by", async () => {
+    const lock = await client.acquire("console/blockers", { owner: "first" });
+    const waiter = new TurnstileClient(web.coord.address, { ttlMs: 30_000, clientName: "console-waiter" });
+    const withdraw = new AbortController();
+    const waiting = waiter.acquire("console/blockers", { signal: withdraw.signal }).catch((e: Error) => e);
+    try {
+      const stream = await open("name=console%2Fblockers", CONSOLE_TOKENS.reader);
+      const view = (await stream.next("lock", (l) => l.waiters.length === 1)).data;
+      const described = await describeRpc(web.coord.address, "console/blockers");
+      const [w, d] = [view.waiters[0], described.waiters[0]];
+      expect(w).to.include({ position: 1, clientName: "console-waiter", requestId: d.requestId });
+      // Both read the store's clock; the console read came first.
+      expect(w.waitedMs).to.be.at.most(msFromDuration(d.waited ?? { seconds: 0n, nanos: 0 }));
+      const modes: Record<number, string> = { [LockMode.LOCK_MODE_EXCLUSIVE]: "exclusive" };
+      expect(w.blockedBy).to.have.length(1);
+      expect(w.blockedBy.map(({ heldForMs, ...b }: { heldForMs: number }) => b)).to.deep.equal(
+        d.blockedBy.map(({ heldFor, ...b }) => ({ ...b, fencingToken: String(b.fencingToken), mode: modes[b.mode] })),
+      );
+      expect(w.blockedBy[0]).to.include({ owner: "first", clientName: "console-test" });
+      expect(w.blockedBy[0].heldForMs).to.be.a("number").and.at.most(msFromDuration(d.blockedBy[0].heldFor!));
+    } finally {
+      withdraw.abort();
+      await waiting;
+      await waiter.close();
+      await lock.release();
+    }
   });
 
   it("refuses a revoke by a reader with 403 and leaves the holder as it was", async () => {

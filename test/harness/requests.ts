@@ -22,6 +22,7 @@ export function acquireMsg(
         wait,
         owner: opts.owner ?? requestId,
         value: opts.value ?? Buffer.alloc(0),
+        traceParent: "",
       },
     },
   };
@@ -29,7 +30,7 @@ export function acquireMsg(
 
 /** Builds a Release request. */
 export function releaseMsg(requestId: string, name: string, owner: string): SessionRequest {
-  return { kind: { $case: "release", release: { requestId, name, owner } } };
+  return { kind: { $case: "release", release: { requestId, name, owner, traceParent: "" } } };
 }
 
 /** Builds a KeepAlive request. */

@@ -39,6 +39,23 @@ describe("sessions bound to identities (mTLS, on Redis)", () => {
     await redis.stop();
   });
 
+  it("names the holder's identity in a waiter's blocked_by, in Describe and in a TIMEOUT", async () => {
+    const holder = stream(alice);
+    const { sessionId } = await holder.open(60_000);
+    holder.send(acquireMsg("h1", "bound/behind", { owner: "holder" }));
+    await holder.next("acquired");
+    const waiter = stream(bob);
+    await waiter.open(60_000);
+    waiter.send(acquireMsg("w1", "bound/behind", { owner: "waiter", waitMs: 300 }));
+    await waiter.next("queued");
+    const d = await describeLock("bound/behind");
+    expect(d.waiters.flatMap((w) => w.blockedBy.map((b) => [b.sessionId, b.identity]))).to.deep.equal([
+      [sessionId, "spiffe://corp/alice"],
+    ]);
+    const { failed } = await waiter.next("failed");
+    expect(failed.blockedBy.map((b) => b.identity)).to.deep.equal(["spiffe://corp/alice"]);
+  });
+
   it("refuses a resume from another identity even with the right secret, and the owner still resumes", async () => {
     const first = stream(alice);
     const opened = await first.open(60_000);

@@ -68,6 +68,37 @@ describe("Describe and List", () => {
       expect(d.waiters.map((w) => w.sessionId)).to.deep.equal([s2.id, s3.id]);
     });
 
+    it("answers each waiter's client, wait so far and the holders it waits behind, with how long they held", async () => {
+      const [s1, s2, s3] = [await session(), await session(), await session()];
+      s1.send(acquireMsg("r1", "describe/behind", { owner: "holder" }));
+      const { fencingToken } = (await s1.next("acquired")).acquired;
+      s2.send(acquireMsg("r2", "describe/behind", { owner: "first" }));
+      await s2.next("queued");
+      s3.send(acquireMsg("r3", "describe/behind", { owner: "second" }));
+      await s3.next("queued");
+      const d = await describeLock("describe/behind");
+      const ms = (x?: { seconds: bigint; nanos: number }) => Number(x?.seconds ?? -1n) * 1000 + (x?.nanos ?? 0) / 1e6;
+      expect(d.waiters.map((w) => [w.owner, w.position, w.clientName])).to.deep.equal([
+        ["first", 1, "test"],
+        ["second", 2, "test"],
+      ]);
+      // The first queued earlier, so it has waited at least as long as the second.
+      expect(ms(d.waiters[0].waited)).to.be.at.least(ms(d.waiters[1].waited)).and.at.least(0);
+      for (const w of d.waiters) {
+        expect(w.blockedBy.map(({ heldFor, ...b }) => b)).to.deep.equal([
+          {
+            sessionId: s1.id,
+            owner: "holder",
+            clientName: "test",
+            identity: "",
+            fencingToken,
+            mode: LockMode.LOCK_MODE_EXCLUSIVE,
+          },
+        ]);
+        expect(ms(w.blockedBy[0].heldFor)).to.equal(ms(d.holders[0].heldFor)).and.be.at.least(ms(w.waited));
+      }
+    });
+
     it("answers a free lock with no holders and no waiters", async () => {
       const d = await describeLock("describe/free");
       expect([d.holders, d.waiters, d.mode]).to.deep.equal([[], [], LockMode.LOCK_MODE_UNSPECIFIED]);

@@ -10,6 +10,14 @@ import { acquireMsg, keepAliveMsg, releaseMsg } from "../harness/requests.js";
 import { spawnTurnstile } from "../harness/run-turnstile.js";
 import { waitForOutput } from "../harness/wait-for-output.js";
 
+/** A series key with its labels sorted by name, so tests need not know the exposition's label order. */
+function sortedLabels(series: string): string {
+  const match = /^([^{]+)\{(.*)\}$/.exec(series);
+  if (!match) return series;
+  const labels = match[2].match(/[a-z_]+="(?:[^"\\]|\\.)*"/g) ?? [];
+  return `${match[1]}{${labels.sort().join(",")}}`;
+}
+
 /** Fetches a metrics endpoint and returns its samples by series (name with labels) and the raw text. */
 async function scrape(url: string): Promise<{ text: string; value: (series: string) => number | undefined }> {
   const response = await fetch(url);
@@ -19,9 +27,9 @@ async function scrape(url: string): Promise<{ text: string; value: (series: stri
   const samples = new Map<string, number>();
   for (const line of text.split("\n")) {
     const match = /^(\S+) (\S+)$/.exec(line);
-    if (match && !line.startsWith("#")) samples.set(match[1], Number(match[2]));
+    if (match && !line.startsWith("#")) samples.set(sortedLabels(match[1]), Number(match[2]));
   }
-  return { text, value: (series) => samples.get(series) };
+  return { text, value: (series) => samples.get(sortedLabels(series)) };
 }
 
 describe("Prometheus metrics", () => {
@@ -72,11 +80,11 @@ describe("Prometheus metrics", () => {
     a.send(releaseMsg("a2", "m/lock", "a1"));
     await b.next("acquired");
     const after = await scrape(url);
-    expect(after.value('turnstile_grants_total{path="immediate"}')).to.equal(1);
-    expect(after.value('turnstile_grants_total{path="queued"}')).to.equal(1);
+    expect(after.value('turnstile_grants_total{path="immediate",prefix="m/"}')).to.equal(1);
+    expect(after.value('turnstile_grants_total{path="queued",prefix="m/"}')).to.equal(1);
     expect(after.value("turnstile_handoff_seconds_count")).to.equal(1);
     expect(after.value("turnstile_handoff_seconds_sum")).to.be.above(0).and.below(1);
-    expect(after.value("turnstile_acquire_wait_seconds_count")).to.equal(1);
+    expect(after.value('turnstile_acquire_wait_seconds_count{prefix="m/"}')).to.equal(1);
     expect(after.value("turnstile_keepalive_renewal_seconds_count")).to.equal(1);
     expect(after.value('turnstile_store_operation_seconds_count{operation="acquire"}')).to.equal(2);
     expect(after.value('turnstile_store_operation_seconds_count{operation="release"}')).to.equal(1);
@@ -84,6 +92,50 @@ describe("Prometheus metrics", () => {
     expect(after.value("turnstile_locks_held")).to.equal(1);
     expect(after.text).to.include("# HELP turnstile_handoff_seconds ");
     expect(after.value("process_cpu_user_seconds_total")).to.be.a("number");
+  });
+
+  it("labels grants, waits, holds and queued waiters by name prefix, never by lock name", async () => {
+    const [a, b, c] = [new RawSession(address), new RawSession(address), new RawSession(address)];
+    sessions.push(a, b, c);
+    await Promise.all([a.open(10_000), b.open(10_000), c.open(10_000)]);
+    a.send(acquireMsg("a1", "hot/one"));
+    await a.next("acquired");
+    b.send(acquireMsg("b1", "hot/one"));
+    await b.next("queued");
+    c.send(acquireMsg("c1", "plain"));
+    await c.next("acquired");
+    a.send(acquireMsg("a2", "plain"));
+    await a.next("queued");
+    const during = await scrape(url);
+    expect(during.value('turnstile_queued_waiters{prefix="hot/"}')).to.equal(1);
+    expect(during.value('turnstile_queued_waiters{prefix="other"}')).to.equal(1);
+    expect(during.value('turnstile_oldest_wait_seconds{prefix="hot/"}')).to.be.above(0).and.below(60);
+    a.send(releaseMsg("a3", "hot/one", "a1"));
+    await b.next("acquired");
+    b.send(releaseMsg("b2", "hot/one", "b1"));
+    await b.next("released");
+    c.send(releaseMsg("c2", "plain", "c1"));
+    await a.next("acquired");
+    const after = await scrape(url);
+    expect(after.value('turnstile_queued_waiters{prefix="hot/"}')).to.equal(undefined);
+    expect(after.value('turnstile_oldest_wait_seconds{prefix="hot/"}')).to.equal(undefined);
+    expect(after.value('turnstile_grants_total{path="queued",prefix="hot/"}')).to.equal(1);
+    expect(after.value('turnstile_grants_total{path="immediate",prefix="other"}')).to.equal(1);
+    expect(after.value('turnstile_hold_seconds_count{prefix="hot/"}')).to.equal(2);
+    expect(after.value('turnstile_hold_seconds_count{prefix="other"}')).to.equal(1);
+    expect(after.value('turnstile_acquire_wait_seconds_count{prefix="other"}')).to.equal(1);
+    expect(after.text).to.not.match(/hot\/one|"plain"/);
+  });
+
+  it("labels by the listed prefixes when given them, and every other name as other", async () => {
+    const listed = new PrometheusMetrics({ prefixes: { prefixes: ["billing/", "billing/eu/"] } });
+    listed.granted("billing/eu/leader", undefined);
+    listed.granted("billing/us/leader", 1500);
+    listed.granted("jobs/7", undefined);
+    const text = await listed.render();
+    expect(text).to.include('turnstile_grants_total{path="immediate",prefix="billing/eu/"} 1');
+    expect(text).to.include('turnstile_grants_total{path="queued",prefix="billing/"} 1');
+    expect(text).to.include('turnstile_grants_total{path="immediate",prefix="other"} 1');
   });
 
   it("counts store operations that fail, by operation", async () => {

@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { FailureReason, LostReason } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { msFromDuration } from "../../client/duration.js";
+import { FailureReason, LockMode, LostReason } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { acquireMsg, cancelMsg, closeMsg, keepAliveMsg, releaseMsg } from "../harness/requests.js";
@@ -83,14 +84,24 @@ describe("session lifecycle (server side)", () => {
     await next.next("acquired");
   });
 
-  it("fails a waiter with TIMEOUT when its wait runs out, and leaves no queue entry behind", async () => {
-    const [holder, waiter] = [await session(), await session()];
+  it("fails a waiter with TIMEOUT naming the holder it waited behind, and leaves no queue entry behind", async () => {
+    const holder = new RawSession(coord.address);
+    open.push(holder);
+    const { sessionId } = await holder.open(60_000);
+    const waiter = await session();
     holder.send(acquireMsg("h", "life/timeout"));
-    await holder.next("acquired");
+    const { fencingToken } = (await holder.next("acquired")).acquired;
     waiter.send(acquireMsg("w", "life/timeout", { waitMs: 200 }));
     await waiter.next("queued");
     const f = await failure(waiter, "w");
-    expect([f.reason, f.message]).to.deep.equal([FailureReason.FAILURE_REASON_TIMEOUT, "acquire.wait: 200 ms ran out"]);
+    expect(f.reason).to.equal(FailureReason.FAILURE_REASON_TIMEOUT);
+    expect(f.message).to.match(
+      /^acquire\.wait: 200 ms ran out; waited behind "h" of session [0-9a-f]+ \(held \d+ ms\)$/,
+    );
+    expect(f.blockedBy.map(({ heldFor, ...b }) => b)).to.deep.equal([
+      { sessionId, owner: "h", clientName: "test", identity: "", fencingToken, mode: LockMode.LOCK_MODE_EXCLUSIVE },
+    ]);
+    expect(msFromDuration(f.blockedBy[0].heldFor ?? { seconds: 0n, nanos: 0 })).to.be.at.least(200);
     const third = await session();
     third.send(acquireMsg("t", "life/timeout"));
     expect((await third.next("queued")).queued.position).to.equal(1);

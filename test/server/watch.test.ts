@@ -82,6 +82,25 @@ describe("Watch", () => {
     expect([snapshot.waiterCount, snapshot.noHolder, snapshot.version > 0n]).to.deep.equal([1, false, true]);
   });
 
+  it("lists in a snapshot each waiter's position, client, wait so far and the holder it waits behind", async () => {
+    const s1 = await session(a);
+    const s2 = await session(b);
+    s1.send(acquireMsg("r1", "watch/waiters"));
+    await s1.next("acquired");
+    s2.send(acquireMsg("r2", "watch/waiters"));
+    await s2.next("queued");
+    const snapshot = await watch(b, "watch/waiters").snapshot();
+    const [holder] = snapshot.holders;
+    expect(holder.clientName).to.equal("test");
+    expect(snapshot.waiters.map((w) => [w.position, w.owner, w.clientName])).to.deep.equal([[1, "r2", "test"]]);
+    const [w] = snapshot.waiters;
+    expect(w.waited).to.not.equal(undefined);
+    expect(w.blockedBy.map((x) => [x.sessionId, x.owner, x.fencingToken])).to.deep.equal([
+      [holder.sessionId, "r1", holder.fencingToken],
+    ]);
+    expect(w.blockedBy[0].heldFor).to.deep.equal(holder.heldFor);
+  });
+
   it("shows watchers on two coordinators the same changes in the same order", async () => {
     const onA = watch(a, "watch/two");
     const onB = watch(b, "watch/two");

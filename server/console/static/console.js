@@ -57,9 +57,21 @@ function ticking(render, className) {
   return span;
 }
 
-/** Whom a waiter waits behind (the server's `blockedBy`), and how many waiters are ahead of it. */
-function waitsBehind(waiter) {
-  const names = waiter.blockedBy.map(who).join(", ") || "nobody (being handed on)";
+/**
+ * Whom a waiter waits behind (the server's `blockedBy`, Describe's Blocker: client name, identity when
+ * security names one, and how long each has held, `ms` after the view arrived), and how many waiters
+ * are ahead of it.
+ */
+function waitsBehind(waiter, ms) {
+  const blocker = (b) => {
+    const client = [b.clientName, b.identity]
+      .filter(Boolean)
+      .map((x) => `${x}, `)
+      .join("");
+    const held = b.heldForMs === undefined ? "" : `held ${duration(b.heldForMs + ms)}`;
+    return client || held ? `${who(b)} (${client}${held})` : who(b);
+  };
+  const names = waiter.blockedBy.map(blocker).join(", ") || "nobody (being handed on)";
   return waiter.position > 1 ? `${names}; ${waiter.position - 1} ahead in queue` : names;
 }
 
@@ -93,8 +105,9 @@ function renderLock(lock) {
   if (holders.length === 0) holders.push(row(["nobody holds it", "", "", "", "", "", ""]));
   $("holders").tBodies[0].replaceChildren(...holders);
   const waiters = lock.waiters.map((w) => {
-    const age = ticking((ms) => `${w.waitedAtLeast ? "≥ " : ""}${duration(w.waitedMs + ms)}`);
-    return row([w.position, w.owner, text("span", short(w.sessionId), "mono"), w.mode, age, waitsBehind(w)]);
+    const age = ticking((ms) => duration(w.waitedMs + ms));
+    const behind = ticking((ms) => waitsBehind(w, ms));
+    return row([w.position, w.owner, text("span", short(w.sessionId), "mono"), w.mode, age, behind]);
   });
   if (waiters.length === 0) waiters.push(row(["", "nobody waits", "", "", "", ""]));
   $("waiters").tBodies[0].replaceChildren(...waiters);

@@ -11,6 +11,7 @@ import type {
   WaiterState,
   WaiterStatus,
 } from "../store.js";
+import { type Holder, stateOf, type Waiter, waiterStateOf } from "./memory-entries.js";
 
 /** A grant the lock made to one of its waiters, for the store to pass to its listener. */
 export interface LockGrant {
@@ -21,29 +22,6 @@ export interface LockGrant {
 
 /** Reports one holder change, with the holders left after it, for the store to number and pass on. */
 export type ChangeSink = (change: HolderChange, holder: HolderState, holdersLeft: number) => void;
-
-/** One (session, owner) holding the lock; `requestId` is the acquire that was granted. */
-interface Holder {
-  sessionId: string;
-  owner: string;
-  value: Uint8Array;
-  token: bigint;
-  count: number;
-  mode: StoreMode;
-  requestId: string;
-  deadline: number;
-}
-
-/** One queued acquire; `limit` is the shared limit it asked for. */
-interface Waiter {
-  sessionId: string;
-  requestId: string;
-  owner: string;
-  mode: StoreMode;
-  limit: number;
-  deadline: number;
-  value: Uint8Array;
-}
 
 /**
  * One lock name's holders, FIFO wait queue and shared limit, with the operations of the Redis
@@ -98,7 +76,8 @@ export class MemoryLock {
     const value = a.value ?? new Uint8Array();
     if (free) {
       const token = this.issueToken(now);
-      this.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline: now + a.ttlMs }, now);
+      const deadline = now + a.ttlMs;
+      this.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline, acquiredAt: now }, now);
       return { kind: "granted", token, holdCount: 1 };
     }
     if (!a.mayWait) return { kind: "busy" };
@@ -110,6 +89,7 @@ export class MemoryLock {
       limit,
       deadline: now + a.ttlMs,
       value,
+      queuedAt: now,
     });
     return this.queuedAnswer(pairKey(sessionId, requestId), now);
   }
@@ -173,13 +153,13 @@ export class MemoryLock {
 
   /** Live holders (grant order) and waiters (queue order), and the SHARED limit in force (describe.lua). */
   state(now: number): { limit: number | undefined; holders: HolderState[]; waiters: WaiterState[] } {
-    const holders = [...this.holders.values()].filter((h) => h.deadline > now).map((h) => stateOf(h, now));
+    const holders = [...this.holders.values()]
+      .filter((h) => h.deadline > now)
+      .map((h) => ({ ...stateOf(h, now), heldMs: Math.max(0, Math.floor(now - h.acquiredAt)) }));
     holders.sort((a, b) => (a.token < b.token ? -1 : 1));
     const waiters = [...this.queue.values()]
       .filter((w) => w.deadline > now)
-      .map(({ sessionId, owner, requestId, mode, deadline }, i) => {
-        return { sessionId, owner, requestId, position: i + 1, mode, leaseMs: Math.floor(deadline - now) };
-      });
+      .map((w, i) => waiterStateOf(w, i + 1, now));
     return { limit: this.isEmpty ? undefined : this.limit, holders, waiters };
   }
 
@@ -242,7 +222,7 @@ export class MemoryLock {
       this.queue.delete(id);
       // The hold keeps the waiter's lease deadline: the waiter's keepalives kept it current.
       const { sessionId, owner, value, mode, requestId, deadline } = w;
-      this.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline }, now);
+      this.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline, acquiredAt: now }, now);
       n++;
       grants.push({ sessionId: w.sessionId, requestId: w.requestId, token });
     }
@@ -271,11 +251,6 @@ export class MemoryLock {
     for (const holder of this.holders.values()) earliest = Math.min(earliest, holder.deadline);
     return earliest === Number.POSITIVE_INFINITY ? -1 : Math.max(0, Math.ceil(earliest - now));
   }
-}
-
-function stateOf(h: Holder, now: number): HolderState {
-  const { sessionId, owner, token, count, mode, value } = h;
-  return { sessionId, owner, token, count, mode, value, leaseMs: Math.max(0, Math.floor(h.deadline - now)) };
 }
 
 // Session ids, owners and request ids are arbitrary strings: a JSON pair cannot be ambiguous.

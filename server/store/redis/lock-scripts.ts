@@ -18,7 +18,7 @@ const KEY_COUNTS: Record<ScriptName, number> = {
   describe: 5,
 };
 // Bump when any script's contract changes, so coordinators of two versions never share a name.
-const VERSION = 4;
+const VERSION = 5;
 
 /**
  * Registers every script with ioredis `defineCommand` (EVALSHA with a NOSCRIPT fallback) under

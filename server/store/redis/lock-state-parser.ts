@@ -5,8 +5,8 @@ const CHANGES = new Set<string>(["acquired", "released", "expired", "revoked", "
 
 /**
  * Parses describe.lua's reply (bulk strings as Buffers): `{version, limit or '', holders, waiters}`
- * with holders as `holder, "token count mode waiter", lease ms, value` and waiters as
- * `waiter, "coord mode limit owner", lease ms`. Holders come back in grant order.
+ * with holders as `holder, "token count mode waiter", lease ms, value, ms held` and waiters as
+ * `waiter, "coord mode limit owner", lease ms, ms waited`. Holders come back in grant order.
  */
 export function parseLockState(name: string, reply: unknown): LockState {
   const [version, limit, flatHolders, flatWaiters] = reply as [
@@ -16,7 +16,7 @@ export function parseLockState(name: string, reply: unknown): LockState {
     (Buffer | number)[],
   ];
   const holders: HolderState[] = [];
-  for (let i = 0; i < flatHolders.length; i += 4) {
+  for (let i = 0; i < flatHolders.length; i += 5) {
     const [token, count, mode] = String(flatHolders[i + 1]).split(" ");
     holders.push({
       ...splitId(String(flatHolders[i])),
@@ -25,11 +25,12 @@ export function parseLockState(name: string, reply: unknown): LockState {
       mode: MODES[mode],
       value: new Uint8Array(flatHolders[i + 3] as Buffer),
       leaseMs: Number(flatHolders[i + 2]),
+      heldMs: Number(flatHolders[i + 4]),
     });
   }
   holders.sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
   const waiters: WaiterState[] = [];
-  for (let i = 0; i < flatWaiters.length; i += 3) {
+  for (let i = 0; i < flatWaiters.length; i += 4) {
     // A waiter id is "session:request".
     const { sessionId, owner: requestId } = splitId(String(flatWaiters[i]));
     const [, mode, , ...owner] = String(flatWaiters[i + 1]).split(" ");
@@ -41,6 +42,7 @@ export function parseLockState(name: string, reply: unknown): LockState {
       position: waiters.length + 1,
       mode: MODES[mode],
       leaseMs,
+      waitedMs: Number(flatWaiters[i + 3]),
     });
   }
   const limitText = String(limit);

@@ -8,6 +8,7 @@ import { releaseConformance } from "./release-conformance.js";
 import { renewConformance } from "./renew-conformance.js";
 import { sessionRecordConformance } from "./session-record-conformance.js";
 import { sharedConformance } from "./shared-conformance.js";
+import { waitAttributionConformance } from "./wait-attribution-conformance.js";
 import { watchConformance } from "./watch-conformance.js";
 import { withdrawConformance } from "./withdraw-conformance.js";
 
@@ -37,6 +38,7 @@ export function storeConformance(name: string, makeStore: MakeStore, setup: Conf
     describe("store lifecycle", () => lifecycleConformance(f));
     describe("describe, watch, proclaim and revoke", () => watchConformance(f));
     describe("list", () => listConformance(f));
+    describe("wait attribution", () => waitAttributionConformance(f));
     describe("session records", () => sessionRecordConformance(f));
   });
 }

@@ -34,13 +34,13 @@ export function watchConformance(f: ConformanceFixture): void {
     await f.store.acquire(askShared("a", "s4", 2, { requestId: "r4" }));
     const state = await f.store.describe("a");
     expect(state.limit).to.equal(2);
-    expect(state.holders.map(({ leaseMs, value, ...h }) => ({ ...h, value: text(value) }))).to.deep.equal([
+    expect(state.holders.map(({ leaseMs, heldMs, value, ...h }) => ({ ...h, value: text(value) }))).to.deep.equal([
       { sessionId: "s1", owner: "o", token: 1n, count: 1, mode: "shared", value: text(value) },
       { sessionId: "s2", owner: "w", token: 2n, count: 1, mode: "shared", value: "two" },
     ]);
     expect([...state.holders[0].value]).to.deep.equal([0, 10, 255]);
     expect(state.holders[0].leaseMs).to.be.within(20_000, 30_000);
-    expect(state.waiters.map(({ leaseMs, ...w }) => w)).to.deep.equal([
+    expect(state.waiters.map(({ leaseMs, waitedMs, ...w }) => w)).to.deep.equal([
       { sessionId: "s3", owner: "o", requestId: "r3", position: 1, mode: "exclusive" },
       { sessionId: "s4", owner: "o", requestId: "r4", position: 2, mode: "shared" },
     ]);

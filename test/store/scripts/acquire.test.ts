@@ -166,18 +166,22 @@ describe("acquire.lua", () => {
   describe("on an idle lock (no holder, nobody queued)", () => {
     it("grants at once with the next token, exact as a string past 2^53, and records only the new holder", async () => {
       await f.redis.set(keys("a").fence, "9007199254740993");
+      const before = await redisNow(f.redis);
       expect(await acquire(f, "a", { session: "s1", request: "r1", value: "v1" })).to.deep.equal([
         1,
         "9007199254740994",
         1,
       ]);
       const data = { "h:s1:o": "9007199254740994 1 1 s1:r1", "v:s1:o": "v1", excl: "1" };
-      expect(await f.redis.hgetall(keys("a").data)).to.deep.equal(data);
+      const { "a:s1:o": grantedAt, ...rest } = await f.redis.hgetall(keys("a").data);
+      expect(rest).to.deep.equal(data);
+      expect(Number(grantedAt)).to.be.within(before, await redisNow(f.redis));
     });
 
     it("grants a shared claim and sets its limit, which later claims must name and cannot exceed", async () => {
       expect(await acquire(f, "a", { session: "s1", mode: 2, limit: 2 })).to.deep.equal([1, "1", 1]);
-      expect(await f.redis.hgetall(keys("a").data)).to.deep.equal({ "h:s1:o": "1 1 2 s1:r", "v:s1:o": "", limit: "2" });
+      const { "a:s1:o": grantedAt, ...rest } = await f.redis.hgetall(keys("a").data);
+      expect([rest, typeof grantedAt]).to.deep.equal([{ "h:s1:o": "1 1 2 s1:r", "v:s1:o": "", limit: "2" }, "string"]);
       expect(await acquire(f, "a", { session: "s2", mode: 2, limit: 3 })).to.deep.equal([4, "2"]);
       expect(await acquire(f, "a", { session: "s3", mode: 2, limit: 2 })).to.deep.equal([1, "2", 1]);
       expect((await acquire(f, "a", { session: "s4", mode: 2, limit: 2 })).slice(0, 2)).to.deep.equal([2, 1]);
@@ -189,7 +193,8 @@ describe("acquire.lua", () => {
       await waitForLeaseEnd(f.redis, keys("a").holders, "s1:o");
       await waitForLeaseEnd(f.redis, keys("a").leases, "s2:r");
       expect(await acquire(f, "a", { session: "s3", mode: 2, limit: 3 })).to.deep.equal([1, "2", 1]);
-      expect(await f.redis.hgetall(keys("a").data)).to.deep.equal({ "h:s3:o": "2 1 2 s3:r", "v:s3:o": "", limit: "3" });
+      const { "a:s3:o": grantedAt, ...rest } = await f.redis.hgetall(keys("a").data);
+      expect([rest, typeof grantedAt]).to.deep.equal([{ "h:s3:o": "2 1 2 s3:r", "v:s3:o": "", limit: "3" }, "string"]);
       expect(await f.redis.zcard(keys("a").queue)).to.equal(0);
     });
   });

@@ -115,4 +115,20 @@ describe("check.lua", () => {
     expect(await f.redis.get(k.fence)).to.equal("1");
     expect(await f.redis.pttl(k.fence)).to.be.within(RETAIN_MS - 5_000, RETAIN_MS);
   });
+
+  /** The grant (a:) and queue (q:) time fields of lock "a", by field name. */
+  async function timeFields(): Promise<string[]> {
+    return Object.keys(await f.redis.hgetall(keys("a").data))
+      .filter((k) => /^[aq]:/.test(k))
+      .sort();
+  }
+
+  it("drops an expired hold's grant time and an expired waiter's queue time, and records a hand-on's grant time", async () => {
+    await acquire(f, "a", { session: "s1", ttl: 50 });
+    await acquire(f, "a", { session: "s2", ttl: 50 });
+    await acquire(f, "a", { session: "s3" });
+    await waitForLeaseEnd(f.redis, keys("a").leases, "s2:r");
+    await check(f, "a", "c1", []);
+    expect(await timeFields()).to.deep.equal(["a:s3:o"]);
+  });
 });

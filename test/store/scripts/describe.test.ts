@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { waitForLeaseEnd } from "../../harness/wait-for-lease-end.js";
-import { acquire, describeLock, keys, LONG_TTL, useScripts } from "./script-fixture.js";
+import { acquire, describeLock, keys, LONG_TTL, redisNow, useScripts } from "./script-fixture.js";
 
 /** describe.lua's reply with Buffers turned into text. */
 async function described(f: ReturnType<typeof useScripts>, name: string) {
@@ -22,7 +22,7 @@ describe("describe.lua", () => {
     const [version, limit, holders, waiters] = await described(f, "a");
     expect(version).to.equal(await f.redis.get(keys("a").version));
     expect(limit).to.equal("2");
-    expect(holders.filter((_, i) => i % 4 !== 2)).to.deep.equal([
+    expect(holders.filter((_, i) => i % 5 !== 2 && i % 5 !== 4)).to.deep.equal([
       "s1:o",
       "1 1 2 s1:r1",
       "one",
@@ -33,6 +33,21 @@ describe("describe.lua", () => {
     expect(holders[2]).to.be.within(LONG_TTL - 5_000, LONG_TTL);
     expect([waiters[0], waiters[1]]).to.deep.equal(["s3:r3", "c1 1 0 o"]);
     expect(waiters[2]).to.be.within(LONG_TTL - 5_000, LONG_TTL);
+  });
+
+  it("returns each holder's ms held since its grant and each waiter's ms waited since it first queued", async () => {
+    await acquire(f, "a", { session: "s1" });
+    await acquire(f, "a", { session: "s2" });
+    const now = await redisNow(f.redis);
+    // Back-date the recorded times: the script must report now minus them, and 0 for a missing one.
+    await f.redis.hset(keys("a").data, "a:s1:o", now - 5_000, "q:s2:r", now - 2_000);
+    await acquire(f, "a", { session: "s3" });
+    await f.redis.hdel(keys("a").data, "q:s3:r");
+    const [, , holders, waiters] = await described(f, "a");
+    expect(holders[4]).to.be.within(5_000, 6_000);
+    expect([waiters[0], waiters[4]]).to.deep.equal(["s2:r", "s3:r"]);
+    expect(waiters[3]).to.be.within(2_000, 3_000);
+    expect(waiters[7]).to.equal(0);
   });
 
   it("returns a binary value unchanged", async () => {

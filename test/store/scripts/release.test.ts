@@ -174,4 +174,19 @@ describe("release.lua", () => {
     expect(await f.redis.zcard(keys("a").holders)).to.equal(2);
     expect(await f.redis.zrange(keys("a").queue, 0, "-1")).to.deep.equal(["s4:r", "s5:r"]);
   });
+
+  /** The grant (a:) and queue (q:) time fields of lock "a", by field name. */
+  async function timeFields(): Promise<string[]> {
+    return Object.keys(await f.redis.hgetall(keys("a").data))
+      .filter((k) => /^[aq]:/.test(k))
+      .sort();
+  }
+
+  it("records the grant time of a handed-on waiter and drops the queue and grant times of entries that leave", async () => {
+    await heldWithWaiters("s2", "s3", "s4");
+    expect(await timeFields()).to.deep.equal(["a:s1:o", "q:s2:r", "q:s3:r", "q:s4:r"]);
+    await release(f, "a", { session: "s1" });
+    await release(f, "a", { session: "s4", request: "r" });
+    expect(await timeFields()).to.deep.equal(["a:s2:o", "q:s3:r"]);
+  });
 });

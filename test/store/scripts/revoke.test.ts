@@ -96,4 +96,18 @@ describe("revoke.lua", () => {
     const { events, revocations } = await published();
     expect([events.map((e) => `${e.head[1]} ${e.holder}`), revocations]).to.deep.equal([["acquired s1:a:b"], []]);
   });
+
+  /** The grant (a:) and queue (q:) time fields of lock "a", by field name. */
+  async function timeFields(): Promise<string[]> {
+    return Object.keys(await f.redis.hgetall(keys("a").data))
+      .filter((k) => /^[aq]:/.test(k))
+      .sort();
+  }
+
+  it("drops the revoked hold's grant time and records the grant time of the waiter it hands on to", async () => {
+    await acquire(f, "a", { session: "s1" });
+    await acquire(f, "a", { session: "s2" });
+    await revoke(f, "a", { session: "s1" });
+    expect(await timeFields()).to.deep.equal(["a:s2:o"]);
+  });
 });

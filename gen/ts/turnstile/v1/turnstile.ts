@@ -159,6 +159,11 @@ export interface Acquire {
   owner: string;
   /** Opaque value attached to the holder (visible to operators). */
   value: Buffer;
+  /**
+   * The caller's W3C trace context ("traceparent" header value) for this request, so the
+   * coordinator's span for it joins the caller's trace; empty or malformed: none (ignored).
+   */
+  traceParent: string;
 }
 
 /** Release drops one hold of (name, owner); the lock is free at hold count 0. */
@@ -166,6 +171,8 @@ export interface Release {
   requestId: string;
   name: string;
   owner: string;
+  /** As Acquire.trace_parent. */
+  traceParent: string;
 }
 
 /**
@@ -289,6 +296,28 @@ export interface Failed {
   reason: FailureReason;
   message: string;
   name: string;
+  /**
+   * For TIMEOUT: the holders the acquire waited behind when its wait ran out (empty when the
+   * lock had none left, or they could not be read).
+   */
+  blockedBy: Blocker[];
+}
+
+/** Blocker is a holder that a waiter waits behind: who it is and how long it has held the lock. */
+export interface Blocker {
+  sessionId: string;
+  owner: string;
+  /** The holding session's Open.client_name ("" when unknown). */
+  clientName: string;
+  /**
+   * The identity that opened the holding session (client certificate or token;
+   * docs/security.md); empty when security is off.
+   */
+  identity: string;
+  /** How long it has held the lock, on the store's clock (since its grant; re-entries keep it). */
+  heldFor?: Duration | undefined;
+  fencingToken: bigint;
+  mode: LockMode;
 }
 
 /** WatchRequest names the lock to watch. */
@@ -326,6 +355,8 @@ export interface LockSnapshot {
   resync: boolean;
   /** True when nobody holds the lock (holders is empty): "no leader". */
   noHolder: boolean;
+  /** Waiters in queue order, with how long each has waited and whom it waits behind. */
+  waiters: Waiter[];
 }
 
 /** Holder is one (session, owner) holding a lock. */
@@ -346,9 +377,18 @@ export interface Holder {
     | undefined;
   /**
    * The identity that opened the holder's session (client certificate or
-   * token; docs/security.md). Set by Describe; empty when security is off.
+   * token; docs/security.md). Set in Describe and snapshots; empty when security is off.
    */
   identity: string;
+  /**
+   * How long it has held the lock on the store's clock (since its grant; re-entries keep it).
+   * Set in Describe and snapshots; absent in HolderEvent.
+   */
+  heldFor?:
+    | Duration
+    | undefined;
+  /** The holding session's Open.client_name ("" when unknown). Set in Describe and snapshots. */
+  clientName: string;
 }
 
 /**
@@ -397,7 +437,20 @@ export interface Waiter {
   /** 1 is the head of the queue. */
   position: number;
   mode: LockMode;
-  leaseRemaining?: Duration | undefined;
+  leaseRemaining?:
+    | Duration
+    | undefined;
+  /** How long it has waited, on the store's clock, since it first queued. */
+  waited?:
+    | Duration
+    | undefined;
+  /** The waiting session's Open.client_name ("" when unknown). */
+  clientName: string;
+  /**
+   * The holders it waits behind: every holder in force when this was read (it is granted once
+   * enough of them have left and every waiter ahead of it has been served).
+   */
+  blockedBy: Blocker[];
 }
 
 /** ListRequest pages through the active locks whose names start with prefix. */
@@ -719,7 +772,16 @@ export const Open: MessageFns<Open> = {
 };
 
 function createBaseAcquire(): Acquire {
-  return { requestId: "", name: "", mode: 0, limit: 0, wait: undefined, owner: "", value: Buffer.alloc(0) };
+  return {
+    requestId: "",
+    name: "",
+    mode: 0,
+    limit: 0,
+    wait: undefined,
+    owner: "",
+    value: Buffer.alloc(0),
+    traceParent: "",
+  };
 }
 
 export const Acquire: MessageFns<Acquire> = {
@@ -744,6 +806,9 @@ export const Acquire: MessageFns<Acquire> = {
     }
     if (message.value.length !== 0) {
       writer.uint32(58).bytes(message.value);
+    }
+    if (message.traceParent !== "") {
+      writer.uint32(66).string(message.traceParent);
     }
     return writer;
   },
@@ -817,6 +882,14 @@ export const Acquire: MessageFns<Acquire> = {
             message.value = Buffer.from(reader.bytes());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.traceParent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -841,12 +914,13 @@ export const Acquire: MessageFns<Acquire> = {
     message.wait = (object.wait !== undefined && object.wait !== null) ? Duration.fromPartial(object.wait) : undefined;
     message.owner = object.owner ?? "";
     message.value = object.value ?? Buffer.alloc(0);
+    message.traceParent = object.traceParent ?? "";
     return message;
   },
 };
 
 function createBaseRelease(): Release {
-  return { requestId: "", name: "", owner: "" };
+  return { requestId: "", name: "", owner: "", traceParent: "" };
 }
 
 export const Release: MessageFns<Release> = {
@@ -859,6 +933,9 @@ export const Release: MessageFns<Release> = {
     }
     if (message.owner !== "") {
       writer.uint32(26).string(message.owner);
+    }
+    if (message.traceParent !== "") {
+      writer.uint32(34).string(message.traceParent);
     }
     return writer;
   },
@@ -900,6 +977,14 @@ export const Release: MessageFns<Release> = {
             message.owner = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.traceParent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -920,6 +1005,7 @@ export const Release: MessageFns<Release> = {
     message.requestId = object.requestId ?? "";
     message.name = object.name ?? "";
     message.owner = object.owner ?? "";
+    message.traceParent = object.traceParent ?? "";
     return message;
   },
 };
@@ -2041,7 +2127,7 @@ export const KeepAliveAck: MessageFns<KeepAliveAck> = {
 };
 
 function createBaseFailed(): Failed {
-  return { requestId: "", reason: 0, message: "", name: "" };
+  return { requestId: "", reason: 0, message: "", name: "", blockedBy: [] };
 }
 
 export const Failed: MessageFns<Failed> = {
@@ -2057,6 +2143,9 @@ export const Failed: MessageFns<Failed> = {
     }
     if (message.name !== "") {
       writer.uint32(34).string(message.name);
+    }
+    for (const v of message.blockedBy) {
+      Blocker.encode(v!, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -2106,6 +2195,14 @@ export const Failed: MessageFns<Failed> = {
             message.name = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.blockedBy.push(Blocker.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2127,6 +2224,141 @@ export const Failed: MessageFns<Failed> = {
     message.reason = object.reason ?? 0;
     message.message = object.message ?? "";
     message.name = object.name ?? "";
+    message.blockedBy = object.blockedBy?.map((e) => Blocker.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseBlocker(): Blocker {
+  return { sessionId: "", owner: "", clientName: "", identity: "", heldFor: undefined, fencingToken: 0n, mode: 0 };
+}
+
+export const Blocker: MessageFns<Blocker> = {
+  encode(message: Blocker, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.owner !== "") {
+      writer.uint32(18).string(message.owner);
+    }
+    if (message.clientName !== "") {
+      writer.uint32(26).string(message.clientName);
+    }
+    if (message.identity !== "") {
+      writer.uint32(34).string(message.identity);
+    }
+    if (message.heldFor !== undefined) {
+      Duration.encode(message.heldFor, writer.uint32(42).fork()).join();
+    }
+    if (message.fencingToken !== 0n) {
+      if (BigInt.asUintN(64, message.fencingToken) !== message.fencingToken) {
+        throw new globalThis.Error("value provided for field message.fencingToken of type uint64 too large");
+      }
+      writer.uint32(48).uint64(message.fencingToken);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(56).int32(message.mode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Blocker {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBlocker();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.identity = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.heldFor = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.fencingToken = reader.uint64() as bigint;
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Blocker>, I>>(base?: I): Blocker {
+    return Blocker.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Blocker>, I>>(object: I): Blocker {
+    const message = createBaseBlocker();
+    message.sessionId = object.sessionId ?? "";
+    message.owner = object.owner ?? "";
+    message.clientName = object.clientName ?? "";
+    message.identity = object.identity ?? "";
+    message.heldFor = (object.heldFor !== undefined && object.heldFor !== null)
+      ? Duration.fromPartial(object.heldFor)
+      : undefined;
+    message.fencingToken = (object.fencingToken !== undefined && object.fencingToken !== null)
+      ? BigInt(object.fencingToken)
+      : 0n;
+    message.mode = object.mode ?? 0;
     return message;
   },
 };
@@ -2268,7 +2500,17 @@ export const WatchResponse: MessageFns<WatchResponse> = {
 };
 
 function createBaseLockSnapshot(): LockSnapshot {
-  return { name: "", version: 0n, mode: 0, limit: 0, holders: [], waiterCount: 0, resync: false, noHolder: false };
+  return {
+    name: "",
+    version: 0n,
+    mode: 0,
+    limit: 0,
+    holders: [],
+    waiterCount: 0,
+    resync: false,
+    noHolder: false,
+    waiters: [],
+  };
 }
 
 export const LockSnapshot: MessageFns<LockSnapshot> = {
@@ -2299,6 +2541,9 @@ export const LockSnapshot: MessageFns<LockSnapshot> = {
     }
     if (message.noHolder !== false) {
       writer.uint32(64).bool(message.noHolder);
+    }
+    for (const v of message.waiters) {
+      Waiter.encode(v!, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -2380,6 +2625,14 @@ export const LockSnapshot: MessageFns<LockSnapshot> = {
             message.noHolder = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.waiters.push(Waiter.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2405,6 +2658,7 @@ export const LockSnapshot: MessageFns<LockSnapshot> = {
     message.waiterCount = object.waiterCount ?? 0;
     message.resync = object.resync ?? false;
     message.noHolder = object.noHolder ?? false;
+    message.waiters = object.waiters?.map((e) => Waiter.fromPartial(e)) || [];
     return message;
   },
 };
@@ -2419,6 +2673,8 @@ function createBaseHolder(): Holder {
     mode: 0,
     leaseRemaining: undefined,
     identity: "",
+    heldFor: undefined,
+    clientName: "",
   };
 }
 
@@ -2450,6 +2706,12 @@ export const Holder: MessageFns<Holder> = {
     }
     if (message.identity !== "") {
       writer.uint32(66).string(message.identity);
+    }
+    if (message.heldFor !== undefined) {
+      Duration.encode(message.heldFor, writer.uint32(74).fork()).join();
+    }
+    if (message.clientName !== "") {
+      writer.uint32(82).string(message.clientName);
     }
     return writer;
   },
@@ -2531,6 +2793,22 @@ export const Holder: MessageFns<Holder> = {
             message.identity = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.heldFor = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.clientName = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2560,6 +2838,10 @@ export const Holder: MessageFns<Holder> = {
       ? Duration.fromPartial(object.leaseRemaining)
       : undefined;
     message.identity = object.identity ?? "";
+    message.heldFor = (object.heldFor !== undefined && object.heldFor !== null)
+      ? Duration.fromPartial(object.heldFor)
+      : undefined;
+    message.clientName = object.clientName ?? "";
     return message;
   },
 };
@@ -2858,7 +3140,17 @@ export const DescribeResponse: MessageFns<DescribeResponse> = {
 };
 
 function createBaseWaiter(): Waiter {
-  return { sessionId: "", owner: "", requestId: "", position: 0, mode: 0, leaseRemaining: undefined };
+  return {
+    sessionId: "",
+    owner: "",
+    requestId: "",
+    position: 0,
+    mode: 0,
+    leaseRemaining: undefined,
+    waited: undefined,
+    clientName: "",
+    blockedBy: [],
+  };
 }
 
 export const Waiter: MessageFns<Waiter> = {
@@ -2880,6 +3172,15 @@ export const Waiter: MessageFns<Waiter> = {
     }
     if (message.leaseRemaining !== undefined) {
       Duration.encode(message.leaseRemaining, writer.uint32(50).fork()).join();
+    }
+    if (message.waited !== undefined) {
+      Duration.encode(message.waited, writer.uint32(58).fork()).join();
+    }
+    if (message.clientName !== "") {
+      writer.uint32(66).string(message.clientName);
+    }
+    for (const v of message.blockedBy) {
+      Blocker.encode(v!, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -2945,6 +3246,30 @@ export const Waiter: MessageFns<Waiter> = {
             message.leaseRemaining = Duration.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.waited = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.clientName = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.blockedBy.push(Blocker.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2970,6 +3295,11 @@ export const Waiter: MessageFns<Waiter> = {
     message.leaseRemaining = (object.leaseRemaining !== undefined && object.leaseRemaining !== null)
       ? Duration.fromPartial(object.leaseRemaining)
       : undefined;
+    message.waited = (object.waited !== undefined && object.waited !== null)
+      ? Duration.fromPartial(object.waited)
+      : undefined;
+    message.clientName = object.clientName ?? "";
+    message.blockedBy = object.blockedBy?.map((e) => Blocker.fromPartial(e)) || [];
     return message;
   },
 };

@@ -1,9 +1,9 @@
 -- acquire: grant, re-enter, queue or refuse one claim, after purging expired entries; a new claim is
 -- granted only if it fits and nobody waits ahead (FIFO). A re-sent request (same session and request
 -- id) is idempotent: queued, it keeps its place under the caller; granted, it gets its grant again.
--- KEYS: 1 holders zset holder -> lease deadline ms (Redis clock); 2 data hash h:<holder> "token
---   count mode waiter", v:<holder> value, w:<waiter> "coord mode limit owner", limit, excl, seq;
---   3 queue zset waiter -> arrival; 4 leases zset waiter -> deadline; 5 fence string counter, kept
+-- KEYS: 1 holders zset holder -> lease deadline ms (Redis clock); 2 data hash h:<holder> "token count mode waiter",
+--   v:<holder> value, w:<waiter> "coord mode limit owner", a:<holder> / q:<waiter> Redis-clock ms it was granted /
+--   first queued, limit, excl, seq; 3 queue zset waiter -> arrival; 4 leases zset waiter -> deadline; 5 fence string counter, kept
 --   `retain` ms past every lease; 6 version string, counts holder changes (lapses `retain` + 1 day after creation)
 -- ARGV: session, owner, request, ttl ms, mode (1 excl, 2 shared), limit, may wait (1/0), coordinator id,
 --   fence retain ms, value (kept for the holder the claim becomes), event channel, publish ('watched' or 'always')
@@ -29,12 +29,12 @@ local function event(kind, h, ms)
     rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or '')) end
 end
 local n, waiting = rcall('ZCARD', holders), rcall('ZCARD', queue)
-if n > 0 then for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); n = n - 1; event('expired', h, 0); rcall('HDEL', data, 'h:' .. h, 'v:' .. h) end end
-for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); waiting = waiting - rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w) end
+if n > 0 then for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); n = n - 1; event('expired', h, 0); rcall('HDEL', data, 'h:' .. h, 'v:' .. h, 'a:' .. h) end end
+for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); waiting = waiting - rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w, 'q:' .. w) end
 local function grant()
   local token = rcall('INCR', fence) and rcall('GET', fence)
   rcall('PEXPIRE', fence, ttl + retain); rcall('ZADD', holders, now + ttl, hid)
-  rcall('HSET', data, 'h:' .. hid, token .. ' 1 ' .. mode .. ' ' .. wid, 'v:' .. hid, value, unpack(mode == '1' and {'excl', '1'} or {'limit', limit}))
+  rcall('HSET', data, 'h:' .. hid, token .. ' 1 ' .. mode .. ' ' .. wid, 'v:' .. hid, value, 'a:' .. hid, now, unpack(mode == '1' and {'excl', '1'} or {'limit', limit}))
   event('acquired', hid, ttl); return {1, token, 1}
 end
 -- Idle: the emptied hash holds no limit, hold or waiter: grant at once. Past here only a shared claim fits.
@@ -52,7 +52,7 @@ end
 if not rcall('ZSCORE', queue, wid) then
   if waiting == 0 and mode == '2' and rcall('HEXISTS', data, 'excl') == 0 and (limit == '0' or n < tonumber(limit)) then return grant() end
   if not mayWait then return {3} elseif mode == '2' then rcall('HSET', data, 'limit', limit) end
-  rcall('ZADD', queue, rcall('HINCRBY', data, 'seq', 1), wid)
+  rcall('ZADD', queue, rcall('HINCRBY', data, 'seq', 1), wid); rcall('HSET', data, 'q:' .. wid, now)
 end
 rcall('ZADD', leases, now + ttl, wid)
 rcall('HSET', data, 'w:' .. wid, coord .. ' ' .. mode .. ' ' .. limit .. ' ' .. owner, 'v:' .. hid, value)

@@ -22,15 +22,15 @@ local function event(kind, h, ms)
   if loud then rcall('PUBLISH', chan, table.concat({string.format('%.0f', v), kind, string.match(rcall('HGET', data, 'h:' .. h), '^%d+ %d+ %d'),
     rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or '')) end
 end
-for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); event('expired', h, 0); rcall('HDEL', data, 'h:' .. h, 'v:' .. h) end
-for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w) end
+for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); event('expired', h, 0); rcall('HDEL', data, 'h:' .. h, 'v:' .. h, 'a:' .. h) end
+for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w, 'q:' .. w) end
 local code, left = 12, 0
 local rec, token, count, hmode, gw = rcall('HGET', data, 'h:' .. hid)
 if rec then token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$') end
 if request ~= '' then
   local w = rcall('HGET', data, 'w:' .. wid)
   if w and (how == 'cancel' or string.match(w, '^%S+') == coord) then
-    code = 13; rcall('ZREM', queue, wid); rcall('ZREM', leases, wid); rcall('HDEL', data, 'w:' .. wid, 'v:' .. hid)
+    code = 13; rcall('ZREM', queue, wid); rcall('ZREM', leases, wid); rcall('HDEL', data, 'w:' .. wid, 'v:' .. hid, 'q:' .. wid)
   else code = (how == 'cancel' and rec and gw == wid) and 14 or 15 end
 elseif rec then
   code, left = 11, how == 'all' and 0 or tonumber(count) - 1
@@ -41,7 +41,7 @@ if gone then rcall('ZREM', holders, hid); event('released', hid, 0) end
 local n, granted, head = rcall('ZCARD', holders), {}, rcall('ZRANGE', queue, 0, 0)[1]
 -- Idle: deleting the keys drops the released hold's fields and 'excl' with them.
 if n == 0 and not head then rcall('DEL', holders, data, queue, leases); return {code, left, granted} end
-local drop = gone and {'h:' .. hid, 'v:' .. hid} or {}
+local drop = gone and {'h:' .. hid, 'v:' .. hid, 'a:' .. hid} or {}
 if n == 0 then table.insert(drop, 'excl') end
 if #drop > 0 then rcall('HDEL', data, unpack(drop)) end
 while head do
@@ -50,8 +50,8 @@ while head do
   local tok, lease = rcall('INCR', fence) and rcall('GET', fence), rcall('ZSCORE', leases, head)
   rcall('PEXPIRE', fence, math.max(0, lease - now) + retain)
   local h = string.match(head, '^[^:]*:') .. wo
-  rcall('ZADD', holders, lease, h); rcall('HSET', data, 'h:' .. h, tok .. ' 1 ' .. wm .. ' ' .. head, unpack(wm == '1' and {'excl', '1'} or {}))
-  rcall('ZREM', queue, head); rcall('ZREM', leases, head); rcall('HDEL', data, 'w:' .. head)
+  rcall('ZADD', holders, lease, h); rcall('HSET', data, 'h:' .. h, tok .. ' 1 ' .. wm .. ' ' .. head, 'a:' .. h, now, unpack(wm == '1' and {'excl', '1'} or {}))
+  rcall('ZREM', queue, head); rcall('ZREM', leases, head); rcall('HDEL', data, 'w:' .. head, 'q:' .. head)
   n = n + 1; event('acquired', h, lease - now)
   if wc == coord then table.insert(granted, head); table.insert(granted, tok)
   else rcall('PUBLISH', prefix .. wc, head .. '\n' .. tok .. '\n' .. name) end

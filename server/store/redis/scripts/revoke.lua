@@ -24,13 +24,13 @@ local function event(kind, h, ms)
   if loud then rcall('PUBLISH', chan, table.concat({string.format('%.0f', v), kind, string.match(rcall('HGET', data, 'h:' .. h), '^%d+ %d+ %d'),
     rcall('ZCARD', holders), ms}, ' ') .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or '')) end
 end
-for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); event('expired', h, 0); rcall('HDEL', data, 'h:' .. h, 'v:' .. h) end
-for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w) end
+for _, h in ipairs(rcall('ZRANGEBYSCORE', holders, '-inf', now)) do rcall('ZREM', holders, h); event('expired', h, 0); rcall('HDEL', data, 'h:' .. h, 'v:' .. h, 'a:' .. h) end
+for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do rcall('ZREM', leases, w); rcall('ZREM', queue, w); rcall('HDEL', data, 'w:' .. w, 'q:' .. w) end
 
 local rec, code, token, count = rcall('HGET', data, 'h:' .. hid), 22, 0, 0
 if rec then
   code, token, count = 21, string.match(rec, '^(%d+) (%d+)')
-  rcall('ZREM', holders, hid); event('revoked', hid, 0); rcall('HDEL', data, 'h:' .. hid, 'v:' .. hid)
+  rcall('ZREM', holders, hid); event('revoked', hid, 0); rcall('HDEL', data, 'h:' .. hid, 'v:' .. hid, 'a:' .. hid)
   rcall('PUBLISH', revocations, session .. '\n' .. owner .. '\n' .. token .. '\n' .. name)
 end
 
@@ -44,9 +44,9 @@ while true do
   local tok, lease = rcall('INCR', fence) and rcall('GET', fence), rcall('ZSCORE', leases, head)
   rcall('PEXPIRE', fence, math.max(0, lease - now) + retain)
   local h = string.match(head, '^[^:]*:') .. wo
-  rcall('ZADD', holders, lease, h); rcall('HSET', data, 'h:' .. h, tok .. ' 1 ' .. wm .. ' ' .. head)
+  rcall('ZADD', holders, lease, h); rcall('HSET', data, 'h:' .. h, tok .. ' 1 ' .. wm .. ' ' .. head, 'a:' .. h, now)
   if wm == '1' then rcall('HSET', data, 'excl', '1') end
-  rcall('ZREM', queue, head); rcall('ZREM', leases, head); rcall('HDEL', data, 'w:' .. head)
+  rcall('ZREM', queue, head); rcall('ZREM', leases, head); rcall('HDEL', data, 'w:' .. head, 'q:' .. head)
   n = n + 1; event('acquired', h, lease - now)
   if wc == coord then table.insert(granted, head); table.insert(granted, tok)
   else rcall('PUBLISH', prefix .. wc, head .. '\n' .. tok .. '\n' .. name) end

@@ -557,7 +557,10 @@ type Acquire struct {
 	// Reentrancy key: (session, owner, name) is one holder.
 	Owner string `protobuf:"bytes,6,opt,name=owner,proto3" json:"owner,omitempty"`
 	// Opaque value attached to the holder (visible to operators).
-	Value         []byte `protobuf:"bytes,7,opt,name=value,proto3" json:"value,omitempty"`
+	Value []byte `protobuf:"bytes,7,opt,name=value,proto3" json:"value,omitempty"`
+	// The caller's W3C trace context ("traceparent" header value) for this request, so the
+	// coordinator's span for it joins the caller's trace; empty or malformed: none (ignored).
+	TraceParent   string `protobuf:"bytes,8,opt,name=trace_parent,json=traceParent,proto3" json:"trace_parent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -641,12 +644,21 @@ func (x *Acquire) GetValue() []byte {
 	return nil
 }
 
+func (x *Acquire) GetTraceParent() string {
+	if x != nil {
+		return x.TraceParent
+	}
+	return ""
+}
+
 // Release drops one hold of (name, owner); the lock is free at hold count 0.
 type Release struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	RequestId     string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Owner         string                 `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Name      string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Owner     string                 `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
+	// As Acquire.trace_parent.
+	TraceParent   string `protobuf:"bytes,4,opt,name=trace_parent,json=traceParent,proto3" json:"trace_parent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -698,6 +710,13 @@ func (x *Release) GetName() string {
 func (x *Release) GetOwner() string {
 	if x != nil {
 		return x.Owner
+	}
+	return ""
+}
+
+func (x *Release) GetTraceParent() string {
+	if x != nil {
+		return x.TraceParent
 	}
 	return ""
 }
@@ -1601,11 +1620,14 @@ func (x *KeepAliveAck) GetTtl() *durationpb.Duration {
 // Failed: the request identified by request_id did not succeed. The session
 // stays open.
 type Failed struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	RequestId     string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	Reason        FailureReason          `protobuf:"varint,2,opt,name=reason,proto3,enum=turnstile.v1.FailureReason" json:"reason,omitempty"`
-	Message       string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
-	Name          string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Reason    FailureReason          `protobuf:"varint,2,opt,name=reason,proto3,enum=turnstile.v1.FailureReason" json:"reason,omitempty"`
+	Message   string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	Name      string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// For TIMEOUT: the holders the acquire waited behind when its wait ran out (empty when the
+	// lock had none left, or they could not be read).
+	BlockedBy     []*Blocker `protobuf:"bytes,5,rep,name=blocked_by,json=blockedBy,proto3" json:"blocked_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1668,6 +1690,110 @@ func (x *Failed) GetName() string {
 	return ""
 }
 
+func (x *Failed) GetBlockedBy() []*Blocker {
+	if x != nil {
+		return x.BlockedBy
+	}
+	return nil
+}
+
+// Blocker is a holder that a waiter waits behind: who it is and how long it has held the lock.
+type Blocker struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Owner     string                 `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	// The holding session's Open.client_name ("" when unknown).
+	ClientName string `protobuf:"bytes,3,opt,name=client_name,json=clientName,proto3" json:"client_name,omitempty"`
+	// The identity that opened the holding session (client certificate or token;
+	// docs/security.md); empty when security is off.
+	Identity string `protobuf:"bytes,4,opt,name=identity,proto3" json:"identity,omitempty"`
+	// How long it has held the lock, on the store's clock (since its grant; re-entries keep it).
+	HeldFor       *durationpb.Duration `protobuf:"bytes,5,opt,name=held_for,json=heldFor,proto3" json:"held_for,omitempty"`
+	FencingToken  uint64               `protobuf:"varint,6,opt,name=fencing_token,json=fencingToken,proto3" json:"fencing_token,omitempty"`
+	Mode          LockMode             `protobuf:"varint,7,opt,name=mode,proto3,enum=turnstile.v1.LockMode" json:"mode,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Blocker) Reset() {
+	*x = Blocker{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Blocker) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Blocker) ProtoMessage() {}
+
+func (x *Blocker) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Blocker.ProtoReflect.Descriptor instead.
+func (*Blocker) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *Blocker) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *Blocker) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *Blocker) GetClientName() string {
+	if x != nil {
+		return x.ClientName
+	}
+	return ""
+}
+
+func (x *Blocker) GetIdentity() string {
+	if x != nil {
+		return x.Identity
+	}
+	return ""
+}
+
+func (x *Blocker) GetHeldFor() *durationpb.Duration {
+	if x != nil {
+		return x.HeldFor
+	}
+	return nil
+}
+
+func (x *Blocker) GetFencingToken() uint64 {
+	if x != nil {
+		return x.FencingToken
+	}
+	return 0
+}
+
+func (x *Blocker) GetMode() LockMode {
+	if x != nil {
+		return x.Mode
+	}
+	return LockMode_LOCK_MODE_UNSPECIFIED
+}
+
 // WatchRequest names the lock to watch.
 type WatchRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1678,7 +1804,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[18]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1690,7 +1816,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[18]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1703,7 +1829,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{18}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *WatchRequest) GetName() string {
@@ -1728,7 +1854,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[19]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1740,7 +1866,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[19]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1753,7 +1879,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{19}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *WatchResponse) GetKind() isWatchResponse_Kind {
@@ -1815,14 +1941,16 @@ type LockSnapshot struct {
 	// behind, or the coordinator lost its event feed): start over from it.
 	Resync bool `protobuf:"varint,7,opt,name=resync,proto3" json:"resync,omitempty"`
 	// True when nobody holds the lock (holders is empty): "no leader".
-	NoHolder      bool `protobuf:"varint,8,opt,name=no_holder,json=noHolder,proto3" json:"no_holder,omitempty"`
+	NoHolder bool `protobuf:"varint,8,opt,name=no_holder,json=noHolder,proto3" json:"no_holder,omitempty"`
+	// Waiters in queue order, with how long each has waited and whom it waits behind.
+	Waiters       []*Waiter `protobuf:"bytes,9,rep,name=waiters,proto3" json:"waiters,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *LockSnapshot) Reset() {
 	*x = LockSnapshot{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[20]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1834,7 +1962,7 @@ func (x *LockSnapshot) String() string {
 func (*LockSnapshot) ProtoMessage() {}
 
 func (x *LockSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[20]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1847,7 +1975,7 @@ func (x *LockSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockSnapshot.ProtoReflect.Descriptor instead.
 func (*LockSnapshot) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{20}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *LockSnapshot) GetName() string {
@@ -1906,6 +2034,13 @@ func (x *LockSnapshot) GetNoHolder() bool {
 	return false
 }
 
+func (x *LockSnapshot) GetWaiters() []*Waiter {
+	if x != nil {
+		return x.Waiters
+	}
+	return nil
+}
+
 // Holder is one (session, owner) holding a lock.
 type Holder struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -1920,15 +2055,20 @@ type Holder struct {
 	// (zero for a holder that has just left).
 	LeaseRemaining *durationpb.Duration `protobuf:"bytes,7,opt,name=lease_remaining,json=leaseRemaining,proto3" json:"lease_remaining,omitempty"`
 	// The identity that opened the holder's session (client certificate or
-	// token; docs/security.md). Set by Describe; empty when security is off.
-	Identity      string `protobuf:"bytes,8,opt,name=identity,proto3" json:"identity,omitempty"`
+	// token; docs/security.md). Set in Describe and snapshots; empty when security is off.
+	Identity string `protobuf:"bytes,8,opt,name=identity,proto3" json:"identity,omitempty"`
+	// How long it has held the lock on the store's clock (since its grant; re-entries keep it).
+	// Set in Describe and snapshots; absent in HolderEvent.
+	HeldFor *durationpb.Duration `protobuf:"bytes,9,opt,name=held_for,json=heldFor,proto3" json:"held_for,omitempty"`
+	// The holding session's Open.client_name ("" when unknown). Set in Describe and snapshots.
+	ClientName    string `protobuf:"bytes,10,opt,name=client_name,json=clientName,proto3" json:"client_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Holder) Reset() {
 	*x = Holder{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[21]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1940,7 +2080,7 @@ func (x *Holder) String() string {
 func (*Holder) ProtoMessage() {}
 
 func (x *Holder) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[21]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1953,7 +2093,7 @@ func (x *Holder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Holder.ProtoReflect.Descriptor instead.
 func (*Holder) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{21}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Holder) GetSessionId() string {
@@ -2012,6 +2152,20 @@ func (x *Holder) GetIdentity() string {
 	return ""
 }
 
+func (x *Holder) GetHeldFor() *durationpb.Duration {
+	if x != nil {
+		return x.HeldFor
+	}
+	return nil
+}
+
+func (x *Holder) GetClientName() string {
+	if x != nil {
+		return x.ClientName
+	}
+	return ""
+}
+
 // HolderEvent is one change of a lock's holders. Versions of one lock increase
 // by exactly one per change; a gap means changes were missed.
 type HolderEvent struct {
@@ -2031,7 +2185,7 @@ type HolderEvent struct {
 
 func (x *HolderEvent) Reset() {
 	*x = HolderEvent{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[22]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2043,7 +2197,7 @@ func (x *HolderEvent) String() string {
 func (*HolderEvent) ProtoMessage() {}
 
 func (x *HolderEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[22]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2056,7 +2210,7 @@ func (x *HolderEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HolderEvent.ProtoReflect.Descriptor instead.
 func (*HolderEvent) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{22}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *HolderEvent) GetName() string {
@@ -2111,7 +2265,7 @@ type DescribeRequest struct {
 
 func (x *DescribeRequest) Reset() {
 	*x = DescribeRequest{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[23]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2123,7 +2277,7 @@ func (x *DescribeRequest) String() string {
 func (*DescribeRequest) ProtoMessage() {}
 
 func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[23]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2136,7 +2290,7 @@ func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
 func (*DescribeRequest) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{23}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DescribeRequest) GetName() string {
@@ -2166,7 +2320,7 @@ type DescribeResponse struct {
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[24]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2178,7 +2332,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[24]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2191,7 +2345,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{24}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DescribeResponse) GetName() string {
@@ -2246,13 +2400,20 @@ type Waiter struct {
 	Position       uint32               `protobuf:"varint,4,opt,name=position,proto3" json:"position,omitempty"`
 	Mode           LockMode             `protobuf:"varint,5,opt,name=mode,proto3,enum=turnstile.v1.LockMode" json:"mode,omitempty"`
 	LeaseRemaining *durationpb.Duration `protobuf:"bytes,6,opt,name=lease_remaining,json=leaseRemaining,proto3" json:"lease_remaining,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// How long it has waited, on the store's clock, since it first queued.
+	Waited *durationpb.Duration `protobuf:"bytes,7,opt,name=waited,proto3" json:"waited,omitempty"`
+	// The waiting session's Open.client_name ("" when unknown).
+	ClientName string `protobuf:"bytes,8,opt,name=client_name,json=clientName,proto3" json:"client_name,omitempty"`
+	// The holders it waits behind: every holder in force when this was read (it is granted once
+	// enough of them have left and every waiter ahead of it has been served).
+	BlockedBy     []*Blocker `protobuf:"bytes,9,rep,name=blocked_by,json=blockedBy,proto3" json:"blocked_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Waiter) Reset() {
 	*x = Waiter{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[25]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2264,7 +2425,7 @@ func (x *Waiter) String() string {
 func (*Waiter) ProtoMessage() {}
 
 func (x *Waiter) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[25]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2277,7 +2438,7 @@ func (x *Waiter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Waiter.ProtoReflect.Descriptor instead.
 func (*Waiter) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{25}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Waiter) GetSessionId() string {
@@ -2322,6 +2483,27 @@ func (x *Waiter) GetLeaseRemaining() *durationpb.Duration {
 	return nil
 }
 
+func (x *Waiter) GetWaited() *durationpb.Duration {
+	if x != nil {
+		return x.Waited
+	}
+	return nil
+}
+
+func (x *Waiter) GetClientName() string {
+	if x != nil {
+		return x.ClientName
+	}
+	return ""
+}
+
+func (x *Waiter) GetBlockedBy() []*Blocker {
+	if x != nil {
+		return x.BlockedBy
+	}
+	return nil
+}
+
 // ListRequest pages through the active locks whose names start with prefix.
 type ListRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2339,7 +2521,7 @@ type ListRequest struct {
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[26]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2351,7 +2533,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[26]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2364,7 +2546,7 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{26}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListRequest) GetPrefix() string {
@@ -2400,7 +2582,7 @@ type ListResponse struct {
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[27]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2412,7 +2594,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[27]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2425,7 +2607,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{27}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListResponse) GetLocks() []*LockSummary {
@@ -2458,7 +2640,7 @@ type LockSummary struct {
 
 func (x *LockSummary) Reset() {
 	*x = LockSummary{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[28]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2470,7 +2652,7 @@ func (x *LockSummary) String() string {
 func (*LockSummary) ProtoMessage() {}
 
 func (x *LockSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[28]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2483,7 +2665,7 @@ func (x *LockSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockSummary.ProtoReflect.Descriptor instead.
 func (*LockSummary) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{28}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *LockSummary) GetName() string {
@@ -2533,7 +2715,7 @@ type RevokeRequest struct {
 
 func (x *RevokeRequest) Reset() {
 	*x = RevokeRequest{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[29]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2545,7 +2727,7 @@ func (x *RevokeRequest) String() string {
 func (*RevokeRequest) ProtoMessage() {}
 
 func (x *RevokeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[29]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2558,7 +2740,7 @@ func (x *RevokeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeRequest.ProtoReflect.Descriptor instead.
 func (*RevokeRequest) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{29}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RevokeRequest) GetName() string {
@@ -2595,7 +2777,7 @@ type RevokeResponse struct {
 
 func (x *RevokeResponse) Reset() {
 	*x = RevokeResponse{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[30]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2607,7 +2789,7 @@ func (x *RevokeResponse) String() string {
 func (*RevokeResponse) ProtoMessage() {}
 
 func (x *RevokeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[30]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2620,7 +2802,7 @@ func (x *RevokeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeResponse.ProtoReflect.Descriptor instead.
 func (*RevokeResponse) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{30}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RevokeResponse) GetFencingToken() uint64 {
@@ -2658,7 +2840,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x03ttl\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12*\n" +
 	"\x11resume_session_id\x18\x03 \x01(\tR\x0fresumeSessionId\x12#\n" +
 	"\rresume_secret\x18\x04 \x01(\tR\fresumeSecret\x12*\n" +
-	"\x04held\x18\x05 \x03(\v2\x16.turnstile.v1.HeldLockR\x04held\"\xd9\x01\n" +
+	"\x04held\x18\x05 \x03(\v2\x16.turnstile.v1.HeldLockR\x04held\"\xfc\x01\n" +
 	"\aAcquire\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -2667,12 +2849,14 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x05limit\x18\x04 \x01(\rR\x05limit\x12-\n" +
 	"\x04wait\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\x04wait\x12\x14\n" +
 	"\x05owner\x18\x06 \x01(\tR\x05owner\x12\x14\n" +
-	"\x05value\x18\a \x01(\fR\x05value\"R\n" +
+	"\x05value\x18\a \x01(\fR\x05value\x12!\n" +
+	"\ftrace_parent\x18\b \x01(\tR\vtraceParent\"u\n" +
 	"\aRelease\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
-	"\x05owner\x18\x03 \x01(\tR\x05owner\"i\n" +
+	"\x05owner\x18\x03 \x01(\tR\x05owner\x12!\n" +
+	"\ftrace_parent\x18\x04 \x01(\tR\vtraceParent\"i\n" +
 	"\bProclaim\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -2740,19 +2924,31 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x06reason\x18\x04 \x01(\x0e2\x18.turnstile.v1.LostReasonR\x06reason\"M\n" +
 	"\fKeepAliveAck\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12+\n" +
-	"\x03ttl\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\"\x8a\x01\n" +
+	"\x03ttl\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\"\xc0\x01\n" +
 	"\x06Failed\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x123\n" +
 	"\x06reason\x18\x02 \x01(\x0e2\x1b.turnstile.v1.FailureReasonR\x06reason\x12\x18\n" +
 	"\amessage\x18\x03 \x01(\tR\amessage\x12\x12\n" +
-	"\x04name\x18\x04 \x01(\tR\x04name\"\"\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x124\n" +
+	"\n" +
+	"blocked_by\x18\x05 \x03(\v2\x15.turnstile.v1.BlockerR\tblockedBy\"\x82\x02\n" +
+	"\aBlocker\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1f\n" +
+	"\vclient_name\x18\x03 \x01(\tR\n" +
+	"clientName\x12\x1a\n" +
+	"\bidentity\x18\x04 \x01(\tR\bidentity\x124\n" +
+	"\bheld_for\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\aheldFor\x12#\n" +
+	"\rfencing_token\x18\x06 \x01(\x04R\ffencingToken\x12*\n" +
+	"\x04mode\x18\a \x01(\x0e2\x16.turnstile.v1.LockModeR\x04mode\"\"\n" +
 	"\fWatchRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"\x84\x01\n" +
 	"\rWatchResponse\x128\n" +
 	"\bsnapshot\x18\x01 \x01(\v2\x1a.turnstile.v1.LockSnapshotH\x00R\bsnapshot\x121\n" +
 	"\x05event\x18\x02 \x01(\v2\x19.turnstile.v1.HolderEventH\x00R\x05eventB\x06\n" +
-	"\x04kind\"\x86\x02\n" +
+	"\x04kind\"\xb6\x02\n" +
 	"\fLockSnapshot\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12*\n" +
@@ -2761,7 +2957,8 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\aholders\x18\x05 \x03(\v2\x14.turnstile.v1.HolderR\aholders\x12!\n" +
 	"\fwaiter_count\x18\x06 \x01(\rR\vwaiterCount\x12\x16\n" +
 	"\x06resync\x18\a \x01(\bR\x06resync\x12\x1b\n" +
-	"\tno_holder\x18\b \x01(\bR\bnoHolder\"\xa3\x02\n" +
+	"\tno_holder\x18\b \x01(\bR\bnoHolder\x12.\n" +
+	"\awaiters\x18\t \x03(\v2\x14.turnstile.v1.WaiterR\awaiters\"\xfa\x02\n" +
 	"\x06Holder\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
@@ -2772,7 +2969,11 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"hold_count\x18\x05 \x01(\rR\tholdCount\x12*\n" +
 	"\x04mode\x18\x06 \x01(\x0e2\x16.turnstile.v1.LockModeR\x04mode\x12B\n" +
 	"\x0flease_remaining\x18\a \x01(\v2\x19.google.protobuf.DurationR\x0eleaseRemaining\x12\x1a\n" +
-	"\bidentity\x18\b \x01(\tR\bidentity\"\xdd\x01\n" +
+	"\bidentity\x18\b \x01(\tR\bidentity\x124\n" +
+	"\bheld_for\x18\t \x01(\v2\x19.google.protobuf.DurationR\aheldFor\x12\x1f\n" +
+	"\vclient_name\x18\n" +
+	" \x01(\tR\n" +
+	"clientName\"\xdd\x01\n" +
 	"\vHolderEvent\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x122\n" +
@@ -2788,7 +2989,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x05limit\x18\x03 \x01(\rR\x05limit\x12.\n" +
 	"\aholders\x18\x04 \x03(\v2\x14.turnstile.v1.HolderR\aholders\x12.\n" +
 	"\awaiters\x18\x05 \x03(\v2\x14.turnstile.v1.WaiterR\awaiters\x12\x18\n" +
-	"\aversion\x18\x06 \x01(\x04R\aversion\"\xe8\x01\n" +
+	"\aversion\x18\x06 \x01(\x04R\aversion\"\xf2\x02\n" +
 	"\x06Waiter\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
@@ -2797,7 +2998,12 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x12\x1a\n" +
 	"\bposition\x18\x04 \x01(\rR\bposition\x12*\n" +
 	"\x04mode\x18\x05 \x01(\x0e2\x16.turnstile.v1.LockModeR\x04mode\x12B\n" +
-	"\x0flease_remaining\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x0eleaseRemaining\"a\n" +
+	"\x0flease_remaining\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x0eleaseRemaining\x121\n" +
+	"\x06waited\x18\a \x01(\v2\x19.google.protobuf.DurationR\x06waited\x12\x1f\n" +
+	"\vclient_name\x18\b \x01(\tR\n" +
+	"clientName\x124\n" +
+	"\n" +
+	"blocked_by\x18\t \x03(\v2\x15.turnstile.v1.BlockerR\tblockedBy\"a\n" +
 	"\vListRequest\x12\x16\n" +
 	"\x06prefix\x18\x01 \x01(\tR\x06prefix\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\rR\bpageSize\x12\x1d\n" +
@@ -2873,7 +3079,7 @@ func file_turnstile_v1_turnstile_proto_rawDescGZIP() []byte {
 }
 
 var file_turnstile_v1_turnstile_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_turnstile_v1_turnstile_proto_goTypes = []any{
 	(LockMode)(0),               // 0: turnstile.v1.LockMode
 	(LostReason)(0),             // 1: turnstile.v1.LostReason
@@ -2897,20 +3103,21 @@ var file_turnstile_v1_turnstile_proto_goTypes = []any{
 	(*Lost)(nil),                // 19: turnstile.v1.Lost
 	(*KeepAliveAck)(nil),        // 20: turnstile.v1.KeepAliveAck
 	(*Failed)(nil),              // 21: turnstile.v1.Failed
-	(*WatchRequest)(nil),        // 22: turnstile.v1.WatchRequest
-	(*WatchResponse)(nil),       // 23: turnstile.v1.WatchResponse
-	(*LockSnapshot)(nil),        // 24: turnstile.v1.LockSnapshot
-	(*Holder)(nil),              // 25: turnstile.v1.Holder
-	(*HolderEvent)(nil),         // 26: turnstile.v1.HolderEvent
-	(*DescribeRequest)(nil),     // 27: turnstile.v1.DescribeRequest
-	(*DescribeResponse)(nil),    // 28: turnstile.v1.DescribeResponse
-	(*Waiter)(nil),              // 29: turnstile.v1.Waiter
-	(*ListRequest)(nil),         // 30: turnstile.v1.ListRequest
-	(*ListResponse)(nil),        // 31: turnstile.v1.ListResponse
-	(*LockSummary)(nil),         // 32: turnstile.v1.LockSummary
-	(*RevokeRequest)(nil),       // 33: turnstile.v1.RevokeRequest
-	(*RevokeResponse)(nil),      // 34: turnstile.v1.RevokeResponse
-	(*durationpb.Duration)(nil), // 35: google.protobuf.Duration
+	(*Blocker)(nil),             // 22: turnstile.v1.Blocker
+	(*WatchRequest)(nil),        // 23: turnstile.v1.WatchRequest
+	(*WatchResponse)(nil),       // 24: turnstile.v1.WatchResponse
+	(*LockSnapshot)(nil),        // 25: turnstile.v1.LockSnapshot
+	(*Holder)(nil),              // 26: turnstile.v1.Holder
+	(*HolderEvent)(nil),         // 27: turnstile.v1.HolderEvent
+	(*DescribeRequest)(nil),     // 28: turnstile.v1.DescribeRequest
+	(*DescribeResponse)(nil),    // 29: turnstile.v1.DescribeResponse
+	(*Waiter)(nil),              // 30: turnstile.v1.Waiter
+	(*ListRequest)(nil),         // 31: turnstile.v1.ListRequest
+	(*ListResponse)(nil),        // 32: turnstile.v1.ListResponse
+	(*LockSummary)(nil),         // 33: turnstile.v1.LockSummary
+	(*RevokeRequest)(nil),       // 34: turnstile.v1.RevokeRequest
+	(*RevokeResponse)(nil),      // 35: turnstile.v1.RevokeResponse
+	(*durationpb.Duration)(nil), // 36: google.protobuf.Duration
 }
 var file_turnstile_v1_turnstile_proto_depIdxs = []int32{
 	5,  // 0: turnstile.v1.SessionRequest.open:type_name -> turnstile.v1.Open
@@ -2920,10 +3127,10 @@ var file_turnstile_v1_turnstile_proto_depIdxs = []int32{
 	10, // 4: turnstile.v1.SessionRequest.cancel:type_name -> turnstile.v1.Cancel
 	11, // 5: turnstile.v1.SessionRequest.close:type_name -> turnstile.v1.Close
 	8,  // 6: turnstile.v1.SessionRequest.proclaim:type_name -> turnstile.v1.Proclaim
-	35, // 7: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
+	36, // 7: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
 	14, // 8: turnstile.v1.Open.held:type_name -> turnstile.v1.HeldLock
 	0,  // 9: turnstile.v1.Acquire.mode:type_name -> turnstile.v1.LockMode
-	35, // 10: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
+	36, // 10: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
 	13, // 11: turnstile.v1.SessionResponse.opened:type_name -> turnstile.v1.Opened
 	15, // 12: turnstile.v1.SessionResponse.acquired:type_name -> turnstile.v1.Acquired
 	16, // 13: turnstile.v1.SessionResponse.queued:type_name -> turnstile.v1.Queued
@@ -2932,41 +3139,48 @@ var file_turnstile_v1_turnstile_proto_depIdxs = []int32{
 	20, // 16: turnstile.v1.SessionResponse.keep_alive_ack:type_name -> turnstile.v1.KeepAliveAck
 	21, // 17: turnstile.v1.SessionResponse.failed:type_name -> turnstile.v1.Failed
 	18, // 18: turnstile.v1.SessionResponse.proclaimed:type_name -> turnstile.v1.Proclaimed
-	35, // 19: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
+	36, // 19: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
 	14, // 20: turnstile.v1.Opened.held:type_name -> turnstile.v1.HeldLock
 	1,  // 21: turnstile.v1.Lost.reason:type_name -> turnstile.v1.LostReason
-	35, // 22: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
+	36, // 22: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
 	2,  // 23: turnstile.v1.Failed.reason:type_name -> turnstile.v1.FailureReason
-	24, // 24: turnstile.v1.WatchResponse.snapshot:type_name -> turnstile.v1.LockSnapshot
-	26, // 25: turnstile.v1.WatchResponse.event:type_name -> turnstile.v1.HolderEvent
-	0,  // 26: turnstile.v1.LockSnapshot.mode:type_name -> turnstile.v1.LockMode
-	25, // 27: turnstile.v1.LockSnapshot.holders:type_name -> turnstile.v1.Holder
-	0,  // 28: turnstile.v1.Holder.mode:type_name -> turnstile.v1.LockMode
-	35, // 29: turnstile.v1.Holder.lease_remaining:type_name -> google.protobuf.Duration
-	3,  // 30: turnstile.v1.HolderEvent.change:type_name -> turnstile.v1.HolderChange
-	25, // 31: turnstile.v1.HolderEvent.holder:type_name -> turnstile.v1.Holder
-	0,  // 32: turnstile.v1.DescribeResponse.mode:type_name -> turnstile.v1.LockMode
-	25, // 33: turnstile.v1.DescribeResponse.holders:type_name -> turnstile.v1.Holder
-	29, // 34: turnstile.v1.DescribeResponse.waiters:type_name -> turnstile.v1.Waiter
-	0,  // 35: turnstile.v1.Waiter.mode:type_name -> turnstile.v1.LockMode
-	35, // 36: turnstile.v1.Waiter.lease_remaining:type_name -> google.protobuf.Duration
-	32, // 37: turnstile.v1.ListResponse.locks:type_name -> turnstile.v1.LockSummary
-	0,  // 38: turnstile.v1.LockSummary.mode:type_name -> turnstile.v1.LockMode
-	4,  // 39: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
-	22, // 40: turnstile.v1.LockService.Watch:input_type -> turnstile.v1.WatchRequest
-	27, // 41: turnstile.v1.LockService.Describe:input_type -> turnstile.v1.DescribeRequest
-	30, // 42: turnstile.v1.LockService.List:input_type -> turnstile.v1.ListRequest
-	33, // 43: turnstile.v1.LockService.Revoke:input_type -> turnstile.v1.RevokeRequest
-	12, // 44: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
-	23, // 45: turnstile.v1.LockService.Watch:output_type -> turnstile.v1.WatchResponse
-	28, // 46: turnstile.v1.LockService.Describe:output_type -> turnstile.v1.DescribeResponse
-	31, // 47: turnstile.v1.LockService.List:output_type -> turnstile.v1.ListResponse
-	34, // 48: turnstile.v1.LockService.Revoke:output_type -> turnstile.v1.RevokeResponse
-	44, // [44:49] is the sub-list for method output_type
-	39, // [39:44] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	22, // 24: turnstile.v1.Failed.blocked_by:type_name -> turnstile.v1.Blocker
+	36, // 25: turnstile.v1.Blocker.held_for:type_name -> google.protobuf.Duration
+	0,  // 26: turnstile.v1.Blocker.mode:type_name -> turnstile.v1.LockMode
+	25, // 27: turnstile.v1.WatchResponse.snapshot:type_name -> turnstile.v1.LockSnapshot
+	27, // 28: turnstile.v1.WatchResponse.event:type_name -> turnstile.v1.HolderEvent
+	0,  // 29: turnstile.v1.LockSnapshot.mode:type_name -> turnstile.v1.LockMode
+	26, // 30: turnstile.v1.LockSnapshot.holders:type_name -> turnstile.v1.Holder
+	30, // 31: turnstile.v1.LockSnapshot.waiters:type_name -> turnstile.v1.Waiter
+	0,  // 32: turnstile.v1.Holder.mode:type_name -> turnstile.v1.LockMode
+	36, // 33: turnstile.v1.Holder.lease_remaining:type_name -> google.protobuf.Duration
+	36, // 34: turnstile.v1.Holder.held_for:type_name -> google.protobuf.Duration
+	3,  // 35: turnstile.v1.HolderEvent.change:type_name -> turnstile.v1.HolderChange
+	26, // 36: turnstile.v1.HolderEvent.holder:type_name -> turnstile.v1.Holder
+	0,  // 37: turnstile.v1.DescribeResponse.mode:type_name -> turnstile.v1.LockMode
+	26, // 38: turnstile.v1.DescribeResponse.holders:type_name -> turnstile.v1.Holder
+	30, // 39: turnstile.v1.DescribeResponse.waiters:type_name -> turnstile.v1.Waiter
+	0,  // 40: turnstile.v1.Waiter.mode:type_name -> turnstile.v1.LockMode
+	36, // 41: turnstile.v1.Waiter.lease_remaining:type_name -> google.protobuf.Duration
+	36, // 42: turnstile.v1.Waiter.waited:type_name -> google.protobuf.Duration
+	22, // 43: turnstile.v1.Waiter.blocked_by:type_name -> turnstile.v1.Blocker
+	33, // 44: turnstile.v1.ListResponse.locks:type_name -> turnstile.v1.LockSummary
+	0,  // 45: turnstile.v1.LockSummary.mode:type_name -> turnstile.v1.LockMode
+	4,  // 46: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
+	23, // 47: turnstile.v1.LockService.Watch:input_type -> turnstile.v1.WatchRequest
+	28, // 48: turnstile.v1.LockService.Describe:input_type -> turnstile.v1.DescribeRequest
+	31, // 49: turnstile.v1.LockService.List:input_type -> turnstile.v1.ListRequest
+	34, // 50: turnstile.v1.LockService.Revoke:input_type -> turnstile.v1.RevokeRequest
+	12, // 51: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
+	24, // 52: turnstile.v1.LockService.Watch:output_type -> turnstile.v1.WatchResponse
+	29, // 53: turnstile.v1.LockService.Describe:output_type -> turnstile.v1.DescribeResponse
+	32, // 54: turnstile.v1.LockService.List:output_type -> turnstile.v1.ListResponse
+	35, // 55: turnstile.v1.LockService.Revoke:output_type -> turnstile.v1.RevokeResponse
+	51, // [51:56] is the sub-list for method output_type
+	46, // [46:51] is the sub-list for method input_type
+	46, // [46:46] is the sub-list for extension type_name
+	46, // [46:46] is the sub-list for extension extendee
+	0,  // [0:46] is the sub-list for field type_name
 }
 
 func init() { file_turnstile_v1_turnstile_proto_init() }
@@ -2993,7 +3207,7 @@ func file_turnstile_v1_turnstile_proto_init() {
 		(*SessionResponse_Failed)(nil),
 		(*SessionResponse_Proclaimed)(nil),
 	}
-	file_turnstile_v1_turnstile_proto_msgTypes[19].OneofWrappers = []any{
+	file_turnstile_v1_turnstile_proto_msgTypes[20].OneofWrappers = []any{
 		(*WatchResponse_Snapshot)(nil),
 		(*WatchResponse_Event)(nil),
 	}
@@ -3003,7 +3217,7 @@ func file_turnstile_v1_turnstile_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turnstile_v1_turnstile_proto_rawDesc), len(file_turnstile_v1_turnstile_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   31,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,41 @@
+import type { HolderState, StoreMode, WaiterState } from "../store.js";
+
+/** One (session, owner) holding the lock; `requestId` is the acquire that was granted. */
+export interface Holder {
+  sessionId: string;
+  owner: string;
+  value: Uint8Array;
+  token: bigint;
+  count: number;
+  mode: StoreMode;
+  requestId: string;
+  deadline: number;
+  /** When it was granted (re-entries keep it). */
+  acquiredAt: number;
+}
+
+/** One queued acquire; `limit` is the shared limit it asked for. */
+export interface Waiter {
+  sessionId: string;
+  requestId: string;
+  owner: string;
+  mode: StoreMode;
+  limit: number;
+  deadline: number;
+  value: Uint8Array;
+  /** When it first queued (a re-sent request keeps it). */
+  queuedAt: number;
+}
+
+/** A holder as Describe and Watch show it at `now`. */
+export function stateOf(h: Holder, now: number): HolderState {
+  const { sessionId, owner, token, count, mode, value } = h;
+  return { sessionId, owner, token, count, mode, value, leaseMs: Math.max(0, Math.floor(h.deadline - now)) };
+}
+
+/** A waiter at queue `position` as Describe shows it at `now`. */
+export function waiterStateOf(w: Waiter, position: number, now: number): WaiterState {
+  const { sessionId, owner, requestId, mode } = w;
+  const leaseMs = Math.floor(w.deadline - now);
+  return { sessionId, owner, requestId, position, mode, leaseMs, waitedMs: Math.max(0, Math.floor(now - w.queuedAt)) };
+}
