@@ -7,6 +7,7 @@ const hasRedis = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).s
 const withoutRedis = [
   "test/lease-clock.test.ts",
   "test/check-shared-log.test.ts",
+  "test/check-conflict-markers.test.ts",
   "test/client/backoff.test.ts",
   "test/client/pending-acquire.test.ts",
   "test/client/resume-protocol.test.ts",

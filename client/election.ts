@@ -7,7 +7,7 @@ import {
   type WatchResponse,
 } from "../gen/ts/turnstile/v1/turnstile.js";
 import { type Leadership, toBytes } from "./leadership.js";
-import { errorFromStatus } from "./status-error.js";
+import { errorFromStatus, readableDetails } from "./status-error.js";
 import { TurnstileError } from "./turnstile-error.js";
 import { WatchStream } from "./watch-stream.js";
 
@@ -78,7 +78,11 @@ export class Election {
         if (signal?.aborted) reject(signal.reason);
         else if (err) {
           const { reason } = errorFromStatus({ code: err.code, details: err.details });
-          reject(new TurnstileError(reason, `describe of "${this.name}" failed: ${err.details}`, { cause: err }));
+          reject(
+            new TurnstileError(reason, `describe of "${this.name}" failed: ${readableDetails(err.details)}`, {
+              cause: err,
+            }),
+          );
         } else resolve(leaderOf(d.holders));
       });
       signal?.addEventListener("abort", onAbort, { once: true });

@@ -41,8 +41,8 @@ export class Leadership implements AsyncDisposable {
     return this.lock.lost;
   }
 
-  /** Ms until this client could no longer confirm its lease; undefined once leadership ended. */
-  get leaseRemainingMs(): number | undefined {
+  /** Ms until this client could no longer confirm its lease; 0 once leadership ended. */
+  get leaseRemainingMs(): number {
     return this.lock.leaseRemainingMs;
   }
 
@@ -60,7 +60,7 @@ export class Leadership implements AsyncDisposable {
   async proclaim(value: Uint8Array | string, options: { signal?: AbortSignal } = {}): Promise<void> {
     const bytes = toBytes(value);
     if (this.lock.lost) throw this.lock.signal.reason;
-    if (this.lock.leaseRemainingMs === undefined) {
+    if (this.lock.leaseRemainingMs === 0) {
       throw new TurnstileError("not-held", `leadership of "${this.name}" was resigned`);
     }
     const { name, owner } = this.lock;

@@ -69,11 +69,12 @@ export class Lock implements AsyncDisposable {
 
   /**
    * Milliseconds until this client can no longer confirm the lease (the lock is then lost), as
-   * judged now on the monotonic clock; undefined once the handle is released or lost.
+   * judged now on the monotonic clock; 0 once the handle is released or lost (never NaN or negative).
    */
-  get leaseRemainingMs(): number | undefined {
+  get leaseRemainingMs(): number {
     this.#releaser.checkLeases();
-    return this.#state === "held" ? this.#releaser.leaseRemainingMs(this) : undefined;
+    const remainingMs = this.#state === "held" ? this.#releaser.leaseRemainingMs(this) : undefined;
+    return remainingMs === undefined ? 0 : Math.max(0, remainingMs);
   }
 
   /** True once the lock was lost (not when it was released); reading it re-checks the lease. */

@@ -9,7 +9,7 @@ export function errorFromStatus(final: Pick<StatusObject, "code" | "details"> | 
   if (final === undefined) {
     return new TurnstileError("session-ended", "session stream ended without a status");
   }
-  const detail = `session stream ended: ${status[final.code] ?? final.code} ${final.details}`;
+  const detail = `session stream ended: ${status[final.code] ?? final.code} ${readableDetails(final.details)}`;
   const options = { cause: final };
   switch (final.code) {
     case status.UNAVAILABLE:
@@ -31,4 +31,12 @@ export function errorFromStatus(final: Pick<StatusObject, "code" | "details"> | 
     default:
       return new TurnstileError("session-ended", detail, options);
   }
+}
+
+/**
+ * A status's details for a message: grpc-js ends connection errors with "Resolution note: " and
+ * nothing after it when name resolution had nothing to add; that empty note is dropped.
+ */
+export function readableDetails(details: string | undefined): string {
+  return (details ?? "").replace(/\.?\s*Resolution note:\s*$/, "").trim();
 }

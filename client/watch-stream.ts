@@ -1,7 +1,7 @@
 import { type ClientReadableStream, type StatusObject, status } from "@grpc/grpc-js";
 import type { LockServiceClient, WatchResponse } from "../gen/ts/turnstile/v1/turnstile.js";
 import { raceSignal } from "./race-signal.js";
-import { errorFromStatus } from "./status-error.js";
+import { errorFromStatus, readableDetails } from "./status-error.js";
 import { TurnstileError } from "./turnstile-error.js";
 
 // Stop reading (so gRPC flow control holds the rest back) past this many unread messages; the
@@ -83,7 +83,7 @@ export class WatchStream {
     const ended = errorFromStatus({ code, details: final.details ?? "" });
     // A watch has no natural end: an OK status is the server going away like any other.
     const reason = code === status.OK ? "connection" : ended.reason;
-    const message = `watch of "${this.#name}" ended: ${status[code] ?? code} ${final.details ?? ""}`.trim();
+    const message = `watch of "${this.#name}" ended: ${status[code] ?? code} ${readableDetails(final.details)}`.trim();
     this.#ended = new TurnstileError(reason, message, { cause: final });
     this.#wake?.();
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds both example clients (npm run build:examples; npm run test:interop runs it first):
 #   examples/go/bin/turnstile-example       go build, from the committed stubs in examples/go/gen
-#   examples/java/target/turnstile-example.jar (+ target/lib/)   mvn package, generating its stubs
+#   examples/java/target/turnstile-example.jar  mvn package, generating its stubs (self-contained jar)
 # Each step prints how long it took. Needs Go >= 1.26, Java 17 and Maven.
 set -euo pipefail
 cd "$(dirname "$0")"

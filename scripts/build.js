@@ -1,7 +1,8 @@
 // npm run build: compiles server/, client/, gen/ and bin/ to dist/ (JavaScript, .d.ts, source maps
 // with the TypeScript inlined) with tsconfig.build.json, then copies the files the compiled code
-// reads at run time: the Lua scripts beside their modules and proto/ (server reflection loads it
-// from ../proto). dist/ is deleted first so a removed source leaves nothing behind. `npm ci` and
+// reads at run time: the Lua scripts beside their modules, the console's static files and
+// gen/reflection/*.binpb (server reflection serves them), plus proto/ for users of other languages.
+// dist/ is deleted first so a removed source leaves nothing behind. `npm ci` and
 // `npm pack` run it through the `prepare` script.
 import { spawnSync } from "node:child_process";
 import { cpSync, rmSync } from "node:fs";

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# npm run generate: proto → gen/ts (ts-proto) and examples/go/gen (protoc-gen-go, protoc-gen-go-grpc).
+# npm run generate: proto → gen/ts (ts-proto) and examples/go/gen (protoc-gen-go, protoc-gen-go-grpc),
+# plus gen/reflection: complete file descriptor sets (imports included) that server reflection serves.
 # The two Go plugins are pinned here and installed with `go install` into .tools/bin (once per
 # version), which goes first on PATH so buf runs exactly these. Java stubs are generated inside the
 # Maven build of examples/java instead (see docs/protocol.md, "Generated code").
@@ -29,3 +30,10 @@ install protoc-gen-go-grpc "$PROTOC_GEN_GO_GRPC_VERSION" google.golang.org/grpc/
 
 export PATH="$TOOLS:$PWD/node_modules/.bin:$PATH"
 buf generate
+
+# Server reflection serves these descriptor sets as they are: every file by its real path, with its
+# imports (google/protobuf/duration.proto) and map entries as protoc defines them, which is what
+# grpcurl needs to describe and call the services. grpc.health.v1 comes from grpc-health-check.
+mkdir -p gen/reflection
+buf build --as-file-descriptor-set -o gen/reflection/turnstile.binpb
+buf build node_modules/grpc-health-check/proto --as-file-descriptor-set -o gen/reflection/health.binpb

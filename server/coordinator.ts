@@ -116,7 +116,7 @@ export class Coordinator {
     };
     // Requests are read strictly: a malformed one is answered INVALID_ARGUMENT, not INTERNAL.
     this.server.addService(strictService(LockServiceService), lockService(deps));
-    this.health = new StoreHealthService(this.store);
+    this.health = new StoreHealthService(this.store, options.log);
     this.health.addToServer(this.server);
     addReflection(this.server);
   }

@@ -8,6 +8,7 @@ import {
   type RevokeResponse,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { type CredentialOptions, channelCredentials } from "../channel-credentials.js";
+import { readableDetails } from "../status-error.js";
 import { WatchStream } from "../watch-stream.js";
 
 // Unary calls fail fast on a refused connection; this bounds a coordinator that accepts and hangs.
@@ -18,7 +19,7 @@ export class AdminCallError extends Error {
   readonly code: number;
 
   constructor(method: string, err: ServiceError) {
-    super(`${method} failed: ${status[err.code] ?? err.code} ${err.details}`.trim(), { cause: err });
+    super(`${method} failed: ${status[err.code] ?? err.code} ${readableDetails(err.details)}`.trim(), { cause: err });
     this.name = "AdminCallError";
     this.code = err.code;
   }

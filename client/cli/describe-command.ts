@@ -1,4 +1,4 @@
-import type { DescribeResponse, Waiter } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { type DescribeResponse, LockMode, type Waiter } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { msFromDuration } from "../duration.js";
 import { AdminClient } from "./admin-client.js";
 import { CONNECTION_HELP } from "./connection-flags.js";
@@ -49,7 +49,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
 function describeView(lock: DescribeResponse) {
   return {
     name: lock.name,
-    mode: modeName(lock.mode),
+    mode: lock.holders.length ? modeName(lock.mode) : modeName(LockMode.LOCK_MODE_UNSPECIFIED),
     limit: lock.limit,
     version: String(lock.version),
     holders: lock.holders.map(holderView),
@@ -82,7 +82,7 @@ function waiterView(waiter: Waiter) {
 
 function describeTable(lock: DescribeResponse): string {
   const limit = lock.limit ? ` (limit ${lock.limit})` : "";
-  const mode = lock.holders.length ? `${modeName(lock.mode)}${limit}` : "free";
+  const mode = lock.holders.length ? `${modeName(lock.mode)}${limit}` : modeName(LockMode.LOCK_MODE_UNSPECIFIED);
   let text = `Lock: ${lock.name}\nMode: ${mode}\nVersion: ${lock.version}\n`;
   const holders = lock.holders.map(holderView);
   text += `\nHolders: ${holders.length}\n`;

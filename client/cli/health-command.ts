@@ -1,5 +1,6 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Client, credentials, type ServiceError, status } from "@grpc/grpc-js";
+import { readableDetails } from "../status-error.js";
 import { LockExit } from "./exit-codes.js";
 import { argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
 import { parseDuration } from "./parse-duration.js";
@@ -35,8 +36,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     return answer === SERVING ? 0 : 1;
   } catch (err) {
     const e = err as ServiceError;
-    // grpc-js ends connection errors with "Resolution note: " even when the note is empty.
-    const details = (e.details ?? e.message).replace(/\s*Resolution note:\s*$/, "");
+    const details = readableDetails(e.details ?? e.message);
     process.stderr.write(`turnstile health: ${args.server}: ${status[e.code] ?? "error"} ${details}\n`);
     return LockExit.unavailable;
   } finally {

@@ -52,9 +52,9 @@ export function valueCell(view: HolderView): string {
   return view.value === null ? `base64:${view.valueBase64}` : JSON.stringify(view.value);
 }
 
-/** "exclusive", "shared", or "" when nobody holds the lock (UNSPECIFIED). */
+/** "exclusive", "shared", or "free" when nobody holds the lock (UNSPECIFIED), in tables and JSON alike. */
 export function modeName(mode: LockMode): string {
   if (mode === LockMode.LOCK_MODE_EXCLUSIVE) return "exclusive";
   if (mode === LockMode.LOCK_MODE_SHARED) return "shared";
-  return "";
+  return "free";
 }

@@ -8,6 +8,7 @@ import { TurnstileError } from "../turnstile-error.js";
 import { CONNECTION_FLAGS, CONNECTION_HELP, connectionOptions } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
 import { GuardedCommand } from "./guarded-command.js";
+import { joinNegativeValues } from "./negative-values.js";
 import { parseDuration } from "./parse-duration.js";
 
 const USAGE = `Usage: turnstile lock [options] NAME -- COMMAND [ARGS...]
@@ -79,7 +80,7 @@ function parseLockArgs(own: string[], command: string[], env: NodeJS.ProcessEnv)
   try {
     const options: Record<string, { type: "string" }> = {};
     for (const flag of ["server", "wait", "ttl", "grace", ...CONNECTION_FLAGS]) options[flag] = { type: "string" };
-    parsed = parseArgs({ args: own, options, allowPositionals: true });
+    parsed = parseArgs({ args: joinNegativeValues(own, Object.keys(options)), options, allowPositionals: true });
   } catch (err) {
     return (err as Error).message.split(". ")[0];
   }
@@ -94,6 +95,7 @@ function parseLockArgs(own: string[], command: string[], env: NodeJS.ProcessEnv)
   ] as const) {
     const text = values[flag] ?? fallback;
     if (text === undefined) continue;
+    if (/^\s*-/.test(text)) return negativeDuration(flag, text);
     durations[flag] = parseDuration(text);
     if (durations[flag] === undefined) return `--${flag} "${text}" is not a duration (e.g. 500ms, 10s, 5m)`;
   }
@@ -162,4 +164,13 @@ async function runHolding(lock: Lock, args: LockArgs, env: NodeJS.ProcessEnv): P
     lock.signal.removeEventListener("abort", onLost);
     await lock.release().catch(() => {});
   }
+}
+
+function negativeDuration(flag: string, text: string): string {
+  const rules: Record<string, string> = {
+    wait: "0 or more: 0 tries once, leave --wait out to wait forever",
+    ttl: "more than 0",
+  };
+  const rule = rules[flag] ?? "0 or more";
+  return `--${flag} "${text}" is negative: a duration must be ${rule} (e.g. 500ms, 10s, 5m)`;
 }

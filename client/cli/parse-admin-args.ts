@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import type { CredentialOptions } from "../channel-credentials.js";
 import { CONNECTION_FLAGS, connectionOptions } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
+import { joinNegativeValues } from "./negative-values.js";
 
 /** How a listing is printed: an aligned table for people, or JSON for programs. */
 export type OutputFormat = "table" | "json";
@@ -37,7 +38,12 @@ export function parseAdminArgs(argv: string[], spec: AdminArgsSpec, env: NodeJS.
   for (const flag of [...(spec.flags ?? []), ...CONNECTION_FLAGS]) options[flag] = { type: "string" };
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: joinNegativeValues(argv, Object.keys(options)),
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     return (err as Error).message.split(". ")[0];
   }

@@ -55,3 +55,16 @@ func (c *leaseClock) deadline(acquireSent time.Time) time.Time {
 	}
 	return base.Add(c.ttl - c.margin())
 }
+
+// confirm records that the server renewed every lease of the session as of sentAt (the send time
+// of an `open` answered by `opened`), as an acked keepalive sent then would.
+func (c *leaseClock) confirm(sentAt time.Time) {
+	if sentAt.After(c.lastConfirmed) {
+		c.lastConfirmed = sentAt
+	}
+}
+
+// sessionEnd is when no coordinator can still hold the session: newest confirmation + ttl.
+func (c *leaseClock) sessionEnd() time.Time {
+	return c.lastConfirmed.Add(c.ttl)
+}

@@ -17,10 +17,13 @@ const released = "released"
 // holdKey is one holder of a session: (name, owner).
 type holdKey struct{ name, owner string }
 
-// acquireAttempt is an acquire in flight: when it was sent, and whether its caller gave up.
+// acquireAttempt is an acquire in flight: the request (sent again on resume), when it was first
+// sent, until when it may wait (zero: forever), and whether its caller gave up.
 type acquireAttempt struct {
 	key       holdKey
+	request   *pb.Acquire
 	sentAt    time.Time
+	waitUntil time.Time
 	abandoned bool
 }
 
@@ -63,7 +66,7 @@ func (s *Session) Acquire(ctx context.Context, name, owner string, wait time.Dur
 	if wait >= 0 {
 		req.Wait = durationpb.New(wait)
 	}
-	attempt := &acquireAttempt{key: holdKey{name, owner}}
+	attempt := &acquireAttempt{key: holdKey{name, owner}, request: req}
 	p := &pendingRequest{answer: make(chan answer, 1), acquire: attempt}
 	s.mu.Lock()
 	if s.ended != nil {
@@ -74,10 +77,13 @@ func (s *Session) Acquire(ctx context.Context, name, owner string, wait time.Dur
 	s.pending[req.RequestId] = p
 	// Measured before the write, so the lease is judged from no later than the real send.
 	attempt.sentAt = time.Now()
-	s.mu.Unlock()
-	if err := s.send(&pb.SessionRequest{Kind: &pb.SessionRequest_Acquire{Acquire: req}}); err != nil {
-		s.settle(req.RequestId, answer{err: err})
+	if wait >= 0 {
+		attempt.waitUntil = attempt.sentAt.Add(wait)
 	}
+	stream := s.stream
+	s.mu.Unlock()
+	// A write to a broken stream is not an answer: a resume sends the pending acquire again.
+	_ = s.sendOn(stream, &pb.SessionRequest{Kind: &pb.SessionRequest_Acquire{Acquire: req}})
 	select {
 	case a := <-p.answer:
 		if a.err != nil {
@@ -125,14 +131,10 @@ func (l *Lock) Release(ctx context.Context) error {
 		s.mu.Unlock()
 		return s.ended
 	}
-	requestID := s.newRequestID()
-	p := &pendingRequest{answer: make(chan answer, 1)}
-	s.pending[requestID] = p
+	p, stream := s.pendingRelease(l)
 	s.mu.Unlock()
-	release := &pb.Release{RequestId: requestID, Name: l.Name, Owner: l.Owner}
-	if err := s.send(&pb.SessionRequest{Kind: &pb.SessionRequest_Release{Release: release}}); err != nil {
-		return err
-	}
+	// A write to a broken stream is not an answer: a resume claims the hold and sends it again.
+	_ = s.sendOn(stream, &pb.SessionRequest{Kind: &pb.SessionRequest_Release{Release: p.release}})
 	select {
 	case a := <-p.answer:
 		if a.err != nil {
@@ -158,7 +160,7 @@ func (s *Session) onAcquired(reply *pb.SessionResponse, acquired *pb.Acquired) {
 	}
 	if p.acquire.abandoned {
 		s.mu.Unlock()
-		s.releaseQuietly(p.acquire.key)
+		s.releaseQuietly(p.acquire.key, acquired.GetFencingToken())
 		return
 	}
 	lock := &Lock{
@@ -181,16 +183,29 @@ func (s *Session) onLost(lost *pb.Lost) {
 	}
 }
 
-// releaseQuietly sends a release nobody waits for (a lease judged lost, a grant given up on).
-func (s *Session) releaseQuietly(key holdKey) {
+// releaseQuietly sends a release nobody waits for (a lease judged lost, a grant given up on);
+// token is the hold's fencing token, for the claim a resume makes while it is in flight.
+func (s *Session) releaseQuietly(key holdKey, token uint64) {
 	s.mu.Lock()
-	ended := s.ended != nil
-	requestID := s.newRequestID()
-	s.mu.Unlock()
-	if !ended {
-		release := &pb.Release{RequestId: requestID, Name: key.name, Owner: key.owner}
-		_ = s.send(&pb.SessionRequest{Kind: &pb.SessionRequest_Release{Release: release}})
+	if s.ended != nil {
+		s.mu.Unlock()
+		return
 	}
+	p, stream := s.pendingRelease(&Lock{Name: key.name, Owner: key.owner, Token: token})
+	s.mu.Unlock()
+	_ = s.sendOn(stream, &pb.SessionRequest{Kind: &pb.SessionRequest_Release{Release: p.release}})
+}
+
+// pendingRelease registers a release of lock's hold and returns it with the stream to send it on;
+// call with mu held.
+func (s *Session) pendingRelease(lock *Lock) (*pendingRequest, pb.LockService_SessionClient) {
+	requestID := s.newRequestID()
+	p := &pendingRequest{
+		answer:  make(chan answer, 1),
+		release: &pb.Release{RequestId: requestID, Name: lock.Name, Owner: lock.Owner}, releasing: lock,
+	}
+	s.pending[requestID] = p
+	return p, s.stream
 }
 
 // arm (re)sets the lease timer to the current deadline; call with session.mu held.
@@ -221,7 +236,7 @@ func (l *Lock) checkLease() {
 	}
 	l.lose(LostUnconfirmed)
 	s.mu.Unlock()
-	s.releaseQuietly(holdKey{l.Name, l.Owner})
+	s.releaseQuietly(holdKey{l.Name, l.Owner}, l.Token)
 }
 
 // lose marks the lock lost for reason and closes Lost(); call with session.mu held.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -21,7 +22,7 @@ import (
 )
 
 func main() {
-	addr := flag.String("addr", env("TURNSTILE_ADDR", "127.0.0.1:7420"), "coordinator host:port (env TURNSTILE_ADDR)")
+	addr := flag.String("addr", env("TURNSTILE_ADDR", "127.0.0.1:7420"), "coordinator host:port, or several comma-separated: a session resumes on the next when its coordinator drains (env TURNSTILE_ADDR)")
 	lockName := flag.String("lock", env("TURNSTILE_LOCK", "examples/demo"), "lock name (env TURNSTILE_LOCK)")
 	rounds := flag.Int("rounds", envInt("TURNSTILE_ROUNDS", 1), "rounds per worker (env TURNSTILE_ROUNDS)")
 	workers := flag.Int("workers", envInt("TURNSTILE_WORKERS", 1), "workers, each with its own session (env TURNSTILE_WORKERS)")
@@ -47,12 +48,15 @@ func main() {
 	if err != nil {
 		log.Fatalf("connection settings: %v", err)
 	}
-	conn, err := grpc.NewClient(*addr, dial...)
-	if err != nil {
-		log.Fatalf("connect %s: %v", *addr, err)
+	var coordinators []pb.LockServiceClient
+	for _, address := range strings.Split(*addr, ",") {
+		conn, err := grpc.NewClient(strings.TrimSpace(address), dial...)
+		if err != nil {
+			log.Fatalf("connect %s: %v", address, err)
+		}
+		defer conn.Close()
+		coordinators = append(coordinators, pb.NewLockServiceClient(conn))
 	}
-	defer conn.Close()
-	client := pb.NewLockServiceClient(conn)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -66,7 +70,7 @@ func main() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := runWorker(ctx, client, cfg); err != nil {
+			if err := runWorker(ctx, coordinators, cfg); err != nil {
 				errs <- err
 			}
 		}()

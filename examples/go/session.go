@@ -28,71 +28,65 @@ type answer struct {
 type pendingRequest struct {
 	answer  chan answer // buffered 1: the receive loop never blocks on it
 	acquire *acquireAttempt
+	// A release in flight: the hold it drops, claimed on resume and sent again if still held.
+	release   *pb.Release
+	releasing *Lock
 }
 
-// Session is one Session stream: opened with `open`, kept alive every ttl/3, answers routed by
-// request_id, `lost` and local lease judgement applied to held locks. It does not reconnect:
-// when the stream ends every held lock is lost and every pending request fails.
+// Session is one session: opened with `open`, kept alive every ttl/3, answers routed by
+// request_id, `lost` and local lease judgement applied to held locks. When its stream breaks
+// (UNAVAILABLE: a coordinator draining or gone) it resumes on the next coordinator within the
+// lease, keeping its locks (resume.go); when the session cannot be resumed, every held lock is
+// lost and every pending request fails with ErrSessionEnded.
 type Session struct {
 	ID string
 
-	stream pb.LockService_SessionClient
-	cancel context.CancelFunc
-	sendMu sync.Mutex // grpc-go allows one concurrent sender per stream
+	coordinators []pb.LockServiceClient
+	clientName   string
+	secret       string
+	stream       pb.LockService_SessionClient // guarded by mu: replaced on resume
+	cancel       context.CancelFunc           // guarded by mu: cancels stream
+	sendMu       sync.Mutex                   // grpc-go allows one concurrent sender per stream
 
 	mu      sync.Mutex
 	clock   *leaseClock
 	pending map[string]*pendingRequest
 	held    map[holdKey]*Lock
 	nextID  uint64
+	next    int // index of the coordinator the next resume tries first
 	ended   error
 	done    chan struct{} // closed when the session ends (stream over or Close called)
 
 	received chan struct{} // closed when the receive loop has seen the end of the stream
 }
 
-// Open starts a session stream and waits (bounded by ctx) for `opened`; ttl is the requested
-// session TTL, which the server may clamp.
-func Open(ctx context.Context, client pb.LockServiceClient, clientName string, ttl time.Duration) (*Session, error) {
-	streamCtx, cancel := context.WithCancel(context.Background())
-	stream, err := client.Session(streamCtx)
-	if err != nil {
-		cancel()
-		return nil, err
+// Open starts a session on the first of coordinators that answers (each is tried once) and waits
+// (bounded by ctx) for `opened`; ttl is the requested session TTL, which the server may clamp.
+// The session resumes on these coordinators, in turn, when its stream breaks.
+func Open(ctx context.Context, coordinators []pb.LockServiceClient, clientName string, ttl time.Duration) (*Session, error) {
+	var err error
+	for i, client := range coordinators {
+		open := &pb.Open{ClientName: clientName, Ttl: durationpb.New(ttl)}
+		var o *openedStream
+		if o, err = openStream(ctx, client, open); err != nil {
+			continue
+		}
+		s := &Session{
+			ID: o.opened.GetSessionId(), coordinators: coordinators, next: i + 1, clientName: clientName,
+			secret: o.opened.GetResumeSecret(), stream: o.stream, cancel: o.cancel, clock: newLeaseClock(ttl),
+			pending: map[string]*pendingRequest{}, held: map[holdKey]*Lock{}, done: make(chan struct{}),
+			received: make(chan struct{}),
+		}
+		if granted := o.opened.GetTtl().AsDuration(); granted > 0 {
+			s.clock.ttl = granted
+		}
+		// The open is the session's first renewal: resuming makes sense until it + ttl.
+		s.clock.confirm(o.sentAt)
+		go s.receive()
+		go s.keepAlive()
+		return s, nil
 	}
-	open := &pb.Open{ClientName: clientName, Ttl: durationpb.New(ttl)}
-	if err := stream.Send(&pb.SessionRequest{Kind: &pb.SessionRequest_Open{Open: open}}); err != nil {
-		cancel()
-		return nil, err
-	}
-	first := make(chan answer, 1)
-	go func() {
-		reply, err := stream.Recv()
-		first <- answer{reply: reply, err: err}
-	}()
-	var got answer
-	select {
-	case got = <-first:
-	case <-ctx.Done():
-		cancel()
-		return nil, ctx.Err()
-	}
-	opened := got.reply.GetOpened()
-	if got.err != nil || opened == nil {
-		cancel()
-		return nil, fmt.Errorf("open: expected opened, got %v (%v)", got.reply, got.err)
-	}
-	if granted := opened.GetTtl().AsDuration(); granted > 0 {
-		ttl = granted
-	}
-	s := &Session{
-		ID: opened.GetSessionId(), stream: stream, cancel: cancel, clock: newLeaseClock(ttl),
-		pending: map[string]*pendingRequest{}, held: map[holdKey]*Lock{}, done: make(chan struct{}),
-		received: make(chan struct{}),
-	}
-	go s.receive()
-	go s.keepAlive()
-	return s, nil
+	return nil, err
 }
 
 // Close sends `close` (the server releases everything) and waits, bounded by ctx, for the
@@ -100,6 +94,9 @@ func Open(ctx context.Context, client pb.LockServiceClient, clientName string, t
 func (s *Session) Close(ctx context.Context) error {
 	s.end(ErrSessionEnded)
 	err := s.send(&pb.SessionRequest{Kind: &pb.SessionRequest_Close{Close: &pb.Close{}}})
+	s.mu.Lock()
+	cancel := s.cancel
+	s.mu.Unlock()
 	if err == nil {
 		// The server ends the stream once everything is released; the receive loop sees io.EOF.
 		select {
@@ -108,14 +105,23 @@ func (s *Session) Close(ctx context.Context) error {
 			err = ctx.Err()
 		}
 	}
-	s.cancel()
+	cancel()
 	return err
 }
 
+// send writes req on the current stream. A write to a broken stream fails quietly: the receive
+// loop sees the break, and a resume sends every pending request again.
 func (s *Session) send(req *pb.SessionRequest) error {
+	s.mu.Lock()
+	stream := s.stream
+	s.mu.Unlock()
+	return s.sendOn(stream, req)
+}
+
+func (s *Session) sendOn(stream pb.LockService_SessionClient, req *pb.SessionRequest) error {
 	s.sendMu.Lock()
 	defer s.sendMu.Unlock()
-	return s.stream.Send(req)
+	return stream.Send(req)
 }
 
 // newRequestID returns an id unique among this session's requests; call with mu held.
@@ -146,18 +152,28 @@ func (s *Session) keepAlive() {
 	}
 }
 
-// receive routes every server message until the stream ends, then ends the session.
+// receive routes every server message until the stream ends; then it resumes the session on
+// another stream (resume.go) and goes on reading that one, or ends the session.
 func (s *Session) receive() {
 	defer close(s.received)
+	s.mu.Lock()
+	stream := s.stream
+	s.mu.Unlock()
 	for {
-		reply, err := s.stream.Recv()
+		reply, err := stream.Recv()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				s.end(ErrSessionEnded)
-			} else {
-				s.end(fmt.Errorf("%w: %v", ErrSessionEnded, err))
+				return
 			}
-			return
+			if !resumable(err) {
+				s.end(fmt.Errorf("%w: %v", ErrSessionEnded, err))
+				return
+			}
+			if stream = s.resume(err); stream == nil {
+				return
+			}
+			continue
 		}
 		switch kind := reply.Kind.(type) {
 		case *pb.SessionResponse_Acquired:
@@ -216,5 +232,15 @@ func (s *Session) end(err error) {
 	s.mu.Unlock()
 	for _, p := range pending {
 		p.answer <- answer{err: err}
+	}
+}
+
+// Ended reports whether the session is over (closed, or its stream ended and it could not be resumed).
+func (s *Session) Ended() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
 	}
 }

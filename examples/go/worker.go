@@ -23,9 +23,10 @@ type workerConfig struct {
 }
 
 // runWorker opens its own session and runs the rounds. A retryable `failed` (TIMEOUT, BUSY,
-// UNAVAILABLE, EXPIRED) or a lock lost mid-round repeats the round; anything else ends the worker.
-func runWorker(ctx context.Context, client pb.LockServiceClient, cfg workerConfig) error {
-	session, err := Open(ctx, client, cfg.name, cfg.ttl)
+// UNAVAILABLE, EXPIRED) or a lock lost mid-round repeats the round; a session that ended (it
+// could not be resumed) is replaced by a new one; anything else ends the worker.
+func runWorker(ctx context.Context, coordinators []pb.LockServiceClient, cfg workerConfig) error {
+	session, err := Open(ctx, coordinators, cfg.name, cfg.ttl)
 	if err != nil {
 		return fmt.Errorf("%s: %w", cfg.name, err)
 	}
@@ -35,6 +36,12 @@ func runWorker(ctx context.Context, client pb.LockServiceClient, cfg workerConfi
 		_ = session.Close(closeCtx)
 	}()
 	for round, attempt := 1, 1; round <= cfg.rounds; attempt++ {
+		if session.Ended() && ctx.Err() == nil {
+			log.Printf("%s: session %s ended; opening a new one", cfg.name, session.ID)
+			if session, err = Open(ctx, coordinators, cfg.name, cfg.ttl); err != nil {
+				return fmt.Errorf("%s: reopen: %w", cfg.name, err)
+			}
+		}
 		// A fresh owner per acquire: a retry right after a lock judged lost must not re-enter a
 		// hold whose release is still on its way.
 		owner := fmt.Sprintf("%s/%d", cfg.name, attempt)
@@ -47,6 +54,9 @@ func runWorker(ctx context.Context, client pb.LockServiceClient, cfg workerConfi
 			continue
 		case errors.As(err, &lost):
 			log.Printf("%s: %v; retrying", cfg.name, lost)
+			continue
+		case errors.Is(err, ErrSessionEnded) && ctx.Err() == nil:
+			log.Printf("%s: acquire %s: %v; retrying on a new session", cfg.name, cfg.lock, err)
 			continue
 		case err != nil:
 			return fmt.Errorf("%s: acquire %s: %w", cfg.name, cfg.lock, err)
@@ -90,7 +100,8 @@ func holdOnce(ctx context.Context, cfg workerConfig, lock *Lock) error {
 	}
 	releaseCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := lock.Release(releaseCtx); err != nil {
+	// A session that ended meanwhile lets go of the hold in the store when its lease runs out.
+	if err := lock.Release(releaseCtx); err != nil && !errors.Is(err, ErrSessionEnded) {
 		return fmt.Errorf("%s: release: %w", cfg.name, err)
 	}
 	return ctx.Err()

@@ -14,12 +14,15 @@ import { Security } from "../security/security.js";
 import { MemoryStore } from "../store/memory/memory-store.js";
 import { RedisStore } from "../store/redis/redis-store.js";
 import type { Store } from "../store/store.js";
+import { routeGrpcJsLog } from "./grpc-js-log.js";
+import { coordinatorFailure, listenFailure, ServeExit, type StartUpFailure } from "./start-up-failure.js";
 
 /**
  * `turnstile serve`: loads and validates the settings (exit 2 with one line per error), runs a
  * coordinator and, with --metrics, the Prometheus endpoint and, with --http, the web console (one
  * listener when both name the same address), until SIGTERM or SIGINT. SIGHUP re-reads the
- * security files (TLS certificates, tokens, policy).
+ * security files (TLS certificates, tokens, policy). A start-up failure is one JSON log line and an
+ * exit code from ServeExit.
  */
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -29,17 +32,22 @@ export async function run(argv: string[]): Promise<number> {
   const result = loadServeConfig({ argv, env: process.env });
   if (!result.ok) {
     for (const error of result.errors) process.stderr.write(`turnstile serve: ${error}\n`);
-    return 2;
+    pino().fatal({ errors: result.errors, exitCode: ServeExit.settings }, "cannot start: invalid settings");
+    return ServeExit.settings;
   }
   const { config } = result;
   const log = pino({ level: config.logLevel });
+  routeGrpcJsLog(log);
   const metrics = config.metrics ? new PrometheusMetrics({ prefixes: config.metricsPrefixes }) : undefined;
   let security: Security;
   try {
     security = config.security ? Security.load(config.security, log) : Security.open();
   } catch (err) {
-    process.stderr.write(`turnstile serve: ${(err as Error).message}\n`);
-    return 2;
+    // Unreadable or invalid security files are settings errors: one line on stderr, one in the log.
+    const message = (err as Error).message;
+    process.stderr.write(`turnstile serve: ${message}\n`);
+    log.fatal({ errors: [message], exitCode: ServeExit.settings }, "cannot start: invalid settings");
+    return ServeExit.settings;
   }
   if (config.security?.tokenFile && !config.security.tls)
     log.warn("bearer tokens over plaintext: anyone on the path can read them; serve with --tls-cert and --tls-key");
@@ -75,19 +83,40 @@ export async function run(argv: string[]): Promise<number> {
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);
   });
-  await coordinator.start();
+  const failed = async (failure: StartUpFailure) => {
+    log.fatal({ exitCode: failure.exitCode, err: failure.err }, failure.msg);
+    await tracing?.shutdown();
+    return failure.exitCode;
+  };
+  // HTTP listeners first: a taken port must stop the start before the coordinator says "listening".
   if (metricsServer && config.metrics) {
     const { host, port } = config.metrics;
-    log.info({ metrics: `${host}:${port}`, metricsPort: await metricsServer.start(host, port) }, "serving metrics");
+    try {
+      log.info({ metrics: `${host}:${port}`, metricsPort: await metricsServer.start(host, port) }, "serving metrics");
+    } catch (err) {
+      return failed(listenFailure("metrics", `${host}:${port}`, err));
+    }
   }
   if (config.http && consoleHandler) {
     const { host, port } = config.http;
-    const httpPort = consoleServer ? await consoleServer.start(host, port) : undefined;
-    const https = consoleServer?.secure ?? false;
-    log.info(
-      { http: `${host}:${port}`, httpPort, https, sharedWithMetrics: !consoleServer },
-      "serving the web console",
-    );
+    try {
+      const httpPort = consoleServer ? await consoleServer.start(host, port) : undefined;
+      const https = consoleServer?.secure ?? false;
+      log.info(
+        { http: `${host}:${port}`, httpPort, https, sharedWithMetrics: !consoleServer },
+        "serving the web console",
+      );
+    } catch (err) {
+      await metricsServer?.stop();
+      return failed(listenFailure("web console", `${host}:${port}`, err));
+    }
+  }
+  try {
+    await coordinator.start();
+  } catch (err) {
+    await metricsServer?.stop();
+    await consoleServer?.stop();
+    return failed(coordinatorFailure(config.listen, err));
   }
   await stopping;
   log.info("shutting down");
@@ -96,7 +125,7 @@ export async function run(argv: string[]): Promise<number> {
   await coordinator.stop();
   await tracing?.shutdown();
   process.off("SIGHUP", onHangup);
-  return 0;
+  return ServeExit.stopped;
 }
 
 /**

@@ -14,6 +14,26 @@ import type {
 } from "../store/store.js";
 import type { Metrics } from "./metrics.js";
 
+/** Every `operation` label of the store metrics; docs/operations.md lists the same (a test checks). */
+export const STORE_OPERATIONS = [
+  "acquire",
+  "release",
+  "withdraw",
+  "check",
+  "renew",
+  "save_session",
+  "load_session",
+  "touch_session",
+  "delete_session",
+  "describe",
+  "list",
+  "revoke",
+  "proclaim",
+] as const;
+
+/** One `operation` label value. */
+export type StoreOperation = (typeof STORE_OPERATIONS)[number];
+
 /**
  * A Store that times every operation of the store it wraps and reports it to `metrics` (one Lua
  * script per operation on Redis, so this is Redis latency plus the client's queueing), counting
@@ -105,7 +125,7 @@ export class InstrumentedStore implements Store {
     return this.inner.close();
   }
 
-  private async timed<T>(operation: string, op: () => Promise<T>): Promise<T> {
+  private async timed<T>(operation: StoreOperation, op: () => Promise<T>): Promise<T> {
     const started = performance.now();
     let ok = false;
     try {

@@ -132,10 +132,14 @@ describe("turnstile ls / describe / watch / revoke", () => {
       }
     });
 
-    it("shows a free lock with no holders or waiters", async () => {
-      const run = await runTurnstile(["describe", "--output", "json", "adm/nobody"], { env });
-      expect(run.code).to.equal(0);
-      expect(JSON.parse(run.stdout)).to.deep.include({ mode: "", holders: [], waiters: [] });
+    it("shows a free lock with no holders or waiters, as mode 'free' in the table and in JSON", async () => {
+      const [table, run] = await Promise.all([
+        runTurnstile(["describe", "adm/nobody"], { env }),
+        runTurnstile(["describe", "--output", "json", "adm/nobody"], { env }),
+      ]);
+      expect([table.code, run.code]).to.deep.equal([0, 0]);
+      expect(table.stdout).to.match(/^Lock: adm\/nobody\nMode: free\n/);
+      expect(JSON.parse(run.stdout)).to.deep.include({ mode: "free", holders: [], waiters: [] });
     });
   });
 

@@ -72,19 +72,26 @@ describe("turnstile lock", () => {
   });
 
   it("exits 127 when the command is not found, 69 when the coordinator is unreachable, 2 on bad usage", async () => {
-    const [missing, unreachable, noCommand, badWait] = await Promise.all([
+    const [missing, unreachable, noCommand, badWait, negativeWait] = await Promise.all([
       runTurnstile(["lock", "cli/missing", "--", "no-such-command-here"], { env }),
       runTurnstile(["lock", "--server", "127.0.0.1:1", "cli/x", "--", "true"]),
       runTurnstile(["lock", "cli/x"], { env }),
       runTurnstile(["lock", "--wait", "soon", "cli/x", "--", "true"], { env }),
+      runTurnstile(["lock", "--wait", "-1s", "cli/x", "--", "true"], { env }),
     ]);
     expect(missing.code).to.equal(127);
     expect(missing.stderr).to.match(/^turnstile lock: cannot run no-such-command-here: .*ENOENT/);
     expect(unreachable.code).to.equal(69);
-    expect(unreachable.stderr).to.match(/^turnstile lock: cannot acquire "cli\/x" from 127.0.0.1:1: /);
-    expect([noCommand.code, badWait.code]).to.deep.equal([2, 2]);
+    expect(unreachable.stderr).to.match(
+      /^turnstile lock: cannot acquire "cli\/x" from 127.0.0.1:1: .*ECONNREFUSED 127\.0\.0\.1:1\n$/,
+    );
+    expect(unreachable.stderr).not.to.include("Resolution note");
+    expect([noCommand.code, badWait.code, negativeWait.code]).to.deep.equal([2, 2, 2]);
     expect(noCommand.stderr).to.match(/^turnstile lock: give the command after --/);
     expect(badWait.stderr).to.match(/^turnstile lock: --wait "soon" is not a duration/);
+    expect(negativeWait.stderr).to.equal(
+      'turnstile lock: --wait "-1s" is negative: a duration must be 0 or more: 0 tries once, leave --wait out to wait forever (e.g. 500ms, 10s, 5m) (see turnstile lock --help)\n',
+    );
   });
 
   it("lists its options and exit codes in --help", async () => {

@@ -241,7 +241,7 @@ describe("turnstile serve settings", () => {
   });
 
   describe("turnstile serve (process)", () => {
-    it("exits 2 with one line per bad setting on stderr, and starts nothing", async () => {
+    it("exits 2 with one line per bad setting on stderr, one JSON fatal line in the log, and starts nothing", async () => {
       const run = await runTurnstile(["serve", "--listen", "nowhere", "--log-level", "loud"], {
         env: { TURNSTILE_MAX_WAIT: "soon" },
       });
@@ -251,7 +251,13 @@ describe("turnstile serve settings", () => {
         'turnstile serve: log-level: "loud" from flag --log-level is not a log level (trace|debug|info|warn|error|fatal|silent)',
         'turnstile serve: max-wait: "soon" from env TURNSTILE_MAX_WAIT is not a duration (a number with a unit ms|s|m|h|d, e.g. 15s)',
       ]);
-      expect(run.stdout).to.equal("");
+      const log = run.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(log).to.have.length(1);
+      expect(log[0]).to.include({ level: 60, msg: "cannot start: invalid settings", exitCode: 2 });
+      expect(log[0].errors).to.have.length(3);
     });
 
     it("documents every setting with its env var and default in --help", async () => {

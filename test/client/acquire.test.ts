@@ -36,9 +36,11 @@ describe("TurnstileClient", () => {
         false,
         false,
       ]);
+      expect(lock.leaseRemainingMs).to.be.above(0);
       await lock.release();
       expect(lock.signal.aborted).to.equal(true);
       expect(lock.lost).to.equal(false);
+      expect(lock.leaseRemainingMs).to.equal(0);
     });
 
     it("rejects a name or owner with a lone surrogate with 'invalid-argument' and takes no lock", async () => {
@@ -159,7 +161,7 @@ describe("TurnstileClient", () => {
   });
 
   describe("lease", () => {
-    it("aborts the signal with LostLockError 'lease-unconfirmed' when keepalive acks stop (Redis paused)", async function () {
+    it("aborts the signal with LostLockError 'lease-unconfirmed' when keepalive acks stop (Redis paused), and leaseRemainingMs is then 0", async function () {
       this.timeout(30_000);
       const lock = await client(1500).acquire("client/lease");
       const lost = new Promise<unknown>((resolve) =>
@@ -171,6 +173,7 @@ describe("TurnstileClient", () => {
         expect(reason).to.be.instanceOf(LostLockError);
         expect((reason as LostLockError).lostReason).to.equal("lease-unconfirmed");
         expect(lock.lost).to.equal(true);
+        expect(lock.leaseRemainingMs).to.equal(0);
       } finally {
         redis.process.kill("SIGCONT");
       }

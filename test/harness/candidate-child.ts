@@ -32,7 +32,7 @@ client
 
 for await (const line of createInterface({ input: process.stdin })) {
   if (line === "freeze") {
-    say({ event: "frozen", deadlineWallMs: Date.now() + (leadership?.leaseRemainingMs ?? Number.NaN) });
+    say({ event: "frozen", deadlineWallMs: Date.now() + (leadership ? leadership.leaseRemainingMs : Number.NaN) });
     process.kill(process.pid, "SIGSTOP");
   } else if (line === "resign") {
     await leadership?.resign();

@@ -19,7 +19,7 @@ say({ event: "acquired", token: String(lock.fencingToken) });
 
 for await (const line of createInterface({ input: process.stdin })) {
   if (line === "freeze") {
-    say({ event: "frozen", deadlineWallMs: Date.now() + (lock.leaseRemainingMs ?? Number.NaN) });
+    say({ event: "frozen", deadlineWallMs: Date.now() + lock.leaseRemainingMs });
     process.kill(process.pid, "SIGSTOP");
   } else if (line === "report") {
     const reason = lock.signal.reason as { name?: string; lostReason?: string } | undefined;

@@ -3,7 +3,8 @@ import { type Lock, LostLockError, type TlsOptions, TurnstileClient, TurnstileEr
 
 /** One TypeScript interop worker: its own TurnstileClient (one session) and its rounds. */
 export interface TsWorkerOptions {
-  address: string;
+  /** Coordinator addresses, tried in order; the session resumes on the next when one drains. */
+  address: string | string[];
   name: string;
   lock: string;
   rounds: number;
@@ -21,15 +22,19 @@ const RETRYABLE = new Set(["timeout", "busy", "unavailable", "lost"]);
  * Runs `rounds` rounds of acquire → "enter <name> <token>" → hold → "exit <name> <token>" →
  * release, like the Go and Java examples. Each line goes out in one write(2) on an O_APPEND fd, and
  * only while the lock's signal has not aborted; a lock lost meanwhile logs "lost" and the round
- * is repeated.
+ * is repeated. Resolves with how many times its session was resumed.
  */
-export async function runTsWorker(options: TsWorkerOptions): Promise<void> {
+export async function runTsWorker(options: TsWorkerOptions): Promise<{ resumes: number }> {
   const { address, name, lock: lockName, rounds, holdMs, waitMs, logFd, tls } = options;
   const append = (event: string, lock: Lock) => {
     const line = `${event} ${name} ${lock.fencingToken}\n`;
     if (writeSync(logFd, line) !== Buffer.byteLength(line)) throw new Error(`${name}: short write to the log`);
   };
   const client = new TurnstileClient(address, { clientName: name, tls });
+  let resumes = 0;
+  client.on("resumed", () => {
+    resumes++;
+  });
   try {
     for (let round = 1; round <= rounds; ) {
       let lock: Lock;
@@ -51,6 +56,7 @@ export async function runTsWorker(options: TsWorkerOptions): Promise<void> {
       await lock.release();
       round++;
     }
+    return { resumes };
   } finally {
     await client.close();
   }

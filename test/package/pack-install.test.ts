@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
+import { findGrpcurl, grpcurl, grpcurlRequired } from "../harness/grpcurl.js";
 import { runCommand } from "../harness/run-command.js";
 import { collectOutput, ended, isRunning, listening, type ServeOutput } from "./coordinator-output.js";
 import { installFootprint } from "./install-footprint.js";
@@ -38,6 +39,7 @@ describe("the npm package (npm pack, installed into a fresh project)", () => {
     expect(paths).to.include.members([
       "package.json",
       "README.md",
+      "LICENSE",
       "bin/turnstile.js",
       "dist/bin/turnstile-cli.js",
       "dist/client/index.js",
@@ -46,6 +48,8 @@ describe("the npm package (npm pack, installed into a fresh project)", () => {
       "dist/gen/ts/turnstile/v1/turnstile.d.ts",
       "dist/server/cli/serve-command.js",
       "dist/server/store/redis/scripts/acquire.lua",
+      "dist/gen/reflection/turnstile.binpb",
+      "dist/gen/reflection/health.binpb",
       "dist/proto/turnstile/v1/turnstile.proto",
     ]);
     const stray = paths.filter(
@@ -133,6 +137,39 @@ describe("the npm package (npm pack, installed into a fresh project)", () => {
       expect(result.tryAcquired).to.equal(true);
       expect(result.tokens).to.have.length(2);
       expect(BigInt(result.tokens[1]) > BigInt(result.tokens[0]), result.tokens.join(" < ")).to.equal(true);
+    });
+
+    it("serves reflection from the packaged descriptor sets: stock grpcurl describes LockService and calls Health/Check", async function () {
+      const binary = findGrpcurl();
+      if (binary === undefined) {
+        if (grpcurlRequired())
+          throw new Error("grpcurl not found in .tools/bin or on PATH: run scripts/install-grpcurl.sh");
+        console.error(
+          "      skipped: grpcurl not found in .tools/bin or on PATH (scripts/install-grpcurl.sh installs it)",
+        );
+        this.skip();
+      }
+      const address = `127.0.0.1:${server.port}`;
+      const [described, health] = await Promise.all([
+        grpcurl(binary, [address, "describe", "turnstile.v1.LockService"]),
+        grpcurl(binary, [address, "grpc.health.v1.Health/Check"]),
+      ]);
+      expect([described.code, health.code], described.stderr + health.stderr).to.deep.equal([0, 0]);
+      expect(described.stdout).to.match(/rpc Session \( stream \.turnstile\.v1\.SessionRequest \)/);
+      expect(JSON.parse(health.stdout)).to.deep.equal({ status: "SERVING" });
+    });
+
+    it("exits 3 with only JSON lines, one of them the fatal 'cannot start', when its port is taken (by the server above)", async () => {
+      const args = ["turnstile", "serve", "--listen", `127.0.0.1:${server.port}`];
+      const taken = await runCommand("npx", args, { cwd: pkg.project, env: pkg.env, timeoutMs: 60_000 });
+      expect(taken.code, taken.stderr).to.equal(3);
+      // npm's own warnings (e.g. about this machine's npmrc) are npx's, not the coordinator's.
+      const ours = taken.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("npm warn "));
+      const lines = [...taken.stdout.split("\n"), ...ours].filter((line) => line !== "");
+      const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string; exitCode?: number });
+      expect(logged.filter((l) => l.level === 60).map((l) => [l.msg, l.exitCode])).to.deep.equal([
+        [`cannot start: cannot listen on 127.0.0.1:${server.port} (gRPC): address already in use`, 3],
+      ]);
     });
 
     it("stops on SIGTERM to the npx process, leaving no orphaned server process", async function () {

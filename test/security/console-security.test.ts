@@ -75,8 +75,9 @@ describe("the web console under the security settings (turnstile serve --http)",
     serve.child.stdout?.on("data", (d: Buffer) => {
       log += d.toString();
     });
-    const started = /"port":(\d+)[^\n]*"msg":"listening"[\s\S]*"httpPort":(\d+),"https":true/;
-    const [, port, httpPort] = await waitForOutput(serve.child, started, 15_000);
+    // The console's port is bound first (a taken port stops the start before "listening").
+    const started = /"httpPort":(\d+),"https":true[\s\S]*"port":(\d+)[^\n]*"msg":"listening"/;
+    const [, httpPort, port] = await waitForOutput(serve.child, started, 15_000);
     consoleUrl = `https://127.0.0.1:${httpPort}`;
     const svc = pki.leaf("svc", { cn: "svc" });
     client = new TurnstileClient(`127.0.0.1:${port}`, { tls: { ca: pki.caPem, ...pemOf(svc) }, ttlMs: 30_000 });

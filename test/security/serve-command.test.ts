@@ -115,14 +115,15 @@ describe("turnstile serve with mTLS and a policy, and the CLI over mTLS", () => 
 
 describe("turnstile serve's safe defaults", () => {
   for (const listen of ["0.0.0.0:0", "[::]:0", "10.1.2.3:7420"]) {
-    it(`refuses to listen on ${listen} without TLS or --insecure: exit 2, one line saying why`, async () => {
+    it(`refuses to listen on ${listen} without TLS or --insecure: exit 2, one line saying why (and one JSON fatal line)`, async () => {
       const run = await runTurnstile(["serve", "--listen", listen]);
       expect(run.code).to.equal(2);
       expect(run.stderr.trim().split("\n")).to.have.length(1);
       expect(run.stderr).to.match(
         /^turnstile serve: listen: .* is not a loopback address and there is no TLS: set --tls-cert and --tls-key, or --insecure/,
       );
-      expect(run.stdout).to.equal("");
+      const fatal = JSON.parse(run.stdout.trim());
+      expect(fatal).to.include({ level: 60, msg: "cannot start: invalid settings", exitCode: 2 });
     });
   }
 });

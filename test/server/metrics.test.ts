@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { pino } from "pino";
 import { Coordinator } from "../../server/coordinator.js";
+import { STORE_OPERATIONS } from "../../server/metrics/instrumented-store.js";
 import { MetricsHttpServer } from "../../server/metrics/metrics-http-server.js";
 import { PrometheusMetrics } from "../../server/metrics/prometheus-metrics.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
@@ -169,5 +171,14 @@ describe("Prometheus metrics", () => {
       serve.child.kill("SIGTERM");
       expect((await serve.done).code).to.equal(0);
     }
+  });
+});
+
+describe("docs/operations.md store operations", () => {
+  it("lists exactly the operation label values the instrumented store uses", () => {
+    const docs = readFileSync(new URL("../../docs/operations.md", import.meta.url), "utf8");
+    const table = docs.split("| `operation` | the store call |\n|---|---|\n")[1]?.split("\n\n")[0] ?? "";
+    const documented = table.split("\n").map((row) => /^\| `([a-z_]+)` \|/.exec(row)?.[1]);
+    expect(documented).to.deep.equal([...STORE_OPERATIONS]);
   });
 });

@@ -44,12 +44,12 @@ describe("a coordinator on Redis over TLS with a password (rediss://)", () => {
     }
   });
 
-  it("does not start (exit 1, the reason on stderr) with a wrong password", async () => {
+  it("does not start (exit 1, the reason in one JSON log line) with a wrong password", async () => {
     const run = await runTurnstile(
       ["serve", "--listen", "127.0.0.1:0", "--redis", `rediss://127.0.0.1:${tlsPort}`, "--redis-tls-ca", tls.ca],
       { env: { TURNSTILE_REDIS_PASSWORD: "wrong" } },
     );
     expect(run.code).to.equal(1);
-    expect(run.stderr).to.match(/^turnstile serve: redis: cannot connect: WRONGPASS invalid username-password pair/m);
+    expect(run.stdout).to.match(/"msg":"cannot start: redis: cannot connect: WRONGPASS invalid username-password pair/);
   });
 });

@@ -66,12 +66,14 @@ describe("server reflection (grpc.reflection.v1)", () => {
     expect(names).to.include.members(["turnstile.v1.LockService", "grpc.health.v1.Health"]);
   });
 
-  it("returns the file descriptor of turnstile.v1.LockService with its Session method", async () => {
+  it("returns the file descriptor of turnstile.v1.LockService with its Session method, and the files it imports", async () => {
     const reply = await ask(address, { fileContainingSymbol: "turnstile.v1.LockService" });
     const files = reply.fileDescriptorResponse!.fileDescriptorProto.map((b) => Buffer.from(b).toString("latin1"));
-    // proto-loader names the file after its package (turnstile_v1.proto), not its path.
-    const own = files.find((f) => f.includes("turnstile.v1") && f.includes("LockService"));
+    // Each file under its real path, as protoc names it, with its imports beside it.
+    const own = files.find((f) => f.includes("turnstile/v1/turnstile.proto") && f.includes("LockService"));
     expect(own).to.be.a("string");
+    expect(own).to.include("google/protobuf/duration.proto");
+    expect(files.some((f) => f.startsWith("\n\x1egoogle/protobuf/duration.proto"))).to.equal(true);
     expect(own).to.include("LockService").and.to.include("Session").and.to.include("SessionRequest");
   });
 });

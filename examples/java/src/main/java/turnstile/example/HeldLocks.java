@@ -2,10 +2,12 @@ package turnstile.example;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import turnstile.v1.Turnstile.HeldLock;
 import turnstile.v1.Turnstile.Lost;
 
 /**
@@ -81,6 +83,40 @@ final class HeldLocks {
     synchronized (mu) {
       for (LockHandle lock : held.values()) arm(lock);
     }
+  }
+
+  /** The held locks as claims for a resume: (name, owner, token), one hold each. */
+  List<HeldLock> claims() {
+    synchronized (mu) {
+      List<HeldLock> claims = new ArrayList<>();
+      for (LockHandle lock : held.values()) claims.add(claimOf(lock));
+      return claims;
+    }
+  }
+
+  /**
+   * After a resume: keeps (and re-arms) the locks {@code stillHeld} lists with the same token, and
+   * loses the others (their lease ran out in the store while the session was away).
+   */
+  void keepOnly(List<HeldLock> stillHeld) {
+    synchronized (mu) {
+      for (LockHandle lock : new ArrayList<>(held.values())) {
+        boolean kept = stillHeld.stream()
+            .anyMatch(h -> h.getName().equals(lock.name()) && h.getOwner().equals(lock.owner())
+                && h.getFencingToken() == lock.fencingToken());
+        if (kept) arm(lock);
+        else lose(lock, LostLockException.EXPIRED);
+      }
+    }
+  }
+
+  static HeldLock claimOf(LockHandle lock) {
+    return HeldLock.newBuilder()
+        .setName(lock.name())
+        .setOwner(lock.owner())
+        .setFencingToken(lock.fencingToken())
+        .setHoldCount(1)
+        .build();
   }
 
   /** Loses every held lock (the session ended). */

@@ -53,4 +53,20 @@ final class LeaseClock {
     long base = confirmed && lastConfirmedNanos - acquireSentNanos > 0 ? lastConfirmedNanos : acquireSentNanos;
     return base + ttlNanos - marginNanos();
   }
+
+  /**
+   * Records that the server renewed every lease of the session as of {@code sentNanos} (the send
+   * time of an {@code open} answered by {@code opened}), as an acked keepalive sent then would.
+   */
+  void confirm(long sentNanos) {
+    if (!confirmed || sentNanos - lastConfirmedNanos > 0) {
+      lastConfirmedNanos = sentNanos;
+      confirmed = true;
+    }
+  }
+
+  /** The nanoTime after which no coordinator can still hold the session: newest confirmation + ttl. */
+  long sessionEndNanos() {
+    return lastConfirmedNanos + ttlNanos;
+  }
 }

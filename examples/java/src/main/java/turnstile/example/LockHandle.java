@@ -49,12 +49,12 @@ public final class LockHandle {
 
   /** True while the lease is confirmed on the local monotonic clock right now. */
   public boolean isValid() {
-    return session.isValid(this);
+    return session.held.isValid(this);
   }
 
   /** The reason the lock is no longer held ("released" after release), or null while held. */
   public String endReason() {
-    return session.endReasonOf(this);
+    return session.held.endReasonOf(this);
   }
 
   /** Releases this hold and waits for {@code released}; a second call does nothing. */

@@ -42,15 +42,22 @@ public final class Main {
             flag(flags, "tls-cert", "TURNSTILE_TLS_CERT", ""),
             flag(flags, "tls-key", "TURNSTILE_TLS_KEY", ""),
             flag(flags, "token", "TURNSTILE_TOKEN", ""));
-    ManagedChannel channel = Grpc.newChannelBuilder(addr, security.credentials()).build();
+    var credentials = security.credentials();
+    // Several comma-separated addresses: a session resumes on the next when its coordinator drains.
+    List<ManagedChannel> channels = new ArrayList<>();
+    List<LockServiceGrpc.LockServiceStub> stubs = new ArrayList<>();
+    for (String address : addr.split(",")) {
+      ManagedChannel channel = Grpc.newChannelBuilder(address.trim(), credentials).build();
+      channels.add(channel);
+      stubs.add(LockServiceGrpc.newStub(channel));
+    }
     ExecutorService pool = Executors.newFixedThreadPool(workers);
     boolean failed = false;
     try (SharedLog log = logPath.isEmpty() ? null : new SharedLog(Path.of(logPath))) {
-      LockServiceGrpc.LockServiceStub stub = LockServiceGrpc.newStub(channel);
       List<Future<Void>> results = new ArrayList<>();
       for (int i = 1; i <= workers; i++) {
         var config = new Worker.Config(prefix + "-" + i, lockName, rounds, hold, wait, ttl, log);
-        results.add(pool.submit(new Worker(stub, config)));
+        results.add(pool.submit(new Worker(new Coordinators(stubs), config)));
       }
       for (Future<Void> result : results) {
         try {
@@ -62,7 +69,7 @@ public final class Main {
       }
     } finally {
       pool.shutdownNow();
-      channel.shutdownNow();
+      for (ManagedChannel channel : channels) channel.shutdownNow();
     }
     if (failed) System.exit(1);
     log(workers + " worker(s) finished " + rounds + " round(s) each");

@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import turnstile.v1.Turnstile.Failed;
+import turnstile.v1.Turnstile.HeldLock;
+import turnstile.v1.Turnstile.SessionRequest;
 import turnstile.v1.Turnstile.SessionResponse;
 
 /**
@@ -24,6 +26,12 @@ final class PendingRequests {
     final CompletableFuture<Answer> answer = new CompletableFuture<>();
     long sentNanos;
     boolean abandoned;
+    /** What a resume sends again: the acquire or release as first sent. */
+    SessionRequest request;
+    /** For an acquire with a finite wait: the nanoTime it ends (a resume sends what is left). */
+    Long waitEndNanos;
+    /** For a release: the hold it drops, claimed on resume while the release is in flight. */
+    HeldLock releasing;
 
     private Pending(String requestId, String owner) {
       this.requestId = requestId;
@@ -74,5 +82,10 @@ final class PendingRequests {
     List<Pending> all = new ArrayList<>(byId.values());
     byId.clear();
     return all;
+  }
+
+  /** Every request in flight, for a resume to claim and send again. */
+  List<Pending> all() {
+    return new ArrayList<>(byId.values());
   }
 }

@@ -10,6 +10,10 @@ final class ProtoDuration {
     return com.google.protobuf.Duration.newBuilder().setSeconds(duration.getSeconds()).setNanos(duration.getNano()).build();
   }
 
+  static com.google.protobuf.Duration ofNanos(long nanos) {
+    return of(Duration.ofNanos(nanos));
+  }
+
   static long toNanos(com.google.protobuf.Duration duration) {
     return duration.getSeconds() * 1_000_000_000L + duration.getNanos();
   }

@@ -1,11 +1,8 @@
 package turnstile.example;
 
-import io.grpc.stub.ClientCallStreamObserver;
-import io.grpc.stub.StreamObserver;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -16,6 +13,7 @@ import turnstile.v1.Turnstile.Acquire;
 import turnstile.v1.Turnstile.Acquired;
 import turnstile.v1.Turnstile.Cancel;
 import turnstile.v1.Turnstile.Close;
+import turnstile.v1.Turnstile.HeldLock;
 import turnstile.v1.Turnstile.KeepAlive;
 import turnstile.v1.Turnstile.KeepAliveAck;
 import turnstile.v1.Turnstile.LockMode;
@@ -26,54 +24,71 @@ import turnstile.v1.Turnstile.SessionRequest;
 import turnstile.v1.Turnstile.SessionResponse;
 
 /**
- * One Session stream: opened with {@code open}, kept alive every ttl/3, answers routed by
- * request_id, {@code lost} and local lease judgement applied to held locks. It does not reconnect:
- * when the stream ends every held lock is lost and every pending request fails.
+ * One session: opened with {@code open}, kept alive every ttl/3, answers routed by request_id,
+ * {@code lost} and local lease judgement applied to held locks. When its stream breaks with
+ * UNAVAILABLE (a coordinator draining or gone) a {@link Resumer} resumes it on the next
+ * coordinator within the lease, keeping its locks; when it cannot, every held lock is lost and
+ * every pending request fails with SessionEndedException.
  */
 public final class Session implements AutoCloseable {
-  private final Object mu = new Object();
-  private final ClientCallStreamObserver<SessionRequest> requests;
+  final Object mu = new Object();
+  private final Coordinators coordinators;
+  final String clientName;
   private final ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, runnable -> {
     Thread thread = new Thread(runnable, "turnstile-session-timers");
     thread.setDaemon(true);
     return thread;
   });
-  private final CompletableFuture<Opened> opened = new CompletableFuture<>();
-  private final CompletableFuture<Void> streamDone = new CompletableFuture<>();
-  private final LeaseClock clock;
-  private final HeldLocks held;
-  private final PendingRequests pending = new PendingRequests();
+  final LeaseClock clock;
+  final HeldLocks held;
+  final PendingRequests pending = new PendingRequests();
+  SessionStream stream; // guarded by mu: replaced on resume (Resumer)
+  String id = "";
+  String secret = "";
   private long keepAliveSeq;
-  private SessionEndedException ended;
+  SessionEndedException ended;
 
-  private Session(LockServiceStub stub, Duration ttl) {
+  private Session(Coordinators coordinators, String clientName, Duration ttl) {
+    this.coordinators = coordinators;
+    this.clientName = clientName;
     clock = new LeaseClock(ttl.toNanos());
     timers.setRemoveOnCancelPolicy(true);
-    held = new HeldLocks(mu, clock, timers, lock -> sendRelease(lock.name(), lock.owner()));
-    requests = (ClientCallStreamObserver<SessionRequest>) stub.session(new Responses());
+    held = new HeldLocks(mu, clock, timers, lock -> releaseQuietly(HeldLocks.claimOf(lock)));
   }
 
-  /** Opens a session (requested TTL {@code ttl}, which the server may clamp), waiting for {@code opened}. */
-  public static Session open(LockServiceStub stub, String clientName, Duration ttl, Duration timeout)
-      throws InterruptedException, TimeoutException {
-    Session session = new Session(stub, ttl);
+  /**
+   * Opens a session (requested TTL {@code ttl}, which the server may clamp) on the first of the
+   * coordinators that answers {@code opened} (each is tried once within {@code timeout}).
+   */
+  public static Session open(Coordinators coordinators, String clientName, Duration ttl, Duration timeout)
+      throws Exception {
+    Session session = new Session(coordinators, clientName, ttl);
     Open open = Open.newBuilder().setClientName(clientName).setTtl(ProtoDuration.of(ttl)).build();
-    session.send(SessionRequest.newBuilder().setOpen(open).build());
-    Opened opened;
-    try {
-      opened = session.opened.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (ExecutionException e) {
-      throw (SessionEndedException) e.getCause();
-    } catch (TimeoutException | InterruptedException e) {
-      session.requests.cancel("open timed out", null);
-      throw e;
+    Exception last = new TimeoutException("no coordinator answered");
+    for (int i = 0; i < coordinators.size(); i++) {
+      SessionStream stream = session.newStream(coordinators.next());
+      synchronized (session.mu) {
+        session.stream = stream;
+      }
+      try {
+        Opened opened = stream.open(open, timeout);
+        synchronized (session.mu) {
+          session.id = opened.getSessionId();
+          session.secret = opened.getResumeSecret();
+          long grantedNanos = ProtoDuration.toNanos(opened.getTtl());
+          if (grantedNanos > 0) session.clock.setTtlNanos(grantedNanos);
+          // The open is the session's first renewal: resuming makes sense until it + ttl.
+          session.clock.confirm(stream.openSentNanos);
+        }
+        session.scheduleKeepAlive();
+        return session;
+      } catch (InterruptedException e) {
+        throw e;
+      } catch (Exception e) {
+        last = e;
+      }
     }
-    long grantedNanos = ProtoDuration.toNanos(opened.getTtl());
-    synchronized (session.mu) {
-      if (grantedNanos > 0) session.clock.setTtlNanos(grantedNanos);
-    }
-    session.scheduleKeepAlive();
-    return session;
+    throw last;
   }
 
   /** Acquires an exclusive lock; {@code wait} null waits forever, zero tries once. */
@@ -82,14 +97,18 @@ public final class Session implements AutoCloseable {
     Acquire.Builder acquire = Acquire.newBuilder().setName(name).setOwner(owner).setMode(LockMode.LOCK_MODE_EXCLUSIVE);
     if (wait != null) acquire.setWait(ProtoDuration.of(wait));
     Pending p;
+    SessionStream to;
     synchronized (mu) {
       if (ended != null) throw ended;
       p = pending.add(owner);
       acquire.setRequestId(p.requestId);
       // Measured before the write, so the lease is judged from no later than the real send.
       p.sentNanos = System.nanoTime();
+      if (wait != null) p.waitEndNanos = p.sentNanos + wait.toNanos();
+      p.request = SessionRequest.newBuilder().setAcquire(acquire).build();
+      to = stream;
     }
-    send(SessionRequest.newBuilder().setAcquire(acquire).build());
+    to.send(p.request);
     LockHandle lock;
     try {
       lock = p.await().lock();
@@ -112,66 +131,57 @@ public final class Session implements AutoCloseable {
   }
 
   void release(LockHandle lock) throws FailedException, LostLockException, InterruptedException {
-    Pending p;
-    synchronized (mu) {
-      if (!held.beginRelease(lock)) return;
-      if (ended != null) throw ended;
-      p = pending.add(null);
-    }
-    Release release = Release.newBuilder().setRequestId(p.requestId).setName(lock.name()).setOwner(lock.owner()).build();
-    send(SessionRequest.newBuilder().setRelease(release).build());
-    p.await();
+    if (!held.beginRelease(lock)) return;
+    sendRelease(HeldLocks.claimOf(lock)).await();
   }
 
   /** Sends {@code close} (the server releases everything) and waits up to 5 s for the stream to end. */
   @Override
   public void close() {
     end(new SessionEndedException("session closed by the client", null));
-    send(SessionRequest.newBuilder().setClose(Close.getDefaultInstance()).build());
+    SessionStream current;
+    synchronized (mu) {
+      current = stream;
+    }
+    current.send(SessionRequest.newBuilder().setClose(Close.getDefaultInstance()).build());
     try {
-      streamDone.get(5, TimeUnit.SECONDS);
+      current.done.get(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      requests.cancel("close interrupted", null);
-    } catch (ExecutionException | TimeoutException e) {
-      requests.cancel("close timed out", null);
+      current.cancel("close interrupted");
+    } catch (Exception e) {
+      current.cancel("close timed out");
     }
   }
 
-  boolean isValid(LockHandle lock) {
-    return held.isValid(lock);
+  SessionStream newStream(LockServiceStub stub) {
+    return new SessionStream(stub, this::onMessage, this::onStreamEnd);
   }
 
-  String endReasonOf(LockHandle lock) {
-    return held.endReasonOf(lock);
-  }
-
-  private final class Responses implements StreamObserver<SessionResponse> {
-    @Override
-    public void onNext(SessionResponse reply) {
-      switch (reply.getKindCase()) {
-        case OPENED -> opened.complete(reply.getOpened());
-        case ACQUIRED -> onAcquired(reply);
-        case RELEASED -> settle(reply.getReleased().getRequestId(), reply);
-        case FAILED -> settle(reply.getFailed().getRequestId(), reply);
-        case LOST -> held.lostReported(reply.getLost());
-        case KEEP_ALIVE_ACK -> onKeepAliveAck(reply.getKeepAliveAck());
-        default -> {
-          // `queued` only reports a position; unknown kinds come from a newer server.
-        }
+  private void onMessage(SessionResponse reply) {
+    switch (reply.getKindCase()) {
+      case ACQUIRED -> onAcquired(reply);
+      case RELEASED -> settle(reply.getReleased().getRequestId(), reply);
+      case FAILED -> settle(reply.getFailed().getRequestId(), reply);
+      case LOST -> held.lostReported(reply.getLost());
+      case KEEP_ALIVE_ACK -> onKeepAliveAck(reply.getKeepAliveAck());
+      default -> {
+        // `queued` only reports a position; unknown kinds come from a newer server.
       }
     }
+  }
 
-    @Override
-    public void onError(Throwable error) {
-      end(new SessionEndedException("session stream failed: " + error.getMessage(), error));
-      streamDone.complete(null);
+  private void onStreamEnd(SessionStream ended, Throwable error) {
+    synchronized (mu) {
+      if (ended != stream || this.ended != null) return;
     }
-
-    @Override
-    public void onCompleted() {
-      end(new SessionEndedException("session stream ended by the server", null));
-      streamDone.complete(null);
+    if (Resumer.resumable(error)) {
+      Thread resumer = new Thread(new Resumer(this, coordinators, error), "turnstile-resume");
+      resumer.setDaemon(true);
+      resumer.start();
+    } else {
+      end(new SessionEndedException(error == null ? "session stream ended by the server"
+          : "session stream failed: " + error.getMessage(), error));
     }
   }
 
@@ -188,8 +198,12 @@ public final class Session implements AutoCloseable {
         held.add(lock);
       }
     }
-    if (lock == null) sendRelease(acquired.getName(), p.owner);
-    else p.answer.complete(new Answer(reply, lock));
+    if (lock == null) {
+      releaseQuietly(HeldLock.newBuilder().setName(acquired.getName()).setOwner(p.owner)
+          .setFencingToken(acquired.getFencingToken()).setHoldCount(1).build());
+    } else {
+      p.answer.complete(new Answer(reply, lock));
+    }
   }
 
   private void settle(String requestId, SessionResponse reply) {
@@ -231,25 +245,39 @@ public final class Session implements AutoCloseable {
 
   private void releaseQuietly(LockHandle lock) {
     try {
-      if (held.beginRelease(lock)) sendRelease(lock.name(), lock.owner());
+      if (held.beginRelease(lock)) releaseQuietly(HeldLocks.claimOf(lock));
     } catch (LostLockException alreadyLost) {
       // Nothing to give back.
     }
   }
 
-  // A release nobody waits for (a lease judged lost, a grant given up on).
-  private void sendRelease(String name, String owner) {
-    String requestId;
-    synchronized (mu) {
-      if (ended != null) return;
-      requestId = pending.unansweredId();
+  private void releaseQuietly(HeldLock hold) { // nobody waits: a lease judged lost, a grant given up on
+    try {
+      sendRelease(hold);
+    } catch (SessionEndedException over) {
+      // The store lets the hold go when the ended session's lease runs out.
     }
-    Release release = Release.newBuilder().setRequestId(requestId).setName(name).setOwner(owner).build();
-    send(SessionRequest.newBuilder().setRelease(release).build());
+  }
+
+  // Sends a release of `hold` and returns its pending answer; a resume claims the hold meanwhile.
+  private Pending sendRelease(HeldLock hold) {
+    Pending p;
+    SessionStream to;
+    synchronized (mu) {
+      if (ended != null) throw ended;
+      p = pending.add(null);
+      p.releasing = hold;
+      Release release = Release.newBuilder().setRequestId(p.requestId).setName(hold.getName())
+          .setOwner(hold.getOwner()).build();
+      p.request = SessionRequest.newBuilder().setRelease(release).build();
+      to = stream;
+    }
+    to.send(p.request);
+    return p;
   }
 
   /** Ends the session: held locks are lost first (told first), then pending requests fail. */
-  private void end(SessionEndedException error) {
+  void end(SessionEndedException error) {
     List<Pending> failed;
     synchronized (mu) {
       if (ended != null) return;
@@ -258,18 +286,14 @@ public final class Session implements AutoCloseable {
       failed = pending.takeAll();
     }
     timers.shutdownNow();
-    opened.completeExceptionally(error);
     for (Pending p : failed) p.answer.completeExceptionally(error);
   }
 
   private void send(SessionRequest request) {
-    // StreamObserver is not thread-safe: one writer at a time.
-    synchronized (requests) {
-      try {
-        requests.onNext(request);
-      } catch (RuntimeException streamAlreadyOver) {
-        // The response observer reports the end of the stream; nothing more to do here.
-      }
+    SessionStream to;
+    synchronized (mu) {
+      to = stream;
     }
+    to.send(request);
   }
 }

@@ -5,28 +5,29 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import turnstile.v1.LockServiceGrpc.LockServiceStub;
 
 /**
  * One worker: its own session, then {@code rounds} times acquire the lock (waiting up to
  * {@code wait}), log "enter", hold, log "exit", release. A retryable {@code failed} (TIMEOUT,
- * BUSY, UNAVAILABLE, EXPIRED) or a lock lost mid-round repeats the round; anything else ends it.
+ * BUSY, UNAVAILABLE, EXPIRED) or a lock lost mid-round repeats the round; a session that ended
+ * (it could not be resumed) is replaced by a new one; anything else ends the worker.
  */
 final class Worker implements Callable<Void> {
   /** What a worker does; {@code log} may be null (nothing is logged to a file). */
   record Config(String name, String lock, int rounds, Duration hold, Duration maxWait, Duration ttl, SharedLog log) {}
 
-  private final LockServiceStub stub;
+  private final Coordinators coordinators;
   private final Config config;
 
-  Worker(LockServiceStub stub, Config config) {
-    this.stub = stub;
+  Worker(Coordinators coordinators, Config config) {
+    this.coordinators = coordinators;
     this.config = config;
   }
 
   @Override
   public Void call() throws Exception {
-    try (Session session = Session.open(stub, config.name(), config.ttl(), Duration.ofSeconds(10))) {
+    Session session = Session.open(coordinators, config.name(), config.ttl(), Duration.ofSeconds(10));
+    try {
       for (int round = 1, attempt = 1; round <= config.rounds(); attempt++) {
         // A fresh owner per acquire: a retry right after a lock judged lost must not re-enter a
         // hold whose release is still on its way.
@@ -41,14 +42,25 @@ final class Worker implements Callable<Void> {
         } catch (LostLockException e) {
           Main.log(config.name() + ": " + e.getMessage() + "; retrying");
           continue;
+        } catch (SessionEndedException e) {
+          Main.log(config.name() + ": " + e.getMessage() + "; opening a new session");
+          session.close();
+          session = Session.open(coordinators, config.name(), config.ttl(), Duration.ofSeconds(10));
+          continue;
         }
         try {
           holdOnce(lock);
           round++;
         } catch (LostLockException e) {
           Main.log(config.name() + ": " + e.getMessage() + "; retrying the round");
+        } catch (SessionEndedException e) {
+          // The hold was used until "exit"; the store lets it go when the ended session's lease runs out.
+          Main.log(config.name() + ": release: " + e.getMessage());
+          round++;
         }
       }
+    } finally {
+      session.close();
     }
     return null;
   }
