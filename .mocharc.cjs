@@ -21,6 +21,7 @@ const withoutRedis = [
   "test/server/reflection.test.ts",
   "test/client/embedded-election.test.ts",
   "test/server/watch-hub.test.ts",
+  "test/server/wire-problem.test.ts",
   "test/server/name-prefixes.test.ts",
   "test/server/store-admission.test.ts",
   "test/package/pack-install.test.ts",

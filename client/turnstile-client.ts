@@ -207,6 +207,14 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
     if (waitMs !== undefined && !(waitMs >= 0)) {
       throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
     }
+    // UTF-8 cannot carry a lone surrogate: encoded, it would silently become U+FFFD, another lock.
+    for (const [field, text] of [
+      ["name", name],
+      ["owner", owner],
+    ] as const) {
+      if (/\p{Cs}/u.test(text))
+        throw new TurnstileError("invalid-argument", `${field}: not valid UTF-8 (a lone surrogate)`);
+    }
     const request = {
       name,
       owner,

@@ -14,6 +14,7 @@ import { addReflection } from "./reflection.js";
 import { RequestValidator } from "./request-validator.js";
 import { Security } from "./security/security.js";
 import { SessionKeeper } from "./session-keeper.js";
+import { SessionSlots } from "./session-slots.js";
 import type { SessionStream } from "./session-stream.js";
 import type { Store, StoreListener } from "./store/store.js";
 import { StoreAdmission } from "./store-admission.js";
@@ -21,6 +22,8 @@ import { HolderSpans } from "./tracing/session-tracer.js";
 import { tracedStore } from "./tracing/traced-store.js";
 import type { Tracing } from "./tracing/tracing.js";
 import { WatchHub } from "./watch/watch-hub.js";
+import { rejectMalformedRequests } from "./wire/malformed-interceptor.js";
+import { strictService } from "./wire/strict-service.js";
 
 /** Settings of one coordinator process. */
 export interface CoordinatorOptions {
@@ -88,6 +91,7 @@ export class Coordinator {
       "grpc.keepalive_timeout_ms": 2_500,
       "grpc.keepalive_permit_without_calls": 1,
       "grpc.http2.min_ping_interval_without_data_ms": 4_000,
+      interceptors: [rejectMalformedRequests],
     });
     const validator = new RequestValidator(this.limits);
     this.security = options.security ?? Security.open();
@@ -102,6 +106,7 @@ export class Coordinator {
       limits: this.limits,
       log: options.log,
       sessions: this.sessions,
+      slots: new SessionSlots(this.limits.maxSessions),
       traces: tracing && { tracing, holders: new HolderSpans() },
       admission: new StoreAdmission(this.limits),
       intake: this.intake,
@@ -109,7 +114,8 @@ export class Coordinator {
       guard,
       admin: this.admin,
     };
-    this.server.addService(LockServiceService, lockService(deps));
+    // Requests are read strictly: a malformed one is answered INVALID_ARGUMENT, not INTERNAL.
+    this.server.addService(strictService(LockServiceService), lockService(deps));
     this.health = new StoreHealthService(this.store, options.log);
     this.health.addToServer(this.server);
     addReflection(this.server);

@@ -10,6 +10,7 @@ import {
 } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { Limits } from "./limits.js";
 import { ServerError } from "./server-error.js";
+import { isSessionId } from "./store/session-id.js";
 import type { StoreMode } from "./store/store.js";
 
 /** An Open that passed validation: the TTL is within the configured bounds. */
@@ -60,6 +61,8 @@ export interface ValidRevoke {
 
 // C0 and C1 control characters and DEL: they break logs and the store's record encoding.
 const CONTROL = /\p{Cc}/u;
+// Unpaired UTF-16 surrogates: stored as UTF-8 they would all become U+FFFD, one name for many.
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Checks every field of client messages against the limits. Each check throws a ServerError
@@ -79,7 +82,7 @@ export class RequestValidator {
       this.text(`open.held[${i}].name`, h.name, this.limits.maxNameBytes, false);
       this.text(`open.held[${i}].owner`, h.owner, this.limits.maxIdBytes, true);
     });
-    this.text("open.resume_session_id", open.resumeSessionId, this.limits.maxIdBytes, true);
+    if (open.resumeSessionId !== "") this.sessionId("open.resume_session_id", open.resumeSessionId);
     this.text("open.resume_secret", open.resumeSecret, this.limits.maxIdBytes, true);
     if (!open.ttl) return { clientName: open.clientName, ttlMs: this.limits.defaultTtlMs };
     const ttlMs = this.duration("open.ttl", open.ttl);
@@ -151,7 +154,7 @@ export class RequestValidator {
 
   revoke(r: RevokeRequest): ValidRevoke {
     this.text("revoke.name", r.name, this.limits.maxNameBytes, false);
-    this.text("revoke.session_id", r.sessionId, this.limits.maxIdBytes, false);
+    this.sessionId("revoke.session_id", r.sessionId);
     this.text("revoke.owner", r.owner, this.limits.maxIdBytes, true);
     return { name: r.name, sessionId: r.sessionId, owner: r.owner };
   }
@@ -167,11 +170,19 @@ export class RequestValidator {
     this.text(field, id, this.limits.maxIdBytes, false);
   }
 
+  /** Session ids come from this server only: anything else (a ":" above all) could alias another hold. */
+  private sessionId(field: string, id: string): void {
+    if (id.length === 0) throw invalid(`${field}: must not be empty`);
+    if (!isSessionId(id)) throw invalid(`${field}: not a session id (32 lowercase hex digits, as Describe shows them)`);
+  }
+
   private text(field: string, value: string, maxBytes: number, mayBeEmpty: boolean): void {
     if (!mayBeEmpty && value.length === 0) throw invalid(`${field}: must not be empty`);
     const bytes = Buffer.byteLength(value, "utf8");
     if (bytes > maxBytes) throw invalid(`${field}: ${bytes} bytes exceeds the maximum of ${maxBytes} bytes`);
     if (CONTROL.test(value)) throw invalid(`${field}: must not contain control characters`);
+    // Only strings from JSON or URLs (the console) can hold one; UTF-8 cannot encode it.
+    if (LONE_SURROGATE.test(value)) throw invalid(`${field}: not valid UTF-8 (a lone surrogate)`);
   }
 
   private value(field: string, value: Uint8Array): void {

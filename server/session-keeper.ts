@@ -7,6 +7,7 @@ import type { ValidOpen } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
 import { claimOf, type Hold, holdKey, type Pending, Session } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
+import { newSessionId } from "./store/session-id.js";
 import type { Store } from "./store/store.js";
 
 type Write = ConstructorParameters<typeof Session>[3];
@@ -29,7 +30,7 @@ export class SessionKeeper {
    * resolves with the session and its resume secret.
    */
   async open(open: ValidOpen, write: Write, identity = ""): Promise<{ session: Session; secret: string }> {
-    const session = new Session(randomBytes(16).toString("hex"), open.clientName, open.ttlMs, write);
+    const session = new Session(newSessionId(), open.clientName, open.ttlMs, write);
     const secret = randomBytes(24).toString("base64url");
     await this.store.saveSession({
       sessionId: session.id,

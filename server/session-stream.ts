@@ -2,6 +2,7 @@ import { type ServerDuplexStream, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import type { Open, SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
 import type { HoldChanges } from "./hold-changes.js";
+import { KeepAliveCoalescer } from "./keep-alive-coalescer.js";
 import type { Limits } from "./limits.js";
 import type { LockTable } from "./lock-table.js";
 import type { IntakeTicket, OpenIntake } from "./open-intake.js";
@@ -11,9 +12,11 @@ import { ServerError, toServerError } from "./server-error.js";
 import type { Session } from "./session.js";
 import type { SessionKeeper } from "./session-keeper.js";
 import { SessionReplies as reply } from "./session-replies.js";
+import type { SessionSlots } from "./session-slots.js";
 import type { Revocation } from "./store/store.js";
 import type { AdmissionLane, StoreAdmission } from "./store-admission.js";
 import { SessionTracer, type SessionTraces } from "./tracing/session-tracer.js";
+import { malformedFailure } from "./wire/strict-service.js";
 
 /** What every session stream of one coordinator shares. */
 export interface SessionDeps {
@@ -25,6 +28,8 @@ export interface SessionDeps {
   log: Logger;
   /** Open sessions of this coordinator by session id (session limit, takeover, drain). */
   sessions: Map<string, SessionStream>;
+  /** The session limit over `sessions` and the Opens in flight. */
+  slots: SessionSlots;
   /** Set when tracing is on. */
   traces?: SessionTraces;
   /** Bounds store work of client requests per session and coordinator, fairly between sessions. */
@@ -47,7 +52,12 @@ export class SessionStream {
   private session?: Session;
   /** Requests that arrived while Open was still being answered. */
   private early?: SessionRequest[];
-  private keepAlive: { running: boolean; next?: bigint } = { running: false };
+  private readonly keepAlive = new KeepAliveCoalescer(async (seq) => {
+    const session = this.session!;
+    if (await this.deps.keeper.renew(session)) session.send(reply.keepAliveAck(seq, session.ttlMs));
+  });
+  /** Gives back this stream's session slot, taken when its Open arrived. */
+  private releaseSlot?: () => void;
   private ended = false;
   private closing = false;
   private tracer?: SessionTracer;
@@ -105,6 +115,9 @@ export class SessionStream {
       if (this.early.length < max) return void this.early.push(message);
       return void this.abort(status.RESOURCE_EXHAUSTED, `session: more than ${max} requests sent before opened`);
     }
+    const bad = malformedFailure(message);
+    if (bad && !this.session) return void this.abort(status.INVALID_ARGUMENT, bad.error.message);
+    if (bad) return void (this.closing || this.fail(bad.requestId, bad.name, bad.error));
     const kind = message.kind;
     if (!this.session) {
       this.intake?.leave();
@@ -136,7 +149,7 @@ export class SessionStream {
         });
         break;
       case "keepAlive":
-        this.renew(kind.keepAlive.seq).catch((err) => log.error({ err }, "keepalive failed"));
+        this.keepAlive.push(kind.keepAlive.seq).catch((err) => log.error({ err }, "keepalive failed"));
         break;
       case "proclaim":
         this.admit(kind.proclaim.requestId, kind.proclaim.name, () =>
@@ -160,13 +173,11 @@ export class SessionStream {
     this.early = [];
     // Requests behind Open wait in the client's HTTP/2 window, not here, until Opened.
     this.pause();
-    const { keeper, validator, limits, sessions } = this.deps;
+    const { keeper, validator, slots, sessions } = this.deps;
     const write = (r: SessionResponse) => this.write(r);
     try {
       const valid = validator.open(open);
-      if (sessions.size >= limits.maxSessions) {
-        throw new ServerError("resource-exhausted", `coordinator: at most ${limits.maxSessions} sessions`);
-      }
+      this.releaseSlot = slots.reserve();
       let opened: SessionResponse;
       if (open.resumeSessionId) {
         const { session, held } = await keeper.resume(open, write, this.caller);
@@ -190,24 +201,6 @@ export class SessionStream {
     this.early = undefined;
     this.unpause();
     for (const message of early) this.onMessage(message);
-  }
-
-  /** Keepalives coalesce: one renewal at a time; the newest seq waiting is acked after the next. */
-  private async renew(seq: bigint): Promise<void> {
-    const session = this.session!;
-    if (this.keepAlive.running) {
-      this.keepAlive.next = seq;
-      return;
-    }
-    this.keepAlive.running = true;
-    try {
-      if (await this.deps.keeper.renew(session)) session.send(reply.keepAliveAck(seq, session.ttlMs));
-    } finally {
-      this.keepAlive.running = false;
-    }
-    const next = this.keepAlive.next;
-    this.keepAlive.next = undefined;
-    if (next !== undefined) await this.renew(next);
   }
 
   private async close(): Promise<void> {
@@ -283,6 +276,7 @@ export class SessionStream {
     this.ended = true;
     this.tracer?.end();
     this.intake?.leave();
+    this.releaseSlot?.();
     this.lane.close();
     if (this.session) {
       this.session.ended = true;

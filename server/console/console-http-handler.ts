@@ -86,6 +86,8 @@ export class ConsoleHttpHandler {
 
   private stream(req: IncomingMessage, res: ServerResponse, identity: string, params: URLSearchParams): void {
     const { validator, watches, limits, access } = this.deps;
+    if (!strictQuery(req.url ?? ""))
+      throw new ServerError("invalid-argument", "query: not valid percent-encoded UTF-8");
     const prefix = validator.list({ prefix: params.get("prefix") ?? "", pageSize: 0, pageToken: "" }).prefix;
     const name = params.get("name") || undefined;
     if (name !== undefined) {
@@ -136,5 +138,16 @@ export class ConsoleHttpHandler {
     const text = JSON.stringify(body);
     res.writeHead(status, { ...SECURITY_HEADERS, ...headers, "content-type": "application/json; charset=utf-8" });
     res.end(text);
+  }
+}
+
+/** URLSearchParams decodes invalid percent-encoded UTF-8 to U+FFFD; decodeURIComponent refuses it. */
+function strictQuery(path: string): boolean {
+  const at = path.indexOf("?");
+  try {
+    decodeURIComponent(at < 0 ? "" : path.slice(at + 1).replace(/\+/g, " "));
+    return true;
+  } catch {
+    return false;
   }
 }

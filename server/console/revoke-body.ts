@@ -29,9 +29,16 @@ export async function readRevokeBody(req: IncomingMessage): Promise<RevokeBody> 
     }
     chunks.push(chunk);
   }
+  let text: string;
+  try {
+    // Strict: a lenient decode would turn distinct invalid names into one "\uFFFD" name.
+    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new ServerError("invalid-argument", "revoke: the body is not valid UTF-8");
+  }
   let body: unknown;
   try {
-    body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    body = JSON.parse(text);
   } catch {
     throw new ServerError("invalid-argument", "revoke: the body is not JSON");
   }

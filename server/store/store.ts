@@ -182,6 +182,10 @@ export interface StoreListener {
   resync(): void;
   /** A holder change of a lock this coordinator watches (see `Store.watch`), in version order. */
   event(event: LockEvent): void;
+  /**
+   * A hold was revoked. A revoke run here tells it before granting this coordinator's waiters
+   * (told first); the broadcast may repeat it, so treat revocations idempotently.
+   */
   revoked(revocation: Revocation): void;
 }
 

@@ -43,6 +43,22 @@ describe("TurnstileClient", () => {
       expect(lock.leaseRemainingMs).to.equal(0);
     });
 
+    it("rejects a name or owner with a lone surrogate with 'invalid-argument' and takes no lock", async () => {
+      const c = client();
+      for (const [name, owner, field] of [
+        ["client/a\udcff", undefined, "name"],
+        ["client/b", "o\ud800", "owner"],
+      ] as const) {
+        const err = await c.acquire(name, { owner }).catch((e: unknown) => e);
+        expect(err).to.be.instanceOf(TurnstileError).with.property("reason", "invalid-argument");
+        expect((err as Error).message).to.equal(`${field}: not valid UTF-8 (a lone surrogate)`);
+      }
+      // Not the U+FFFD lock either: another client gets it at once.
+      const other = await client().tryAcquire("client/a\uFFFD");
+      expect(other).to.not.equal(null);
+      await other?.release();
+    });
+
     it("gives a signal first read after release() that is already aborted with an AbortError", async () => {
       const lock = await client().acquire("client/late-signal");
       await lock.release();

@@ -27,7 +27,7 @@ function describeRpc(address: string, name: string): Promise<DescribeResponse> {
 /** One HTTP request to the console, answered in full. */
 function call(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: options.method ?? "GET", headers: options.headers }, (res) => {
@@ -208,6 +208,37 @@ describe("web console HTTP API", () => {
       expect(second.handler.stats.clients).to.equal(0);
     } finally {
       await second.stop();
+    }
+  });
+
+  it("refuses names that are not valid UTF-8 with 400, never as the U+FFFD name, which keeps its holder", async () => {
+    const held = await client.acquire("console/a\uFFFD");
+    try {
+      for (const query of ["name=console%2Fa%FF", "name=console%2Fa%FE", "prefix=console%2Fa%ED%A0%80"]) {
+        const got = await call(`${web.url}/api/stream?${query}`, { headers: bearer(CONSOLE_TOKENS.admin) });
+        expect([got.status, JSON.parse(got.body).error]).to.deep.equal([400, "query: not valid percent-encoded UTF-8"]);
+      }
+      const [sessionId, owner] = ["0".repeat(32), ""];
+      const rawName = Buffer.concat([
+        Buffer.from('{"name":"console/a'),
+        Buffer.from([0xff]),
+        Buffer.from('","sessionId":"0","owner":""}'),
+      ]);
+      const raw = await call(`${web.url}/api/revoke`, {
+        method: "POST",
+        headers: { ...bearer(CONSOLE_TOKENS.admin), "content-type": "application/json" },
+        body: rawName,
+      });
+      expect([raw.status, JSON.parse(raw.body).error]).to.deep.equal([400, "revoke: the body is not valid UTF-8"]);
+      const lone = await revokeAs(web.url, CONSOLE_TOKENS.admin, { name: "console/a\udcff", sessionId, owner });
+      expect([lone.status, JSON.parse(lone.body).error]).to.deep.equal([
+        400,
+        "revoke.name: not valid UTF-8 (a lone surrogate)",
+      ]);
+      const state = await web.coord.coordinator.store.describe("console/a\uFFFD");
+      expect(state.holders.map((h) => h.token)).to.deep.equal([held.fencingToken]);
+    } finally {
+      await held.release();
     }
   });
 

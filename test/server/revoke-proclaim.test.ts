@@ -1,5 +1,6 @@
 import { credentials, status } from "@grpc/grpc-js";
 import { expect } from "chai";
+import { Redis } from "ioredis";
 import {
   type DescribeRequest,
   type DescribeResponse,
@@ -9,6 +10,7 @@ import {
   LostReason,
   type RevokeRequest,
   type RevokeResponse,
+  type SessionResponse,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { RawSession } from "../harness/raw-session.js";
 import { RawWatch } from "../harness/raw-watch.js";
@@ -22,6 +24,7 @@ describe("Revoke and Proclaim", () => {
   let a: TestCoordinator;
   let b: TestCoordinator;
   let rpc: LockServiceClient;
+  let redisClient: Redis;
   const opened: { close(): void }[] = [];
   const session = async (c: TestCoordinator) => {
     const s = new RawSession(c.address);
@@ -35,12 +38,14 @@ describe("Revoke and Proclaim", () => {
     redis = await startRedis();
     [a, b] = await Promise.all([startCoordinator(redis.url), startCoordinator(redis.url)]);
     rpc = new LockServiceClient(b.address, credentials.createInsecure());
+    redisClient = new Redis(redis.url);
   });
   afterEach(() => {
     for (const o of opened.splice(0)) o.close();
   });
   after(async () => {
     rpc.close();
+    redisClient.disconnect();
     await Promise.all([a.stop(), b.stop()]);
     await redis.stop();
   });
@@ -77,6 +82,28 @@ describe("Revoke and Proclaim", () => {
         [HolderChange.HOLDER_CHANGE_ACQUIRED, 1],
       ]);
     });
+
+    for (const [where, coordinator] of [
+      ["the coordinator that runs the Revoke", () => b],
+      ["another coordinator", () => a],
+    ] as const) {
+      it(`tells the holder Lost{REVOKED} before its waiter is granted, both served by ${where}`, async () => {
+        // Holder and waiter share one session (owners differ), so one stream shows the order the server sent.
+        const s = await session(coordinator());
+        const order: string[] = [];
+        s.stream.on("data", (r: SessionResponse) => order.push(r.kind?.$case ?? "?"));
+        const name = `revoke/first-${coordinator() === a ? "a" : "b"}`;
+        s.send(acquireMsg("r1", name, { owner: "h" }));
+        const token = (await s.next("acquired")).acquired.fencingToken;
+        s.send(acquireMsg("r2", name, { owner: "w" }));
+        await s.next("queued");
+        await revoke({ name, sessionId: s.id, owner: "h" });
+        expect((await s.next("acquired")).acquired).to.include({ requestId: "r2", fencingToken: token + 1n });
+        expect((await s.next("lost")).lost).to.include({ owner: "h", reason: LostReason.LOST_REASON_REVOKED });
+        expect(order.slice(-2)).to.deep.equal(["lost", "acquired"]);
+        expect(await redisClient.zrange(`turnstile:{${name}}:holders`, 0, "-1")).to.deep.equal([`${s.id}:w`]);
+      });
+    }
 
     it("leaves the revoked session without the hold: its release fails NOT_HELD and keepalives go on", async () => {
       const holder = await session(a);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { expect } from "chai";
 import { MemoryStore } from "../../server/store/memory/memory-store.js";
 import type { AcquireArgs } from "../../server/store/store.js";
@@ -77,5 +78,14 @@ describe("MemoryStore", () => {
   it("refuses a negative fenceRetainMs", () => {
     expect(() => new MemoryStore({ fenceRetainMs: -1 })).to.throw(RangeError);
     store = new MemoryStore();
+  });
+
+  it("refuses a List page token naming a lock outside the prefix (tokens are not signed)", async () => {
+    await open();
+    await store.acquire(ask("secret/db-master", "s1"));
+    await store.acquire(ask("pub/a", "s1"));
+    const digest = createHash("sha256").update("pub/").digest("base64url").slice(0, 12);
+    const forged = Buffer.from(JSON.stringify(["secret/", digest])).toString("base64url");
+    expect(await store.list("pub/", 10, forged)).to.equal("invalid-token");
   });
 });

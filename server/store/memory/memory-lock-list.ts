@@ -18,7 +18,8 @@ export function listLocks(
   let after: string | undefined;
   if (pageToken !== "") {
     after = decode(pageToken, digest);
-    if (after === undefined) return "invalid-token";
+    // Tokens are not signed: a name outside the prefix was not issued for it.
+    if (after === undefined || !after.startsWith(prefix)) return "invalid-token";
   }
   const names = [...locks.keys()].filter((n) => n.startsWith(prefix) && (after === undefined || n > after)).sort();
   const page: LockSummary[] = [];

@@ -12,9 +12,11 @@ export class EventFeed {
   private readonly names = new Map<string, string>();
   private readonly revocations: string;
 
+  /** `subscribeTimeoutMs` bounds a watch's SUBSCRIBE (this connection has no command timeout). */
   constructor(
     private readonly events: RedisClient,
     private readonly prefix: string,
+    private readonly subscribeTimeoutMs: number,
   ) {
     this.revocations = revocationChannel(prefix);
   }
@@ -38,7 +40,20 @@ export class EventFeed {
   async watch(name: string): Promise<void> {
     const channel = eventChannel(this.prefix, name);
     this.names.set(channel, name);
-    await this.events.subscribe(channel);
+    // A stalled Redis never answers: give up after the command timeout, so the watch can be told
+    // UNAVAILABLE. The SUBSCRIBE stays queued; the unwatch that follows is queued behind it.
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`SUBSCRIBE not answered within ${this.subscribeTimeoutMs} ms`)),
+        this.subscribeTimeoutMs,
+      );
+    });
+    try {
+      await Promise.race([this.events.subscribe(channel), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async unwatch(name: string): Promise<void> {

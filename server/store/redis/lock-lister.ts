@@ -5,6 +5,8 @@ import { escapeName, lockKeys, unescapeName } from "./lock-keys.js";
 
 /** Longest page token accepted back; longer ones were not issued here. */
 const MAX_TOKEN_CHARS = 16_384;
+/** Largest SCAN cursor: Redis cursors are unsigned 64-bit integers. */
+const MAX_CURSOR = 2n ** 64n - 1n;
 /** Keys SCAN visits per call at least, so a rare prefix does not cost a round trip per few keys. */
 const WIDE_COUNT = 1000;
 
@@ -34,7 +36,11 @@ export class LockLister {
   async list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token"> {
     const digest = createHash("sha256").update(prefix).digest("base64url").slice(0, 12);
     const position = pageToken === "" ? { cursor: "0", pending: [], prefix: digest } : decode(pageToken);
-    if (!position || position.prefix !== digest) return "invalid-token";
+    // Tokens are not signed: re-checking every name they carry against the prefix is what keeps
+    // a forged token from answering a lock outside it.
+    if (!position || position.prefix !== digest || !position.pending.every((n) => n.startsWith(prefix))) {
+      return "invalid-token";
+    }
     const pattern = `${globEscape(this.keyPrefix)}:{${globEscape(escapeName(prefix))}*}:data`;
     const found: string[] = [];
     let { cursor, pending } = position;
@@ -97,7 +103,9 @@ function decode(token: string): Position | undefined {
   if (token.length > MAX_TOKEN_CHARS) return undefined;
   try {
     const [cursor, pending, prefix] = JSON.parse(Buffer.from(token, "base64url").toString());
-    const cursorOk = cursor === null || (typeof cursor === "string" && /^\d+$/.test(cursor));
+    const cursorOk =
+      cursor === null ||
+      (typeof cursor === "string" && /^(0|[1-9]\d{0,19})$/.test(cursor) && BigInt(cursor) <= MAX_CURSOR);
     const pendingOk = Array.isArray(pending) && pending.every((n) => typeof n === "string");
     return cursorOk && pendingOk && typeof prefix === "string" ? { cursor, pending, prefix } : undefined;
   } catch {

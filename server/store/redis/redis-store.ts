@@ -89,7 +89,7 @@ export class RedisStore implements Store {
       });
       for (const event of ["ready", "close", "end", "reconnecting"]) client.on(event, () => this.updateHealth());
     }
-    this.feed = new EventFeed(this.events, this.prefix);
+    this.feed = new EventFeed(this.events, this.prefix, options.commandTimeoutMs ?? 2000);
     // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).
     this.lister = this.redis instanceof Redis ? new LockLister(this.redis, this.prefix) : undefined;
   }
@@ -218,15 +218,13 @@ export class RedisStore implements Store {
 
   async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
     const args = [hold.sessionId, hold.owner, ...this.grantArgs(hold.name), revocationChannel(this.prefix)];
-    const reply = (await this.run(
-      "revoke",
-      lockKeys(this.prefix, hold.name),
-      args,
-      hold.name,
-      (r) => r[3],
-    )) as ScriptReply;
+    const keys = lockKeys(this.prefix, hold.name);
+    const reply = (await this.run("revoke", keys, args, hold.name, (r) => r[3])) as ScriptReply;
+    const outcome = translateRevoke(reply);
+    // Told first: a holder served here learns now, before a waiter here is granted (its broadcast is then a no-op).
+    if (outcome.kind === "revoked") this.listener?.revoked({ ...hold, token: outcome.token });
     this.outbox.deliver(hold.name, reply[3] as string[]);
-    return translateRevoke(reply);
+    return outcome;
   }
 
   async proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {

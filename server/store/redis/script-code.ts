@@ -1,7 +1,7 @@
 import type { AcquireOutcome, ReleaseOutcome, RenewOutcome, RevokeOutcome } from "../store.js";
 
 /**
- * Return codes of acquire.lua (1–5), release.lua (11–15), revoke.lua (21–22) and proclaim.lua
+ * Return codes of acquire.lua (1–5), release.lua (11–15), revoke.lua (21–23) and proclaim.lua
  * (31–32); mirrors their headers.
  */
 export enum ScriptCode {
@@ -17,6 +17,7 @@ export enum ScriptCode {
   Gone = 15,
   Revoked = 21,
   RevokeNotHeld = 22,
+  RevokeInvalidSession = 23,
   Proclaimed = 31,
   ProclaimNotHeld = 32,
 }
@@ -61,6 +62,8 @@ export function translateRevoke(reply: ScriptReply): RevokeOutcome {
   const [code, token, count] = reply;
   if (code === ScriptCode.Revoked) return { kind: "revoked", token: BigInt(String(token)), holdCount: Number(count) };
   if (code === ScriptCode.RevokeNotHeld) return { kind: "not-held" };
+  // Unreachable through the API (the validator refuses such ids first): a bug if it happens.
+  if (code === ScriptCode.RevokeInvalidSession) throw new Error("revoke.lua refused a session id containing ':'");
   throw new Error(`unknown revoke.lua return code ${code}`);
 }
 

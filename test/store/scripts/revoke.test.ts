@@ -84,6 +84,19 @@ describe("revoke.lua", () => {
     ]);
   });
 
+  it("returns INVALID_SESSION for a session containing ':' and touches nothing, not even the hold it aliases", async () => {
+    await acquire(f, "a", { session: "s1", owner: "a:b", ttl: 50 });
+    await acquire(f, "a", { session: "s2" });
+    await waitForLeaseEnd(f.redis, keys("a").holders, "s1:a:b");
+    // "s1:a" + ":" + "b" is the holder id of session s1, owner "a:b".
+    expect(await revoke(f, "a", { session: "s1:a", owner: "b" })).to.deep.equal([23, 0, 0, []]);
+    // Not even the purge ran: the expired holder and the waiter are where they were.
+    expect(await f.redis.zrange(keys("a").holders, 0, "-1")).to.deep.equal(["s1:a:b"]);
+    expect(await f.redis.zrange(keys("a").queue, 0, "-1")).to.deep.equal(["s2:r"]);
+    const { events, revocations } = await published();
+    expect([events.map((e) => `${e.head[1]} ${e.holder}`), revocations]).to.deep.equal([["acquired s1:a:b"], []]);
+  });
+
   /** The grant (a:) and queue (q:) time fields of lock "a", by field name. */
   async function timeFields(): Promise<string[]> {
     return Object.keys(await f.redis.hgetall(keys("a").data))

@@ -8,10 +8,13 @@
 --       event channel, publish, floors (as in acquire.lua), revocation channel
 -- Returns {code, token, count, {waiter, token, ...} granted to this coordinator (and others' when prefix is '')}
 --   code 21 REVOKED (the revoked hold's token and count), 22 NOT_HELD (that session and owner
---   hold no live lease on the lock; token and count 0; an expired holder is still purged)
+--   hold no live lease on the lock; token and count 0; an expired holder is still purged),
+--   23 INVALID_SESSION (the session contains ':', so "session:owner" could name another session's
+--   hold; nothing is read or changed; token and count 0)
 local rcall = redis.call
 local holders, data, queue, leases, fence, ver = unpack(KEYS)
 local session, owner, coord, retain, name, prefix, chan, publish, floors, revocations = unpack(ARGV)
+if string.find(session, ':', 1, true) then return {23, 0, 0, {}} end
 local hid, loud, ffl, vfl = session .. ':' .. owner, publish ~= 'watched' or nil, string.match(floors, '^(%d+) (%d+)$')
 local t = rcall('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function event(kind, h, ms)
