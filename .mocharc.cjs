@@ -18,6 +18,7 @@ const withoutRedis = [
   "test/store/memory-store.test.ts",
   "test/store/conformance/memory-store.test.ts",
   "test/cli/serve-config.test.ts",
+  "test/cli/serve-process.test.ts",
   "test/server/reflection.test.ts",
   "test/client/embedded-election.test.ts",
   "test/server/watch-hub.test.ts",
