@@ -29,7 +29,12 @@ describe("a coordinator with replica acks whose replica stops answering (SIGSTOP
     master = await startRedis({ args: ["--repl-diskless-sync-delay", "0"] });
     replica = await startRedis({ args: ["--replicaof", "127.0.0.1", String(master.port)] });
     admin = new Redis(master.url);
-    await until(async () => Number(await admin.wait(1, 100)) === 1, "the replica to sync");
+    // A WAIT after a write: with no write of its own a WAIT also counts a replica that is still
+    // loading the initial sync and does not answer GETACK yet.
+    await until(async () => {
+      await admin.set("sync-probe", "1");
+      return Number(await admin.wait(1, 100)) === 1;
+    }, "the replica to acknowledge a write");
     coordinator = new Coordinator({
       store: new RedisStore({ url: master.url, replicaAcks: 1, replicaAckTimeoutMs: 300 }),
       log: pino({ level: process.env.TEST_LOG ?? "silent" }),
