@@ -1,5 +1,6 @@
 import { credentials, type ServiceError, status } from "@grpc/grpc-js";
-import { LockMode, LockServiceClient, type SessionRequest } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { LockServiceClient } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { openRequest, tryOnceAcquire } from "./raw-requests.js";
 
 /**
  * Opens `count` session streams that never send Open and waits until the coordinator has ended
@@ -54,12 +55,12 @@ export async function floodBehindStalledOpen(address: string, redisPid: number, 
   let written = 0;
   const deadline = performance.now() + 5000;
   try {
-    stream.write(openMessage());
+    stream.write(openRequest("behind-open"));
     const value = Buffer.alloc(1024);
     // Writes while the transport accepts them: a paused coordinator stops reading, so HTTP/2 flow
     // control fills the window and write() starts returning false.
     for (let i = 0; written < mib * 1024 * 1024 && performance.now() < deadline && !endedWith; i++) {
-      const more = stream.write(acquire(`behind/${i}`, String(i), value));
+      const more = stream.write(tryOnceAcquire(`behind/${i}`, String(i), "o", value));
       written += 1100;
       if (!more) await Promise.race([new Promise((r) => stream.once("drain", r)), until(deadline)]);
       peak = Math.max(peak, rss());
@@ -82,37 +83,4 @@ export async function floodBehindStalledOpen(address: string, redisPid: number, 
 
 function until(at: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, at - performance.now())));
-}
-
-function openMessage(): SessionRequest {
-  return {
-    kind: {
-      $case: "open",
-      open: {
-        clientName: "behind-open",
-        ttl: { seconds: 15n, nanos: 0 },
-        resumeSessionId: "",
-        resumeSecret: "",
-        held: [],
-      },
-    },
-  };
-}
-
-function acquire(name: string, requestId: string, value: Buffer): SessionRequest {
-  return {
-    kind: {
-      $case: "acquire",
-      acquire: {
-        requestId,
-        name,
-        mode: LockMode.LOCK_MODE_EXCLUSIVE,
-        traceParent: "",
-        limit: 0,
-        wait: { seconds: 0n, nanos: 0 },
-        owner: "o",
-        value,
-      },
-    },
-  };
 }

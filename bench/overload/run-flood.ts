@@ -1,11 +1,8 @@
 import { credentials } from "@grpc/grpc-js";
-import {
-  FailureReason,
-  LockMode,
-  LockServiceClient,
-  type SessionRequest,
-  type SessionResponse,
-} from "../../gen/ts/turnstile/v1/turnstile.js";
+import { FailureReason, LockServiceClient, type SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { openRequest, tryOnceAcquire } from "./raw-requests.js";
+
+const NO_VALUE = Buffer.alloc(0);
 
 /**
  * Floods a coordinator: opens `sessions` raw session streams (15 s TTL, no keepalives), then writes
@@ -39,7 +36,8 @@ export async function runFlood(address: string, sessions: number, acquires: numb
         if (kind?.$case === "opened") {
           opened++;
           // One write of every acquire, as a flooding client would.
-          for (let i = 0; i < acquires; i++) stream.write(acquire(`flood/${s}/${i}`, String(i)));
+          for (let i = 0; i < acquires; i++)
+            stream.write(tryOnceAcquire(`flood/${s}/${i}`, String(i), "flood", NO_VALUE));
         } else if (kind?.$case === "acquired") {
           answered++;
           count("acquired");
@@ -52,40 +50,11 @@ export async function runFlood(address: string, sessions: number, acquires: numb
         ended[err.code] = (ended[err.code] ?? 0) + 1;
         count("unanswered (stream ended)", acquires - answered);
       });
-      stream.write({
-        kind: {
-          $case: "open",
-          open: {
-            clientName: "flood",
-            ttl: { seconds: 15n, nanos: 0 },
-            resumeSessionId: "",
-            resumeSecret: "",
-            held: [],
-          },
-        },
-      });
+      stream.write(openRequest("flood"));
     }
   });
   await done;
   clearInterval(sampler);
   client.close();
   return { opened, answers, ended, ms: Math.round(performance.now() - started), rssMiB: { before, peak } };
-}
-
-function acquire(name: string, requestId: string): SessionRequest {
-  return {
-    kind: {
-      $case: "acquire",
-      acquire: {
-        requestId,
-        name,
-        mode: LockMode.LOCK_MODE_EXCLUSIVE,
-        traceParent: "",
-        limit: 0,
-        wait: { seconds: 0n, nanos: 0 },
-        owner: "flood",
-        value: Buffer.alloc(0),
-      },
-    },
-  };
 }

@@ -1,6 +1,7 @@
 import { createServer, type RequestListener, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { experimental } from "@grpc/grpc-js";
+import { closeHttp, listenHttp } from "../http-listen.js";
 
 /** Where an HTTPS console takes its certificate and key from, and their replacements (a rotation). */
 export type ConsoleCertificates = Pick<
@@ -38,19 +39,11 @@ export class ConsoleHttpServer {
   }
 
   start(host: string, port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.server.once("error", reject);
-      this.server.listen(port, host, () => {
-        this.server.off("error", reject);
-        const address = this.server.address();
-        resolve(typeof address === "object" && address ? address.port : port);
-      });
-    });
+    return listenHttp(this.server, host, port);
   }
 
   stop(): Promise<void> {
     if (this.onCertificates) this.certificates?.removeIdentityCertificateListener(this.onCertificates);
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return closeHttp(this.server);
   }
 }

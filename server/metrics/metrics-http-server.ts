@@ -1,4 +1,5 @@
 import { createServer, type RequestListener, type Server } from "node:http";
+import { closeHttp, listenHttp } from "../http-listen.js";
 
 /** What the HTTP endpoint serves: a text exposition and its content type. */
 export interface MetricsSource {
@@ -32,18 +33,10 @@ export class MetricsHttpServer {
   }
 
   start(host: string, port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.server.once("error", reject);
-      this.server.listen(port, host, () => {
-        this.server.off("error", reject);
-        const address = this.server.address();
-        resolve(typeof address === "object" && address ? address.port : port);
-      });
-    });
+    return listenHttp(this.server, host, port);
   }
 
   stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return closeHttp(this.server);
   }
 }

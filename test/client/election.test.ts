@@ -7,6 +7,7 @@ import { freePort } from "../harness/free-port.js";
 import { LeaderLog } from "../harness/leader-log.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { startCoordinator, type TestCoordinator } from "../harness/test-coordinator.js";
+import { until } from "../harness/until.js";
 import { waitForQueue } from "../harness/wait-for-queue.js";
 
 const text = (leader: Leader | null | undefined) => (leader ? Buffer.from(leader.value).toString() : leader);
@@ -179,11 +180,3 @@ describe("Election", () => {
     });
   });
 });
-
-async function until(done: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const giveUpAt = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > giveUpAt) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

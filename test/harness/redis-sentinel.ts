@@ -5,7 +5,11 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { freePort } from "./free-port.js";
 import { startRedis, type TestRedis } from "./redis-server.js";
+import { until } from "./until.js";
 import { waitForOutput } from "./wait-for-output.js";
+
+/** How long a Sentinel step may take before a test gives up (failovers take seconds). */
+const SENTINEL_WAIT_MS = 15_000;
 
 /** A master, its replica and one Sentinel (quorum 1) on free loopback ports. */
 export interface TestSentinel {
@@ -63,11 +67,18 @@ export async function startRedisSentinel(): Promise<TestSentinel> {
     await until(
       async () => /master_link_status:up/.test(await replicaAdmin.info("replication")),
       "the replica to sync",
+      SENTINEL_WAIT_MS,
+      50,
     );
-    await until(async () => {
-      const replicas = (await admin.call("SENTINEL", "REPLICAS", MASTER_NAME)) as string[][];
-      return replicas.some((r) => fieldOf(r, "port") === String(replica.port) && fieldOf(r, "flags") === "slave");
-    }, "the Sentinel to know the replica");
+    await until(
+      async () => {
+        const replicas = (await admin.call("SENTINEL", "REPLICAS", MASTER_NAME)) as string[][];
+        return replicas.some((r) => fieldOf(r, "port") === String(replica.port) && fieldOf(r, "flags") === "slave");
+      },
+      "the Sentinel to know the replica",
+      SENTINEL_WAIT_MS,
+      50,
+    );
   } catch (err) {
     await stop();
     throw err;
@@ -88,11 +99,18 @@ export async function startRedisSentinel(): Promise<TestSentinel> {
             () => false,
           ),
         "SENTINEL FAILOVER to be accepted",
+        SENTINEL_WAIT_MS,
+        50,
       );
-      await until(async () => {
-        const [, masterPort] = (await admin.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME)) as string[];
-        return masterPort === String(replica.port);
-      }, "the replica to become the master");
+      await until(
+        async () => {
+          const [, masterPort] = (await admin.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME)) as string[];
+          return masterPort === String(replica.port);
+        },
+        "the replica to become the master",
+        SENTINEL_WAIT_MS,
+        50,
+      );
     },
     stop,
   };
@@ -101,14 +119,6 @@ export async function startRedisSentinel(): Promise<TestSentinel> {
 function fieldOf(flat: string[], name: string): string | undefined {
   const i = flat.indexOf(name);
   return i >= 0 ? flat[i + 1] : undefined;
-}
-
-async function until(done: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const giveUpAt = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > giveUpAt) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function killAndWait(child: ChildProcess): Promise<void> {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { freePort } from "./free-port.js";
 import { startRedis, type TestRedis } from "./redis-server.js";
+import { notYetOnError, until } from "./until.js";
 import { waitForOutput } from "./wait-for-output.js";
 
 /** Timings of the group's Sentinels. */
@@ -82,7 +83,7 @@ export async function startSentinelGroup(
   const promotedFrom = async (old: number) => {
     let port = old;
     await until(
-      async () => {
+      notYetOnError(async () => {
         const ports = await Promise.all(
           sentinels.map(async (s) => {
             const [, p] = (await s.admin.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME)) as string[];
@@ -91,15 +92,16 @@ export async function startSentinelGroup(
         );
         port = ports[0];
         return ports.every((p) => p === port && p !== old);
-      },
+      }),
       `the Sentinels to promote a replica of ${old}`,
       60_000,
+      50,
     );
     return port;
   };
   const settled = async () => {
     await until(
-      async () => {
+      notYetOnError(async () => {
         const port = await masterPort();
         const master = new Redis({ port, host: "127.0.0.1", lazyConnect: true });
         master.on("error", () => {});
@@ -113,9 +115,10 @@ export async function startSentinelGroup(
         } finally {
           master.disconnect();
         }
-      },
+      }),
       "every replica to be online",
       60_000,
+      50,
     );
   };
   const stop = async () => {
@@ -165,18 +168,11 @@ export async function startSentinelGroup(
           ),
         "SENTINEL FAILOVER to be accepted",
         60_000,
+        50,
       );
       const to = await promotedFrom(from);
       return { from, to, promotedAt: process.hrtime.bigint() };
     },
     stop,
   };
-}
-
-async function until(done: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const giveUpAt = Date.now() + timeoutMs;
-  while (!(await done().catch(() => false))) {
-    if (Date.now() > giveUpAt) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

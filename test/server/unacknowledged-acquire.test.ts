@@ -7,15 +7,7 @@ import { lockKeys } from "../../server/store/redis/lock-keys.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
 import { HealthClient } from "../harness/health-client.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
-
-/** Resolves once `done()` holds, polling a Redis read; for states no event announces. */
-async function until(done: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const giveUpAt = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > giveUpAt) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { until } from "../harness/until.js";
 
 describe("a coordinator with replica acks whose replica stops answering (SIGSTOP)", () => {
   let master: TestRedis;

@@ -8,6 +8,7 @@ import { RawWatch } from "../harness/raw-watch.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { acquireMsg, proclaimMsg, releaseMsg } from "../harness/requests.js";
 import { startCoordinator, type TestCoordinator } from "../harness/test-coordinator.js";
+import { until } from "../harness/until.js";
 
 describe("Watch", () => {
   let redis: TestRedis;
@@ -196,11 +197,3 @@ describe("Watch", () => {
     expect(end.details).to.match(/watch\.name: must not be empty/);
   });
 });
-
-async function until(done: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const giveUpAt = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > giveUpAt) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

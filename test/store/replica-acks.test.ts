@@ -6,18 +6,10 @@ import type { AcquireArgs } from "../../server/store/store.js";
 import { StoreUnacknowledgedError } from "../../server/store/store-unacknowledged-error.js";
 import { RecordingListener } from "../harness/recording-listener.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
+import { until } from "../harness/until.js";
 
 function claim(name: string, sessionId: string, requestId: string): AcquireArgs {
   return { name, sessionId, owner: "o", requestId, ttlMs: 30_000, mode: "exclusive", limit: 0, mayWait: true };
-}
-
-/** Resolves once `done()` holds, polling a Redis read; for states no event announces. */
-async function until(done: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const giveUpAt = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > giveUpAt) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe("RedisStore with replica acks (a master and one replica)", () => {
