@@ -51,8 +51,9 @@ describe("coordinators on Redis with Sentinel (master, replica, one Sentinel)", 
   });
 
   it("keeps held locks and queued waiters across a Sentinel failover, and issues tokens above the new epoch", async () => {
-    // The lease must outlast the failover (about a second here) plus a keepalive interval.
-    const ttlMs = 10_000;
+    // The lease must outlast the failover plus the wait for the new master's epoch (renewals answer
+    // UNAVAILABLE until it is known; up to 15 s under load, as the health wait below allows).
+    const ttlMs = 30_000;
     const holder = await client(inProcess.address, ttlMs).acquire("sentinel/failover");
     const waiting = client(viaCli, ttlMs).acquire("sentinel/failover");
     await waitForQueue(sentinel.master.url, "sentinel/failover", 1);
