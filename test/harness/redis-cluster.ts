@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { freePort } from "./free-port.js";
+import { until } from "./until.js";
 import { waitForOutput } from "./wait-for-output.js";
 
 /** A Redis Cluster of masters only, on free loopback ports, started and stopped by the tests. */
@@ -51,13 +52,10 @@ export async function startRedisCluster(masters = 3): Promise<TestRedisCluster> 
 
 async function waitForClusterOk(port: number, timeoutMs: number): Promise<void> {
   const redis = new Redis({ port, host: "127.0.0.1", lazyConnect: true });
-  const until = Date.now() + timeoutMs;
   try {
     await redis.connect();
-    while (!/cluster_state:ok/.test(String(await redis.call("CLUSTER", "INFO")))) {
-      if (Date.now() > until) throw new Error(`cluster node ${port} not ok after ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const ok = async () => /cluster_state:ok/.test(String(await redis.call("CLUSTER", "INFO")));
+    await until(ok, `cluster node ${port} to report cluster_state:ok`, timeoutMs, 50);
   } finally {
     redis.disconnect();
   }

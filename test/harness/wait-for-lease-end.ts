@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { until } from "./until.js";
 
 /**
  * Resolves once Redis's own clock (`TIME`) has passed the lease deadline that `member` has in the
@@ -9,11 +10,14 @@ export async function waitForLeaseEnd(redis: Redis, key: string, member: string,
   const score = await redis.zscore(key, member);
   if (score === null) throw new Error(`${member} has no lease deadline in ${key}`);
   const deadline = Number(score);
-  const giveUpAt = Date.now() + timeoutMs;
-  while (Date.now() < giveUpAt) {
+  const redisNowMs = async () => {
     const [seconds, micros] = await redis.time();
-    if (Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) > deadline) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`redis clock did not pass ${member}'s deadline ${deadline} within ${timeoutMs} ms`);
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  };
+  await until(
+    async () => (await redisNowMs()) > deadline,
+    `redis clock to pass ${member}'s deadline ${deadline}`,
+    timeoutMs,
+    5,
+  );
 }

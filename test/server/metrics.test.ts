@@ -10,6 +10,7 @@ import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { acquireMsg, keepAliveMsg, releaseMsg } from "../harness/requests.js";
 import { spawnTurnstile } from "../harness/run-turnstile.js";
+import { until } from "../harness/until.js";
 import { waitForOutput } from "../harness/wait-for-output.js";
 
 /** A series key with its labels sorted by name, so tests need not know the exposition's label order. */
@@ -149,8 +150,7 @@ describe("Prometheus metrics", () => {
     try {
       c.send(acquireMsg("c1", "m/down"));
       // The acquire times out (its outcome unknown) and is re-run; the failure is counted at once.
-      const giveUpAt = Date.now() + 10_000;
-      while (((await errors()) ?? 0) < 1 && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 50));
+      await until(async () => ((await errors()) ?? 0) >= 1, "a counted acquire failure", 10_000, 50);
     } finally {
       redis.process.kill("SIGCONT");
     }

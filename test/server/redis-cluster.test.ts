@@ -5,6 +5,7 @@ import { lockKeys } from "../../server/store/redis/lock-keys.js";
 import { startRedisCluster, type TestRedisCluster } from "../harness/redis-cluster.js";
 import { spawnServe, startTargetCoordinator } from "../harness/redis-coordinator.js";
 import type { TurnstileProcess } from "../harness/run-turnstile.js";
+import { until } from "../harness/until.js";
 
 describe("coordinators on a Redis Cluster (3 masters)", () => {
   let cluster: TestRedisCluster;
@@ -38,7 +39,7 @@ describe("coordinators on a Redis Cluster (3 masters)", () => {
     const holder = await client(inProcess.address).acquire("cluster/handoff");
     const waiting = client(viaCli).acquire("cluster/handoff");
     const queue = lockKeys("turnstile", "cluster/handoff")[2];
-    while ((await admin.zcard(queue)) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(async () => (await admin.zcard(queue)) > 0, "the waiter in the queue", 10_000, 5);
     const released = Date.now();
     await holder.release();
     const next = await waiting;

@@ -6,6 +6,7 @@ import { HealthClient } from "../harness/health-client.js";
 import { spawnServe, startTargetCoordinator } from "../harness/redis-coordinator.js";
 import { startRedisSentinel, type TestSentinel } from "../harness/redis-sentinel.js";
 import type { TurnstileProcess } from "../harness/run-turnstile.js";
+import { until } from "../harness/until.js";
 import { waitForQueue } from "../harness/wait-for-queue.js";
 
 describe("coordinators on Redis with Sentinel (master, replica, one Sentinel)", () => {
@@ -69,8 +70,15 @@ describe("coordinators on Redis with Sentinel (master, replica, one Sentinel)", 
         Number(((await newMaster.call("ZRANGE", key, 0, 0, "WITHSCORES")) as unknown[]).flat()[1]);
       const deadlines = async () => [await deadline(holders), await deadline(leases)];
       const [holderAt, waiterAt] = await deadlines();
-      for (let now = await deadlines(); !(now[0] > holderAt && now[1] > waiterAt); now = await deadlines())
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(
+        async () => {
+          const [holderNow, waiterNow] = await deadlines();
+          return holderNow > holderAt && waiterNow > waiterAt;
+        },
+        "both lease deadlines to move on on the new master",
+        ttlMs,
+        50,
+      );
       expect(holder.lost).to.equal(false);
       // Writes wait for the new master's epoch (UNAVAILABLE until then): health says when it is known.
       for (const address of [inProcess.address, viaCli]) {

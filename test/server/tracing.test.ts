@@ -18,6 +18,7 @@ import { tracedStore } from "../../server/tracing/traced-store.js";
 import { NO_TRACING, type Tracing } from "../../server/tracing/tracing.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { spawnTurnstile } from "../harness/run-turnstile.js";
+import { until } from "../harness/until.js";
 import { waitForOutput } from "../harness/wait-for-output.js";
 import { waitForQueue } from "../harness/wait-for-queue.js";
 
@@ -72,11 +73,7 @@ describe("OpenTelemetry tracing", () => {
   };
   /** The finished spans, once `done` finds what it looks for (spans end after their answer is sent). */
   async function spans(done: (all: ReadableSpan[]) => boolean): Promise<ReadableSpan[]> {
-    const until = Date.now() + 10_000;
-    while (!done(exporter.getFinishedSpans())) {
-      if (Date.now() > until) throw new Error("timed out waiting for spans");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await until(() => done(exporter.getFinishedSpans()), "the spans", 10_000, 10);
     return exporter.getFinishedSpans();
   }
 

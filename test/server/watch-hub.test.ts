@@ -4,6 +4,7 @@ import { MemoryStore } from "../../server/store/memory/memory-store.js";
 import type { LockEvent, LockState } from "../../server/store/store.js";
 import { WatchHub, type WatchSink } from "../../server/watch/watch-hub.js";
 import { RecordingListener } from "../harness/recording-listener.js";
+import { until } from "../harness/until.js";
 
 /** A sink that records what the hub sends it. */
 class RecordingSink implements WatchSink {
@@ -35,10 +36,6 @@ class CountingStore extends MemoryStore {
 describe("WatchHub", () => {
   let store: CountingStore;
   let hub: WatchHub;
-  const until = async (done: () => boolean, what: string) => {
-    for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-    if (!done()) throw new Error(`timed out waiting for ${what}`);
-  };
   const claim = (sessionId: string) => ({
     name: "a",
     sessionId,
