@@ -1,5 +1,6 @@
 import { get, type IncomingMessage } from "node:http";
 import { get as getHttps } from "node:https";
+import { EventWaiters } from "./event-waiters.js";
 
 /** One server-sent event of the console stream, its data parsed. */
 export interface ConsoleEvent {
@@ -15,7 +16,7 @@ export interface ConsoleEvent {
 export class ConsoleStream {
   readonly events: ConsoleEvent[] = [];
   private buffer = "";
-  private waiters: (() => void)[] = [];
+  private readonly waiters = new EventWaiters();
   private res?: IncomingMessage;
   bytes = 0;
 
@@ -52,20 +53,11 @@ export class ConsoleStream {
     timeoutMs = 10_000,
     from = 0,
   ): Promise<ConsoleEvent> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.events.slice(from).find((e) => e.event === event && match(e.data));
-      if (found) return found;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no "${event}" event matched within ${timeoutMs} ms (${this.events.length} seen)`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
+    return this.waiters.take(
+      () => this.events.slice(from).find((e) => e.event === event && match(e.data)),
+      timeoutMs,
+      () => `no "${event}" event matched within ${timeoutMs} ms (${this.events.length} seen)`,
+    );
   }
 
   /** Waits until `count` events of kind `event` arrived after index `from`; resolves with all events since. */
@@ -101,6 +93,6 @@ export class ConsoleStream {
       const data = /^data: (.*)$/m.exec(block)?.[1];
       if (event && data) this.events.push({ event, data: JSON.parse(data) });
     }
-    for (const wake of this.waiters.splice(0)) wake();
+    this.waiters.notify();
   }
 }

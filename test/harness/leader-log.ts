@@ -1,4 +1,5 @@
 import type { Election, Leader } from "../../client/index.js";
+import { EventWaiters } from "./event-waiters.js";
 
 /**
  * Runs `election.observe()` in the background and records every leader it reports (null for
@@ -10,20 +11,20 @@ export class LeaderLog {
   ended?: unknown;
   private readonly controller = new AbortController();
   private readonly done: Promise<void>;
-  private waiters: (() => void)[] = [];
+  private readonly waiters = new EventWaiters();
 
   constructor(election: Election) {
     this.done = (async () => {
       try {
         for await (const leader of election.observe({ signal: this.controller.signal })) {
           this.seen.push(leader);
-          this.wake();
+          this.waiters.notify();
         }
         this.ended = "done";
       } catch (error) {
         this.ended = error;
       }
-      this.wake();
+      this.waiters.notify();
     })();
   }
 
@@ -39,29 +40,14 @@ export class LeaderLog {
 
   /** Resolves once `done()` holds, re-evaluated on every report; rejects after `timeoutMs`. */
   until(done: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== test);
-        const seen = this.seen.map((l) => (l ? String(l.fencingToken) : "null")).join(", ");
-        reject(new Error(`timed out waiting for ${what}; seen: [${seen}]`));
-      }, timeoutMs);
-      const test = () => {
-        if (!done()) return false;
-        clearTimeout(timer);
-        this.waiters = this.waiters.filter((w) => w !== test);
-        resolve();
-        return true;
-      };
-      if (!test()) this.waiters.push(test);
+    return this.waiters.until(done, timeoutMs, () => {
+      const seen = this.seen.map((l) => (l ? String(l.fencingToken) : "null")).join(", ");
+      return `timed out waiting for ${what}; seen: [${seen}]`;
     });
   }
 
   async stop(): Promise<void> {
     this.controller.abort();
     await this.done;
-  }
-
-  private wake(): void {
-    for (const w of [...this.waiters]) w();
   }
 }

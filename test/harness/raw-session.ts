@@ -5,6 +5,7 @@ import {
   type SessionRequest,
   type SessionResponse,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { EventWaiters } from "./event-waiters.js";
 
 type Kind = NonNullable<SessionResponse["kind"]>;
 type Of<C extends Kind["$case"]> = Extract<Kind, { $case: C }>;
@@ -17,7 +18,7 @@ export class RawSession {
   readonly client: LockServiceClient;
   readonly stream: ClientDuplexStream<SessionRequest, SessionResponse>;
   readonly received: SessionResponse[] = [];
-  private waiters: (() => void)[] = [];
+  private readonly waiters = new EventWaiters();
   /** The status the stream ended with, once it has. */
   ended?: { code: number; details: string };
 
@@ -27,15 +28,15 @@ export class RawSession {
     this.stream = this.client.session();
     this.stream.on("data", (r: SessionResponse) => {
       this.received.push(r);
-      this.wake();
+      this.waiters.notify();
     });
     this.stream.on("error", (err: ServiceError) => {
       this.ended = { code: err.code, details: err.details };
-      this.wake();
+      this.waiters.notify();
     });
     this.stream.on("status", (s: { code: number; details: string }) => {
       this.ended ??= { code: s.code, details: s.details };
-      this.wake();
+      this.waiters.notify();
     });
   }
 
@@ -93,29 +94,11 @@ export class RawSession {
   }
 
   private until<T>(probe: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const value = probe();
-        if (value === undefined) return false;
-        clearTimeout(timer);
-        this.waiters = this.waiters.filter((w) => w !== onWake);
-        resolve(value);
-        return true;
-      };
-      const onWake = () => void check();
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== onWake);
-        reject(
-          new Error(
-            `timed out after ${timeoutMs} ms waiting for ${what}; received: ${JSON.stringify(this.received, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`,
-          ),
-        );
-      }, timeoutMs);
-      if (!check()) this.waiters.push(onWake);
-    });
-  }
-
-  private wake(): void {
-    for (const w of [...this.waiters]) w();
+    const received = () => JSON.stringify(this.received, (_k, v) => (typeof v === "bigint" ? String(v) : v));
+    return this.waiters.take(
+      probe,
+      timeoutMs,
+      () => `timed out after ${timeoutMs} ms waiting for ${what}; received: ${received()}`,
+    );
   }
 }

@@ -5,6 +5,7 @@ import {
   type LockSnapshot,
   type WatchResponse,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { EventWaiters } from "./event-waiters.js";
 
 /** One Watch message, flattened: a snapshot or an event. */
 export type WatchItem = { snapshot: LockSnapshot } | { event: HolderEvent };
@@ -19,7 +20,7 @@ export class RawWatch {
   readonly stream: ClientReadableStream<WatchResponse>;
   readonly received: WatchItem[] = [];
   ended?: { code: number; details: string };
-  private wake?: () => void;
+  private readonly waiters = new EventWaiters();
 
   /** Starts watching `name` at `address` (plaintext unless `creds` say otherwise). */
   constructor(address: string, name: string, creds: ChannelCredentials = credentials.createInsecure()) {
@@ -28,11 +29,11 @@ export class RawWatch {
     this.stream.on("data", (r: WatchResponse) => {
       if (r.kind?.$case === "snapshot") this.received.push({ snapshot: r.kind.snapshot });
       if (r.kind?.$case === "event") this.received.push({ event: r.kind.event });
-      this.wake?.();
+      this.waiters.notify();
     });
     this.stream.on("error", (err: ServiceError) => {
       this.ended ??= { code: err.code, details: err.details };
-      this.wake?.();
+      this.waiters.notify();
     });
   }
 
@@ -76,20 +77,11 @@ export class RawWatch {
   }
 
   private until(done: () => boolean, what: string, timeoutMs: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.wake = undefined;
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; have ${this.received.map(describe)}`));
-      }, timeoutMs);
-      const check = () => {
-        if (!done()) return;
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      this.wake = check;
-      check();
-    });
+    return this.waiters.until(
+      done,
+      timeoutMs,
+      () => `timed out after ${timeoutMs} ms waiting for ${what}; have ${this.received.map(describe)}`,
+    );
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Grant, LockEvent, Revocation, StoreListener } from "../../server/store/store.js";
+import { EventWaiters } from "./event-waiters.js";
 
 /** A store listener that records every grant, holder change, revocation and resync, and lets a test await them. */
 export class RecordingListener implements StoreListener {
@@ -8,45 +9,31 @@ export class RecordingListener implements StoreListener {
   readonly events: LockEvent[] = [];
   readonly revocations: Revocation[] = [];
   resyncs = 0;
-  private waiters: (() => void)[] = [];
+  private readonly waiters = new EventWaiters();
 
   grant({ freedAtMs, ...grant }: Grant): void {
     this.grants.push(grant);
     this.freedAt.push(freedAtMs);
-    this.wake();
+    this.waiters.notify();
   }
 
   resync(): void {
     this.resyncs++;
-    this.wake();
+    this.waiters.notify();
   }
 
   event(event: LockEvent): void {
     this.events.push(event);
-    this.wake();
+    this.waiters.notify();
   }
 
   revoked(revocation: Revocation): void {
     this.revocations.push(revocation);
-    this.wake();
+    this.waiters.notify();
   }
 
   /** Resolves once `done()` holds, re-evaluated on every event; rejects after `timeoutMs`. */
   until(done: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
-      const test = () => {
-        if (!done()) return this.waiters.push(test);
-        clearTimeout(timer);
-        resolve();
-      };
-      test();
-    });
-  }
-
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
+    return this.waiters.until(done, timeoutMs, () => `timed out waiting for ${what}`);
   }
 }

@@ -7,6 +7,7 @@ import {
   type SessionRequest,
   type SessionResponse,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { EventWaiters } from "./event-waiters.js";
 
 const TTL = { seconds: 15n, nanos: 0 };
 
@@ -23,7 +24,7 @@ type Call = ServerDuplexStream<SessionRequest, SessionResponse>;
 export class ScriptedCoordinator {
   readonly #server = new Server();
   readonly #streams: ScriptedStream[] = [];
-  #waiters: (() => void)[] = [];
+  readonly #waiters = new EventWaiters();
   address = "";
 
   /** Starts a scripted coordinator on a free loopback port. */
@@ -32,7 +33,7 @@ export class ScriptedCoordinator {
     coordinator.#server.addService(LockServiceService, {
       session: (call: Call) => {
         coordinator.#streams.push(new ScriptedStream(call));
-        for (const wake of coordinator.#waiters.splice(0)) wake();
+        coordinator.#waiters.notify();
       },
     });
     const port = await new Promise<number>((resolve, reject) =>
@@ -46,19 +47,11 @@ export class ScriptedCoordinator {
 
   /** Resolves with the next session stream a client opened (in order); rejects after `timeoutMs`. */
   async nextStream(timeoutMs = 5000): Promise<ScriptedStream> {
-    const until = Date.now() + timeoutMs;
-    while (this.#streams.length === 0) {
-      const left = until - Date.now();
-      if (left <= 0) throw new Error(`no session stream opened within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.#waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-    return this.#streams.shift() as ScriptedStream;
+    return this.#waiters.take(
+      () => this.#streams.shift(),
+      timeoutMs,
+      () => `no session stream opened within ${timeoutMs} ms`,
+    );
   }
 
   /** Stops at once, cutting every stream. */
@@ -71,7 +64,7 @@ export class ScriptedCoordinator {
 export class ScriptedStream {
   readonly #call: Call;
   readonly #received: Kind[] = [];
-  #waiters: (() => void)[] = [];
+  readonly #waiters = new EventWaiters();
   ended = false;
 
   constructor(call: Call) {
@@ -80,32 +73,26 @@ export class ScriptedStream {
       if (request.kind) this.#received.push(request.kind);
       // As the coordinator does once everything is released: `close` ends the stream with OK.
       if (request.kind?.$case === "close") call.end();
-      this.#wake();
+      this.#waiters.notify();
     });
     for (const event of ["end", "cancelled", "error", "close"]) {
       call.on(event, () => {
         this.ended = true;
-        this.#wake();
+        this.#waiters.notify();
       });
     }
   }
 
   /** Resolves with the first request of that case not yet taken; rejects after `timeoutMs`. */
   async next<C extends Kind["$case"]>(kase: C, timeoutMs = 5000): Promise<Of<C>> {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      const i = this.#received.findIndex((kind) => kind.$case === kase);
-      if (i >= 0) return this.#received.splice(i, 1)[0] as Of<C>;
-      const left = until - Date.now();
-      if (left <= 0) throw new Error(`no ${kase} request within ${timeoutMs} ms; got ${this.#describe()}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.#waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
+    return this.#waiters.take(
+      () => {
+        const i = this.#received.findIndex((kind) => kind.$case === kase);
+        return i >= 0 ? (this.#received.splice(i, 1)[0] as Of<C>) : undefined;
+      },
+      timeoutMs,
+      () => `no ${kase} request within ${timeoutMs} ms; got ${this.#describe()}`,
+    );
   }
 
   /** The requests received and not yet taken, by case, oldest first. */
@@ -146,9 +133,5 @@ export class ScriptedStream {
 
   #describe(): string {
     return JSON.stringify(this.pending());
-  }
-
-  #wake(): void {
-    for (const wake of this.#waiters.splice(0)) wake();
   }
 }
