@@ -79,8 +79,10 @@ export class ConsoleStream {
     this.res?.resume();
   }
 
+  /** Stops reading and ends every wait still pending (their timers with them). */
   close(): void {
     this.res?.destroy();
+    this.waiters.cancel("the console stream was closed");
   }
 
   private take(chunk: string): void {

@@ -1,13 +1,20 @@
 /**
  * Waits that are re-checked on every event, each with a timeout: the event-driven counterpart of
- * until() (nothing polls). The owner calls notify() after each event that may satisfy a waiter.
+ * until() (nothing polls). The owner calls notify() after each event that may satisfy a waiter,
+ * and cancel() when it closes, so no wait's timer outlives it.
  */
 export class EventWaiters {
-  readonly #checks = new Set<() => void>();
+  /** Each pending wait's re-check, mapped to what rejects it. */
+  readonly #checks = new Map<() => void, (error: Error) => void>();
 
   /** Re-checks every pending wait. */
   notify(): void {
-    for (const check of [...this.#checks]) check();
+    for (const check of [...this.#checks.keys()]) check();
+  }
+
+  /** Rejects every pending wait with `reason` (a wait nobody awaits any more, e.g. a Promise.race loser, just ends). */
+  cancel(reason: string): void {
+    for (const fail of [...this.#checks.values()]) fail(new Error(reason));
   }
 
   /**
@@ -31,7 +38,7 @@ export class EventWaiters {
         }
       };
       const timer = setTimeout(() => settle(() => reject(new Error(timedOut()))), timeoutMs);
-      this.#checks.add(check);
+      this.#checks.set(check, (error) => settle(() => reject(error)));
       check();
     });
   }

@@ -88,9 +88,11 @@ export class RawSession {
     return this.until(() => this.ended, "end of stream", timeoutMs);
   }
 
+  /** Cancels the stream, closes the channel and ends every wait still pending (their timers with them). */
   close(): void {
     this.stream.cancel();
     this.client.close();
+    this.waiters.cancel("the raw session was closed");
   }
 
   private until<T>(probe: () => T | undefined, what: string, timeoutMs: number): Promise<T> {

@@ -71,9 +71,11 @@ export class RawWatch {
     this.stream.resume();
   }
 
+  /** Cancels the stream, closes the channel and ends every wait still pending (their timers with them). */
   close(): void {
     this.stream.cancel();
     this.client.close();
+    this.waiters.cancel("the raw watch was closed");
   }
 
   private until(done: () => boolean, what: string, timeoutMs: number): Promise<void> {
