@@ -6,10 +6,12 @@ const { spawnSync } = require("node:child_process");
 const { IGNORED, specWithoutRedis } = require("./test/harness/suite-groups.cjs");
 
 const hasRedis = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
+// `npx mocha test/x.test.ts` runs just the files named: mocha would add them to `spec`, not replace it.
+const named = process.argv.slice(2).some((arg) => arg.endsWith(".test.ts"));
 
 module.exports = {
   "node-option": ["import=tsx"],
-  spec: hasRedis ? ["test/**/*.test.ts"] : specWithoutRedis(),
+  spec: named ? [] : hasRedis ? ["test/**/*.test.ts"] : specWithoutRedis(),
   // Needs Go and Java: run by `npm run test:interop` only. Fault tests (minutes of kill -9 and
   // failovers): `npm run test:failover` only.
   ignore: IGNORED,

@@ -6,7 +6,8 @@ import { createHook } from "node:async_hooks";
 // CI hang or force an exit that hides the leak. With TURNSTILE_TRACE_HANDLES=1 it also prints where
 // each leftover handle was created (as why-is-node-running does; slower, for diagnosis only).
 
-const WAIT_MS = 10_000;
+/** How long after the last suite a handle may stay open; TURNSTILE_EXIT_WATCHDOG_MS overrides (for its own test). */
+const WAIT_MS = Number(process.env.TURNSTILE_EXIT_WATCHDOG_MS ?? 10_000);
 
 /** Creation stacks of live async resources, by id; filled only with TURNSTILE_TRACE_HANDLES=1. */
 const created = new Map<number, { type: string; stack: string; resource: WeakRef<object> }>();
