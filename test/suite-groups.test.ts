@@ -10,6 +10,7 @@ const require = createRequire(import.meta.url);
 interface SuiteGroups {
   REDIS_STARTERS: string[];
   SKIPPED_REPORT: string;
+  importSpecifiers(source: string): string[];
   suiteGroups(): { redis: { file: string; chain: string[] }[]; pure: string[] };
   specWithoutRedis(): string[];
 }
@@ -46,6 +47,24 @@ describe("test suite groups (test/harness/suite-groups.cjs)", () => {
     const starters = tsFiles("test").filter((file) => spawnsRedis.test(code(file)));
     expect(starters).to.not.be.empty;
     expect(starters.filter((file) => !groups.REDIS_STARTERS.includes(file))).to.deep.equal([]);
+  });
+
+  it("follows run-time imports (multi-line, side-effect, re-export, dynamic) but not type-only ones", () => {
+    const source = [
+      'import { expect } from "chai";',
+      'import {\n  type TestRedis,\n  startRedis,\n} from "./harness/redis-server.js";',
+      'import "./side-effect.js";',
+      'export { thing } from "./re-export.js";',
+      'import type { Only } from "./types-only.js";',
+      'export type { Also } from "./types-too.js";',
+      'const late = await import("./dynamic.js");',
+    ].join("\n");
+    expect(groups.importSpecifiers(source)).to.deep.equal([
+      "./harness/redis-server.js",
+      "./side-effect.js",
+      "./re-export.js",
+      "./dynamic.js",
+    ]);
   });
 
   it("gives each Redis suite the import chain that ends at a Redis starter", () => {

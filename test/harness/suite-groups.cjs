@@ -23,7 +23,10 @@ const IGNORED = ["test/interop/**", "test/failover/**"];
 /** Loaded instead of the Redis suites when redis-server is missing: one pending test per suite, saying why. */
 const SKIPPED_REPORT = "test/harness/redis-suites-skipped.ts";
 
-const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"'\n]+)["']/g;
+// Relative imports and re-exports (group 1 set: type-only, erased at run time, so not followed),
+// and dynamic import() of a literal path.
+const STATIC_IMPORT = /\b(?:import|export)\s+(type\s+)?(?:[\w$*{},\s]+?\s+from\s*)?["'](\.{1,2}\/[^"'\n]+)["']/g;
+const DYNAMIC_IMPORT = /\bimport\s*\(\s*["'](\.{1,2}\/[^"'\n]+)["']\s*\)/g;
 
 /** Every `*.test.ts` under test/ that mocha's spec glob finds, less IGNORED, as sorted repo-relative paths. */
 function testFiles() {
@@ -40,6 +43,14 @@ function testFiles() {
   return found.sort();
 }
 
+/** The relative paths `source` imports at run time (type-only imports are erased, so left out). */
+function importSpecifiers(source) {
+  return [
+    ...[...source.matchAll(STATIC_IMPORT)].filter((match) => !match[1]).map((match) => match[2]),
+    ...[...source.matchAll(DYNAMIC_IMPORT)].map((match) => match[1]),
+  ];
+}
+
 /** The repo-relative file a relative import names (`./x.js` is the TypeScript source `./x.ts`), or undefined. */
 function resolveImport(from, specifier) {
   const base = join(ROOT, dirname(from), specifier);
@@ -54,7 +65,7 @@ function makeClassifier() {
   const imports = (file) => {
     if (!importsOf.has(file)) {
       const source = readFileSync(join(ROOT, file), "utf8");
-      const found = [...source.matchAll(IMPORT)].map((match) => resolveImport(file, match[1]));
+      const found = importSpecifiers(source).map((specifier) => resolveImport(file, specifier));
       importsOf.set(file, [...new Set(found.filter(Boolean))]);
     }
     return importsOf.get(file);
@@ -101,4 +112,12 @@ function specWithoutRedis() {
   return [...suiteGroups().pure, SKIPPED_REPORT];
 }
 
-module.exports = { REDIS_STARTERS, IGNORED, SKIPPED_REPORT, testFiles, suiteGroups, specWithoutRedis };
+module.exports = {
+  REDIS_STARTERS,
+  IGNORED,
+  SKIPPED_REPORT,
+  testFiles,
+  importSpecifiers,
+  suiteGroups,
+  specWithoutRedis,
+};
