@@ -7,7 +7,8 @@
 -- ARGV: session, owner, request or '', how ('one', 'all', 'cancel', 'abandon'), coordinator id,
 --   fence retain ms, lock name, grant channel prefix ('': return other coordinators' grants unpublished,
 --   as 'coordinator waiter'), event channel, publish, floors (as in acquire.lua)
--- Returns {code, holds left, {waiter, token, ...} granted to this coordinator (and others' when prefix is '')}
+-- Returns {code, holds left, grants}; grants: {waiter, token, ...} to this coordinator's waiters (and
+--   others' when prefix is '')
 --   code 11 RELEASED, 12 NOT_HELD, 13 WITHDRAWN (waiter left the queue),
 --   14 GRANT_RELEASED (raced grant let go), 15 GONE (no such waiter or grant)
 local rcall = redis.call

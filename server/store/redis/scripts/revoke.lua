@@ -5,7 +5,8 @@
 -- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence, 6 version (layout: docs/data-model.md)
 -- ARGV: session, owner, coordinator id, fence retain ms, lock name, grant channel prefix (as in release.lua),
 --   event channel, publish, floors (as in acquire.lua), revocation channel
--- Returns {code, token, count, {waiter, token, ...} granted to this coordinator (and others' when prefix is '')}
+-- Returns {code, token, count, grants}; grants: {waiter, token, ...} to this coordinator's waiters (and
+--   others' when prefix is '')
 --   code 21 REVOKED (the revoked hold's token and count), 22 NOT_HELD (that session and owner
 --   hold no live lease on the lock; token and count 0; an expired holder is still purged),
 --   23 INVALID_SESSION (the session contains ':', so "session:owner" could name another session's
