@@ -5,7 +5,8 @@
 -- Publish rule: 'watched' publishes only while PUBSUB NUMSUB counts a subscriber (asked once per run);
 --   'always' publishes regardless (Cluster: NUMSUB is per node).
 -- Expects in scope: rcall, holders, data, ver (keys), chan, publish, retain, floors (ARGV)
--- Defines: event(kind, h, ms) for holder h, whose h: record must still be in the data hash; returns nothing
+-- Defines: event(kind, h, ms) for holder h, whose h: record must still be in the data hash; returns nothing.
+--   Also t, now (clock.lua), loud (publish decided: true, false, or nil until NUMSUB is asked), versionFloor
 --- @include "clock"
 local loud = publish ~= 'watched' or nil
 local versionFloor = tonumber(string.match(floors, '^%d+ (%d+)$'))

@@ -3,7 +3,8 @@
 -- counter is kept `retain` ms past the lease.
 -- Expects in scope: rcall, holders, data, fence (keys), retain, floors (ARGV), now, event (included)
 -- Defines: grant(h, waiter, mode, deadline, fields): sets h's record "token 1 mode waiter" and grant time,
---   'excl' for an exclusive hold, and the extra data-hash fields in `fields`; returns the token as text
+--   'excl' for an exclusive hold, and the extra data-hash fields in `fields`; returns the token as text.
+--   Also fenceFloor, and what event.lua defines
 --- @include "event"
 local fenceFloor = tonumber(string.match(floors, '^(%d+) %d+$'))
 local function grant(h, waiter, mode, deadline, fields)

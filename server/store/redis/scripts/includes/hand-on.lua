@@ -7,7 +7,7 @@
 --   fits, grant (included)
 -- Defines: handOn(n, waiting, drop) for n holders and `waiting` waiters left; first deletes the data-hash
 --   fields listed in `drop` (and 'excl' when n = 0). Returns {waiter, token, ...} (waiter as
---   'coordinator waiter' when it is another coordinator's)
+--   'coordinator waiter' when it is another coordinator's). Also what fits.lua and grant.lua define
 --- @include "fits"
 --- @include "grant"
 local function handOn(n, waiting, drop)

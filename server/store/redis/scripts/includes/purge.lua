@@ -1,6 +1,7 @@
 -- purge: drops the holders and waiters whose lease has ended, publishing each holder's end as 'expired'.
 -- Expects in scope: rcall, holders, data, queue, leases (keys), now, event (included)
--- Defines: n, the live holders left; waiting, the live waiters left (both counted, not re-read)
+-- Defines: n, the live holders left; waiting, the live waiters left (both counted, not re-read); also what
+--   event.lua defines
 --- @include "event"
 local n = rcall('ZCARD', holders)
 if n > 0 then
