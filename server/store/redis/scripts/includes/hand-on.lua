@@ -1,6 +1,6 @@
 -- hand-on: after a hold ended or a waiter left, grants the lock to the head waiter, then to each next
 -- waiter while it fits (fits.lua), in queue order; deletes the lock's keys (not fence or version) when
--- nobody holds or waits. Its twin is MemoryLock.handOn (server/store/memory/memory-lock.ts).
+-- nobody holds or waits. Its twin is MemoryLock.handOn (server/store/memory/memory-lock.ts): change both.
 -- A grant to this coordinator's waiter (or any, when prefix is '') is returned; another coordinator's
 -- is published on its grant channel as "waiter\ntoken\nname".
 -- Expects in scope: rcall, holders, data, queue, leases (keys), coord, name, prefix (ARGV), now,
