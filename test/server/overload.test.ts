@@ -6,7 +6,7 @@ import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { acquireMsg, keepAliveMsg } from "../harness/requests.js";
 import { startCoordinator, type TestCoordinator } from "../harness/test-coordinator.js";
-import { pollUntil } from "../store/conformance/wait-for.js";
+import { until } from "../harness/until.js";
 
 describe("overload and intake bounds (real coordinator, real redis-server)", () => {
   let redis: TestRedis;
@@ -53,7 +53,7 @@ describe("overload and intake bounds (real coordinator, real redis-server)", () 
       const a = session(c);
       await a.open(5000);
       const [, third] = [session(c), session(c)];
-      await pollUntil(async () => c.coordinator.intake.waiting === 2, "two streams without open", 5000);
+      await until(async () => c.coordinator.intake.waiting === 2, "two streams without open", 5000);
       const fourth = session(c);
       const ended = await fourth.status(5000);
       expect(ended.code).to.equal(status.RESOURCE_EXHAUSTED);
@@ -68,8 +68,8 @@ describe("overload and intake bounds (real coordinator, real redis-server)", () 
       s.sendOpen(10_000);
       for (let i = 0; i < 500; i++) s.send(acquireMsg(`e${i}`, `early/${i}`, { waitMs: 0 }));
       // The Open has arrived (the stream left the intake) and waits for the store.
-      await pollUntil(async () => c.coordinator.intake.waiting === 0, "the open to arrive", 5000);
-      await pollUntil(async () => s.stream.writableLength === 0, "the client to flush its requests", 5000);
+      await until(async () => c.coordinator.intake.waiting === 0, "the open to arrive", 5000);
+      await until(async () => s.stream.writableLength === 0, "the client to flush its requests", 5000);
       // A window for the abort that must not come: unpaused, the coordinator would read all 500 now.
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(s.ended).to.equal(undefined);
@@ -90,7 +90,7 @@ describe("overload and intake bounds (real coordinator, real redis-server)", () 
       const { sessionId } = await s.open(10_000);
       redis.process.kill("SIGSTOP");
       for (let i = 0; i < 50; i++) s.send(acquireMsg(`s${i}`, `stalled/${i}`, { waitMs: 0 }));
-      await pollUntil(async () => c.coordinator.table.resolver.unresolved >= 4, "four unresolved acquires", 10_000);
+      await until(async () => c.coordinator.table.resolver.unresolved >= 4, "four unresolved acquires", 10_000);
       expect(c.coordinator.table.waiterCount).to.equal(4);
       redis.process.kill("SIGCONT");
       for (let i = 0; i < 50; i++) await s.next("acquired", (x) => x.acquired.requestId === `s${i}`, 15_000);

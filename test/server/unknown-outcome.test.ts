@@ -9,7 +9,7 @@ import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { acquireMsg, keepAliveMsg, releaseMsg } from "../harness/requests.js";
 import { startCoordinator, type TestCoordinator } from "../harness/test-coordinator.js";
-import { pollUntil } from "../store/conformance/wait-for.js";
+import { until } from "../harness/until.js";
 
 // Short, so a stall of a second or two leaves several commands of unknown outcome on the socket.
 const COMMAND_TIMEOUT_MS = 250;
@@ -33,7 +33,7 @@ describe("unknown store outcomes (redis-server SIGSTOPped past the command timeo
   const resume = () => redis.process.kill("SIGCONT");
   // Waits on the coordinator's own state: a store call timed out and is being resolved.
   const untilUnresolved = () =>
-    pollUntil(async () => coord.coordinator.table.resolver.unresolved > 0, "an unresolved store outcome", 10_000);
+    until(async () => coord.coordinator.table.resolver.unresolved > 0, "an unresolved store outcome", 10_000);
 
   before(async () => {
     redis = await startRedis();
@@ -79,7 +79,7 @@ describe("unknown store outcomes (redis-server SIGSTOPped past the command timeo
       expect(failed.reason).to.equal(FailureReason.FAILURE_REASON_TIMEOUT);
       resume();
       // The acquire that was on the socket ran, then the withdrawal right behind it let go.
-      await pollUntil(async () => (await holdersOf(inspect, "uo/timeout")).length === 0, "the ghost to go", 10_000);
+      await until(async () => (await holdersOf(inspect, "uo/timeout")).length === 0, "the ghost to go", 10_000);
       const b = session();
       const { sessionId } = await b.open(10_000);
       b.send(acquireMsg("b2", "uo/timeout", { waitMs: 0 }));
@@ -139,7 +139,7 @@ describe("a release while redis-server is down (killed, restarted from its AOF)"
     await a.next("acquired");
     await redis.stop();
     a.send(releaseMsg("ra", "uo/aof", "a"));
-    await pollUntil(async () => coord.coordinator.table.resolver.unresolved > 0, "the release to be retried");
+    await until(async () => coord.coordinator.table.resolver.unresolved > 0, "the release to be retried");
     redis = await startRedis({ port: redis.port, dir, appendonly: true });
     // A's keepalives go on; they must not keep the hold alive.
     const keepalives = setInterval(() => a.send(keepAliveMsg(Date.now())), 300);

@@ -1,15 +1,15 @@
 import { expect } from "chai";
 import type { CheckOutcome, Claim } from "../../../server/store/store.js";
+import { until } from "../../harness/until.js";
 import { ask, askShared, holdOf, LONG_TTL, SHORT_TTL, waiterOf } from "./claims.js";
 import type { ConformanceFixture } from "./conformance-fixture.js";
-import { pollUntil } from "./wait-for.js";
 
 /** Check: waiter statuses, the ms until the earliest lease ends, and hand-off after expiry. */
 export function checkConformance(f: ConformanceFixture): void {
   /** Re-checks `name` until `done` holds for the answer, and returns that answer. */
   async function checkUntil(name: string, waiters: Claim[], done: (c: CheckOutcome) => boolean) {
     let outcome: CheckOutcome | undefined;
-    await pollUntil(async () => {
+    await until(async () => {
       outcome = await f.store.check(name, waiters);
       return done(outcome);
     }, `check of ${name}`);

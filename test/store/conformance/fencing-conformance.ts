@@ -1,7 +1,8 @@
 import { expect } from "chai";
+import { until } from "../../harness/until.js";
 import { ask, holdOf, LONG_TTL, SHORT_TTL } from "./claims.js";
 import type { ConformanceFixture } from "./conformance-fixture.js";
-import { passTime, pollUntil } from "./wait-for.js";
+import { passTime } from "./wait-for.js";
 
 /** Fencing tokens: strictly increasing per name across releases, hand-offs and expiry. */
 export function fencingConformance(f: ConformanceFixture): void {
@@ -18,7 +19,7 @@ export function fencingConformance(f: ConformanceFixture): void {
     tokens.push(f.listener.grants[0].token);
     await f.store.release(holdOf("a", "w1"), false);
     await grant("s2", SHORT_TTL);
-    await pollUntil(async () => (await f.store.check("a", [])).recheckInMs === -1, "s2's lease to end");
+    await until(async () => (await f.store.check("a", [])).recheckInMs === -1, "s2's lease to end");
     await grant("s3");
     expect(tokens).to.deep.equal([1n, 2n, 3n, 4n]);
   });

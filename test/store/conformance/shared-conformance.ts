@@ -1,7 +1,8 @@
 import { expect } from "chai";
+import { until } from "../../harness/until.js";
 import { ask, askShared, holdOf, SHORT_TTL, waiterOf } from "./claims.js";
 import type { ConformanceFixture } from "./conformance-fixture.js";
-import { passTime, pollUntil } from "./wait-for.js";
+import { passTime } from "./wait-for.js";
 
 /** Shared locks: the limit, grants of consecutive shared waiters, and exclusive waiters. */
 export function sharedConformance(f: ConformanceFixture): void {
@@ -94,7 +95,7 @@ export function sharedConformance(f: ConformanceFixture): void {
     await f.store.acquire(askShared("a", "s2", 0));
     await f.store.acquire(askShared("a", "s3", 0));
     await f.store.acquire(ask("a", "x4"));
-    await pollUntil(async () => {
+    await until(async () => {
       await f.store.check("a", []);
       return granted().length > 0;
     }, "the hand-off at x1's lease end");
