@@ -45,9 +45,10 @@ describe("RedisStore with replica acks on Redis Cluster (3 masters, a replica ea
   /** The port and id of the master owning `name`'s slot, and its config epoch and replica. */
   async function ownerOf(name: string) {
     const slot = Number(await admin.cluster("KEYSLOT", lockKeys("turnstile", name)[0]));
-    const [, , [, masterPort, masterId]] = (
-      (await admin.cluster("SLOTS")) as [number, number, [string, number, string]][]
-    ).find(([from, to]) => from <= slot && slot <= to) as [number, number, [string, number, string]];
+    const ranges = await admin.cluster("SLOTS");
+    const range = ranges.find(([from, to]) => from <= slot && slot <= to);
+    if (!range) throw new Error(`no master serves slot ${slot}`);
+    const [, masterPort, masterId] = range[2];
     const view = await group.view(masterPort);
     const master = view.find((n) => n.id === masterId);
     const replica = view.find((n) => n.masterId === masterId);
