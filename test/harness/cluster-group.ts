@@ -86,11 +86,15 @@ export async function startClusterGroup(masters: number, nodeTimeoutMs: number):
     until(
       notYetOnError(async () => {
         for (const port of nodes.keys()) if (!/cluster_state:ok/.test(await info(port, "cluster"))) return false;
-        const seen = await view();
-        const live = seen.filter((n) => n.flags.includes("master") && n.slots && !n.flags.includes("fail"));
-        if (live.length !== masters) return false;
-        for (const m of live) if (!/slave0:.*state=online/.test(await info(m.port, "replication"))) return false;
-        return seen.every((n) => !n.flags.some((f) => f === "fail" || f === "fail?"));
+        // Every node's view: no failure flags, and each master with slots has a replica.
+        for (const port of nodes.keys()) {
+          const seen = await view(port);
+          if (seen.some((n) => n.flags.some((f) => f === "fail" || f === "fail?"))) return false;
+          const live = seen.filter((n) => n.flags.includes("master") && n.slots);
+          if (live.length !== masters || live.some((m) => !seen.some((r) => r.masterId === m.id))) return false;
+          for (const m of live) if (!/slave0:.*state=online/.test(await info(m.port, "replication"))) return false;
+        }
+        return true;
       }),
       "every master to have an online replica and every node cluster_state:ok",
       60_000,
@@ -118,7 +122,8 @@ export async function startClusterGroup(masters: number, nodeTimeoutMs: number):
       const candidates = before.filter((n) => n.flags.includes("master") && n.slots);
       const victim =
         candidates.find((n) => n.port === port) ?? candidates[Math.floor(Math.random() * candidates.length)];
-      const replica = before.find((n) => n.masterId === victim.id);
+      // The master's own view knows its replicas first.
+      const replica = (await view(victim.port)).find((n) => n.masterId === victim.id);
       if (!replica) throw new Error(`master ${victim.port} has no replica`);
       await nodes.get(victim.port)?.stop();
       let promotedAt = 0n;
