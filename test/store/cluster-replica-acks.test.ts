@@ -31,11 +31,12 @@ describe("RedisStore with replica acks on Redis Cluster (3 masters, a replica ea
     await group?.stop();
   });
 
-  async function started(): Promise<RedisStore> {
+  // A WAIT has 1.5 s by default here: the machine may be loaded; the test of a WAIT that falls short uses 300 ms.
+  async function started(replicaAckTimeoutMs = 1500): Promise<RedisStore> {
     const store = new RedisStore({
       target: { kind: "cluster", nodes: group.nodes },
       replicaAcks: "majority",
-      replicaAckTimeoutMs: 300,
+      replicaAckTimeoutMs,
     });
     stores.push(store);
     await store.start(new RecordingListener());
@@ -84,10 +85,13 @@ describe("RedisStore with replica acks on Redis Cluster (3 masters, a replica ea
     try {
       // One turn: the six acquires form one batch per master.
       await Promise.all(names.map((name, i) => store.acquire(claim(name, "aa01", `r${i}`))));
-      // MONITOR lines may trail the replies: wait until every script showed up.
+      // MONITOR lines come on other connections and may trail the replies: wait for every script and WAIT.
+      const shown = () => [...seen.values()].flat();
       await until(
-        () => [...seen.values()].flat().filter((l) => l.cmd.startsWith("eval")).length >= names.length,
-        "MONITOR to show every script",
+        () =>
+          shown().filter((l) => l.cmd.startsWith("eval")).length >= names.length &&
+          owners.every((o) => seen.get(o.port)?.some((l) => l.cmd === "wait")),
+        "MONITOR to show every script and WAIT",
       );
       for (const port of new Set(owners.map((o) => o.port))) {
         const log = seen.get(port) ?? [];
@@ -111,7 +115,7 @@ describe("RedisStore with replica acks on Redis Cluster (3 masters, a replica ea
   });
 
   it("answers unacknowledged, naming the replica count, while the shard's replica does not answer, and reads NOT_SERVING until it does", async () => {
-    const store = await started();
+    const store = await started(300);
     const { replicaPort } = await ownerOf("s/a");
     const replicaAdmin = new Redis(replicaPort);
     const pid = (await replicaAdmin.info("server")).match(/process_id:(\d+)/)?.[1];
