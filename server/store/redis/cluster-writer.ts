@@ -30,6 +30,8 @@ export class ClusterWriter implements StoreWriter {
   private readonly scripts = new WeakMap<Redis, LockScripts>();
   /** Masters whose last WAIT fell short, with a key of theirs for the probe WAIT. */
   private readonly unacked = new Map<Redis, string>();
+  /** The last key written to each master: a key of a slot it owns, for the mark of a probe WAIT. */
+  private readonly lastKeys = new WeakMap<Redis, string>();
   private readonly timer?: NodeJS.Timeout;
   private wasReady = false;
   private everReady = false;
@@ -140,8 +142,6 @@ export class ClusterWriter implements StoreWriter {
       this.changed();
     }
   }
-
-  private readonly lastKeys = new WeakMap<Redis, string>();
 
   private masterOf(key: string): Redis | undefined {
     const address = this.cluster.slots[new Command("exists", [key]).getSlot()]?.[0];
