@@ -6,6 +6,7 @@ import {
   type LockServiceClient,
   type WatchResponse,
 } from "../gen/ts/turnstile/v1/turnstile.js";
+import { holderKey } from "../wire/holder-key.js";
 import { type Leadership, toBytes } from "./leadership.js";
 import { errorFromStatus, readableDetails } from "./status-error.js";
 import { TurnstileError } from "./turnstile-error.js";
@@ -135,13 +136,13 @@ function apply(holders: Map<string, Holder>, response: WatchResponse): void {
   const kind = response.kind;
   if (kind?.$case === "snapshot") {
     holders.clear();
-    for (const h of kind.snapshot.holders) holders.set(keyOf(h), h);
+    for (const h of kind.snapshot.holders) holders.set(holderKey(h.sessionId, h.owner), h);
   } else if (kind?.$case === "event" && kind.event.holder) {
     const { change, holder, noHolder } = kind.event;
     if (change === HolderChange.HOLDER_CHANGE_ACQUIRED || change === HolderChange.HOLDER_CHANGE_VALUE) {
-      holders.set(keyOf(holder), holder);
+      holders.set(holderKey(holder.sessionId, holder.owner), holder);
     } else {
-      holders.delete(keyOf(holder));
+      holders.delete(holderKey(holder.sessionId, holder.owner));
     }
     if (noHolder) holders.clear();
   }
@@ -163,10 +164,6 @@ function sameLeader(a: Leader | null, b: Leader | null): boolean {
     a.owner === b.owner &&
     Buffer.from(a.value).equals(Buffer.from(b.value))
   );
-}
-
-function keyOf(h: Holder): string {
-  return `${h.sessionId}\u0000${h.owner}`;
 }
 
 // A bad name will stay bad, and a server without Watch will not grow one: give up on those.

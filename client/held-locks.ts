@@ -1,4 +1,5 @@
 import type { Acquired, Lost } from "../gen/ts/turnstile/v1/turnstile.js";
+import { holderKey } from "../wire/holder-key.js";
 import type { LeaseClock } from "./lease-clock.js";
 import { Lock, type LockReleaser } from "./lock.js";
 import { LostLockError, type LostLockReason, lostReasonFromProto } from "./lost-lock-error.js";
@@ -48,7 +49,7 @@ export class HeldLocks {
    * handle comes back already lost if its lease deadline has passed by now.
    */
   grant(acquired: Acquired, owner: string, acquireSentAtMs: number): Lock {
-    const key = keyOf(acquired.name, owner);
+    const key = holderKey(acquired.name, owner);
     let holding = this.#holdings.get(key);
     if (holding !== undefined && holding.fencingToken !== acquired.fencingToken) {
       // A new token means the server no longer counts the old holder.
@@ -72,7 +73,7 @@ export class HeldLocks {
 
   /** Takes a released handle out of its holding; undefined when the hold is already gone. */
   beginRelease(lock: Lock): Holding | undefined {
-    const holding = this.#holdings.get(keyOf(lock.name, lock.owner));
+    const holding = this.#holdings.get(holderKey(lock.name, lock.owner));
     if (holding === undefined || !holding.locks.delete(lock)) return undefined;
     holding.releasing += 1;
     return holding;
@@ -88,7 +89,7 @@ export class HeldLocks {
 
   /** Loses the holding a server `lost` message names (ignored when the token is not ours). */
   loseReported(lost: Lost): void {
-    const holding = this.#holdings.get(keyOf(lost.name, lost.owner));
+    const holding = this.#holdings.get(holderKey(lost.name, lost.owner));
     if (holding === undefined) return;
     if (lost.fencingToken !== 0n && lost.fencingToken !== holding.fencingToken) return;
     this.#lose(holding, lostReasonFromProto(lost.reason), false);
@@ -127,7 +128,7 @@ export class HeldLocks {
 
   /** Milliseconds left of the lease of a live handle's holding; undefined for other handles. */
   remainingMs(lock: Lock): number | undefined {
-    const holding = this.#holdings.get(keyOf(lock.name, lock.owner));
+    const holding = this.#holdings.get(holderKey(lock.name, lock.owner));
     const deadline = holding?.locks.has(lock) ? this.#clock.deadlineOf(holding) : undefined;
     return deadline === undefined ? undefined : deadline - this.#clock.now();
   }
@@ -182,13 +183,8 @@ export class HeldLocks {
   }
 
   #forget(holding: Holding): void {
-    const key = keyOf(holding.name, holding.owner);
+    const key = holderKey(holding.name, holding.owner);
     if (this.#holdings.get(key) === holding) this.#holdings.delete(key);
     this.#clock.untrack(holding);
   }
-}
-
-function keyOf(name: string, owner: string): string {
-  // NUL cannot appear in a valid lock name, so the key is unambiguous.
-  return `${name}\u0000${owner}`;
 }

@@ -1,5 +1,5 @@
 import type { LockMode, SessionRequest } from "../gen/ts/turnstile/v1/turnstile.js";
-import { durationFromMs } from "./duration.js";
+import { durationFromMs } from "../wire/duration.js";
 import { currentTraceParent } from "./trace-context.js";
 
 /** One acquire as the session sends it; mode and limit are here so shared locks can reuse it. */

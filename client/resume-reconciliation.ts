@@ -1,4 +1,5 @@
 import type { HeldLock } from "../gen/ts/turnstile/v1/turnstile.js";
+import { holderKey } from "../wire/holder-key.js";
 
 /** A hold the client still has live handles for, as it knows it. */
 export interface LiveHold<H> {
@@ -50,11 +51,11 @@ export function buildClaims<H>(
 ): { claims: HoldClaim<H>[]; stale: string[] } {
   const byKey = new Map<string, HoldClaim<H>>();
   for (const { name, owner, fencingToken, live, holding } of holds) {
-    byKey.set(keyOf(name, owner), { name, owner, fencingToken, live, releaseIds: [], holding });
+    byKey.set(holderKey(name, owner), { name, owner, fencingToken, live, releaseIds: [], holding });
   }
   const releasesByKey = new Map<string, InFlightRelease[]>();
   for (const release of releases) {
-    const key = keyOf(release.name, release.owner);
+    const key = holderKey(release.name, release.owner);
     releasesByKey.set(key, [...(releasesByKey.get(key) ?? []), release]);
   }
   const stale: string[] = [];
@@ -99,16 +100,16 @@ export function reconcileResume(
 ): ClaimOutcome[] {
   const byKey = new Map<string, HeldLock>();
   for (const held of answered) {
-    const key = keyOf(held.name, held.owner);
+    const key = holderKey(held.name, held.owner);
     if (!byKey.has(key)) byKey.set(key, held);
   }
   const reentries = new Map<string, number>();
   for (const { name, owner } of pendingAcquires) {
-    const key = keyOf(name, owner);
+    const key = holderKey(name, owner);
     reentries.set(key, (reentries.get(key) ?? 0) + 1);
   }
   return claims.map((claim) => {
-    const key = keyOf(claim.name, claim.owner);
+    const key = holderKey(claim.name, claim.owner);
     const held = byKey.get(key);
     if (held === undefined || held.fencingToken !== claim.fencingToken || held.holdCount <= 0) {
       return { kept: false, resend: 0 };
@@ -116,9 +117,4 @@ export function reconcileResume(
     const unexplained = held.holdCount - claim.live - (reentries.get(key) ?? 0);
     return { kept: true, resend: Math.min(claim.releaseIds.length, Math.max(0, unexplained)) };
   });
-}
-
-function keyOf(name: string, owner: string): string {
-  // NUL cannot appear in a valid lock name, so the key is unambiguous.
-  return `${name}\u0000${owner}`;
 }

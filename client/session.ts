@@ -1,7 +1,7 @@
 import type { KeepAliveAck, Open, Opened, SessionRequest, SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
+import { durationFromMs, msFromDuration } from "../wire/duration.js";
 import { AcquiresInFlight } from "./acquires-in-flight.js";
 import type { ChannelPool } from "./channel-pool.js";
-import { durationFromMs, msFromDuration } from "./duration.js";
 import { HeldLocks, type Holding } from "./held-locks.js";
 import { KeepAliveTimer } from "./keep-alive-timer.js";
 import { LeaseClock } from "./lease-clock.js";

@@ -1,5 +1,5 @@
 import { type DescribeResponse, LockMode, type Waiter } from "../../gen/ts/turnstile/v1/turnstile.js";
-import { msFromDuration } from "../duration.js";
+import { msFromDuration } from "../../wire/duration.js";
 import { AdminClient } from "./admin-client.js";
 import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";

@@ -1,9 +1,9 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Client, credentials, type ServiceError, status } from "@grpc/grpc-js";
+import { parseDurationText } from "../../wire/duration-text.js";
 import { readableDetails } from "../status-error.js";
 import { LockExit } from "./exit-codes.js";
 import { argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
-import { parseDuration } from "./parse-duration.js";
 
 const USAGE = `Usage: turnstile health [options]
 
@@ -48,7 +48,7 @@ function parseHealthArgs(argv: string[], env: NodeJS.ProcessEnv) {
   const args = parseAdminArgs(argv, { flags: ["service", "timeout"], positionals: [] }, env);
   if (typeof args === "string") return args;
   const timeoutText = args.values.timeout ?? "5s";
-  const timeoutMs = parseDuration(timeoutText);
+  const timeoutMs = parseDurationText(timeoutText);
   if (timeoutMs === undefined || timeoutMs <= 0)
     return `--timeout must be a duration above 0 such as 3s, got "${timeoutText}"`;
   return { server: args.server, service: args.values.service ?? "", timeoutMs };

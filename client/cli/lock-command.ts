@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
+import { parseDurationText } from "../../wire/duration-text.js";
 import type { CredentialOptions } from "../channel-credentials.js";
 import type { Lock } from "../lock.js";
 import { LostLockError } from "../lost-lock-error.js";
@@ -9,7 +10,6 @@ import { CONNECTION_FLAGS, CONNECTION_HELP, connectionOptions } from "./connecti
 import { LockExit } from "./exit-codes.js";
 import { GuardedCommand } from "./guarded-command.js";
 import { joinNegativeValues } from "./negative-values.js";
-import { parseDuration } from "./parse-duration.js";
 
 const USAGE = `Usage: turnstile lock [options] NAME -- COMMAND [ARGS...]
 
@@ -96,7 +96,7 @@ function parseLockArgs(own: string[], command: string[], env: NodeJS.ProcessEnv)
     const text = values[flag] ?? fallback;
     if (text === undefined) continue;
     if (/^\s*-/.test(text)) return negativeDuration(flag, text);
-    durations[flag] = parseDuration(text);
+    durations[flag] = parseDurationText(text);
     if (durations[flag] === undefined) return `--${flag} "${text}" is not a duration (e.g. 500ms, 10s, 5m)`;
   }
   if (durations.ttl === 0) return "--ttl must be more than 0";

@@ -1,3 +1,4 @@
+// The duration text both the coordinator's settings and the CLI's flags read ("250ms", "15s", "1h").
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Parses "250ms", "15s", "1.5m", "1h", "30d" or "0" into whole milliseconds; undefined if it is none of these. */
