@@ -1,0 +1,101 @@
+import type { HeldLocks } from "../../locks/held-locks.js";
+import type { MonotonicClock } from "../../locks/lease-clock.js";
+import type { Lock } from "../../locks/lock.js";
+import { errorFromFailed, TurnstileError } from "../../turnstile-error.js";
+import type { PendingAcquire, SessionAcquire } from "./pending-acquire.js";
+import type { PendingRequests, RequestAnswer } from "./pending-requests.js";
+import type { ReleasedHold } from "./releases-in-flight.js";
+
+/** One registered acquire: its request id, the caller's answer, and how to give up on it. */
+export interface AcquireTicket {
+  requestId: string;
+  answer: Promise<Lock>;
+  /**
+   * The caller gives up: true when the request is still in flight (send a `cancel`); a grant that
+   * already arrived is released, one still to come will be.
+   */
+  abandon(): boolean;
+}
+
+/**
+ * The session's acquires not yet answered, by request id. They outlive a broken stream (a resume
+ * re-sends them). A grant for an abandoned acquire is released quietly; others become Locks.
+ */
+export class AcquiresInFlight {
+  readonly #pending: PendingRequests;
+  readonly #held: HeldLocks;
+  readonly #now: MonotonicClock;
+  readonly #releaseQuietly: (hold: ReleasedHold) => void;
+  readonly #acquires = new Map<string, PendingAcquire>();
+
+  constructor(
+    pending: PendingRequests,
+    held: HeldLocks,
+    now: MonotonicClock,
+    releaseQuietly: (hold: ReleasedHold) => void,
+  ) {
+    this.#pending = pending;
+    this.#held = held;
+    this.#now = now;
+    this.#releaseQuietly = releaseQuietly;
+  }
+
+  /** The acquires in flight, by request id (a resume re-sends them). */
+  get byId(): ReadonlyMap<string, PendingAcquire> {
+    return this.#acquires;
+  }
+
+  /**
+   * Registers `request` (first sent now); the answer resolves with the Lock, or rejects with a
+   * TurnstileError for a `failed` answer or the end of the session, or with a LostLockError when
+   * the lease had already run out at grant time.
+   */
+  add(request: SessionAcquire): AcquireTicket {
+    let requestId = "";
+    let granted: Lock | undefined;
+    const answer = new Promise<Lock>((resolve, reject) => {
+      requestId = this.#pending.add({
+        answer: (reply) => {
+          granted = this.#onAnswer(requestId, reply, resolve, reject);
+        },
+        end: (error) => {
+          this.#acquires.delete(requestId);
+          reject(error);
+        },
+      });
+      this.#acquires.set(requestId, { requestId, request, firstSentAtMs: this.#now(), abandoned: false, fail: reject });
+    });
+    const abandon = () => {
+      const attempt = this.#acquires.get(requestId);
+      if (attempt !== undefined) attempt.abandoned = true;
+      else granted?.release().catch(() => {});
+      return attempt !== undefined;
+    };
+    return { requestId, answer, abandon };
+  }
+
+  // Runs in the message handler, so the holding exists before a `lost` right behind the grant.
+  #onAnswer(
+    requestId: string,
+    reply: RequestAnswer,
+    resolve: (lock: Lock) => void,
+    reject: (error: Error) => void,
+  ): Lock | undefined {
+    const attempt = this.#acquires.get(requestId);
+    this.#acquires.delete(requestId);
+    if (reply.$case === "failed") {
+      reject(errorFromFailed(reply.failed));
+    } else if (reply.$case !== "acquired") {
+      reject(new TurnstileError("internal", `acquire answered with ${reply.$case}`));
+    } else if (attempt === undefined || attempt.abandoned) {
+      const { name, fencingToken } = reply.acquired;
+      this.#releaseQuietly({ name, owner: attempt?.request.owner ?? "", fencingToken });
+    } else {
+      const lock = this.#held.grant(reply.acquired, attempt.request.owner, attempt.firstSentAtMs);
+      if (lock.lost) reject(lock.signal.reason);
+      else resolve(lock);
+      return lock;
+    }
+    return undefined;
+  }
+}
