@@ -1,7 +1,7 @@
 import type { HeldLock, SessionRequest } from "../../gen/ts/turnstile/v1/turnstile.js";
 import type { HeldLocks, Holding } from "../locks/held-locks.js";
 import { TurnstileError } from "../turnstile-error.js";
-import { acquireMessage, type PendingAcquire, remainingWaitMs } from "./requests/pending-acquire.js";
+import { acquireMessage, type PendingAcquire, remainingWaitMs } from "./requests/acquires-in-flight.js";
 import type { ReleasesInFlight } from "./requests/releases-in-flight.js";
 import { buildClaims, type HoldClaim, heldOfClaims, reconcileResume } from "./resume-reconciliation.js";
 

@@ -1,33 +1,23 @@
-import type {
-  KeepAliveAck,
-  Open,
-  Opened,
-  SessionRequest,
-  SessionResponse,
-} from "../../gen/ts/turnstile/v1/turnstile.js";
-import { durationFromMs, msFromDuration } from "../../wire/duration.js";
+import type { Opened, SessionRequest, SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { msFromDuration } from "../../wire/duration.js";
 import type { ChannelPool } from "../connection/channel-pool.js";
 import { HeldLocks, type Holding } from "../locks/held-locks.js";
 import { LeaseClock } from "../locks/lease-clock.js";
 import type { Lock, LockReleaser } from "../locks/lock.js";
 import type { LostLockReason } from "../lost-lock-error.js";
 import { raceSignal } from "../race-signal.js";
-import { errorFromFailed, TurnstileError } from "../turnstile-error.js";
-import { KeepAliveTimer } from "./keep-alive-timer.js";
-import { AcquiresInFlight } from "./requests/acquires-in-flight.js";
-import { OneShotRequests } from "./requests/one-shot-requests.js";
-import { acquireMessage, type SessionAcquire } from "./requests/pending-acquire.js";
-import { PendingRequests, type RequestAnswer, requestIdOf } from "./requests/pending-requests.js";
-import { type ReleasedHold, ReleasesInFlight } from "./requests/releases-in-flight.js";
+import { TurnstileError } from "../turnstile-error.js";
+import { KeepAlive } from "./keep-alive.js";
+import type { SessionAcquire } from "./requests/acquires-in-flight.js";
+import { SessionRequests } from "./requests/session-requests.js";
 import type { SessionEvent, SessionState } from "./session-event.js";
 import { SessionLink } from "./session-link.js";
+import { SessionOpening } from "./session-opening.js";
 import type { SessionOptions } from "./session-options.js";
 import { SessionResumer } from "./session-resume.js";
 import { decideStreamEnd, expiryError, type FinalStatus } from "./stream-end.js";
 
-export type { SessionAcquire } from "./requests/pending-acquire.js";
 export type { SessionEvent, SessionState } from "./session-event.js";
-export type { SessionOptions } from "./session-options.js";
 
 /**
  * One session: it survives broken streams. It opens a stream, sends a keepalive every ttl/3 and
@@ -35,26 +25,18 @@ export type { SessionOptions } from "./session-options.js";
  * and resumes (docs/sessions.md), keeping held locks (valid by the local lease meanwhile), pending
  * acquires and releases in flight. It ends on close, when the session expired, or on a fatal status.
  */
-export class Session implements LockReleaser {
+export class Session {
   readonly #channels: ChannelPool;
   readonly #options: SessionOptions;
   readonly #clock: LeaseClock<Holding>;
   readonly #held: HeldLocks;
-  readonly #pending = new PendingRequests();
-  readonly #oneShots = new OneShotRequests(this.#pending);
-  readonly #acquires: AcquiresInFlight;
-  readonly #releases: ReleasesInFlight;
-  readonly #keepAlive: KeepAliveTimer;
+  readonly #requests: SessionRequests;
+  readonly #keepAlive: KeepAlive;
   readonly #link: SessionLink;
+  readonly #opening: SessionOpening;
   readonly #resumer: SessionResumer;
   #state: SessionState = "connecting";
-  #opened: Promise<void> | undefined;
-  #openWaiter: { resolve: () => void; reject: (error: Error) => void } | undefined;
   #ended: TurnstileError | undefined;
-  #resume = { sessionId: "", secret: "" };
-  #failedOpens = 0;
-  /** Send time of the newest request that renewed the session record (an answered open). */
-  #renewedAtMs = Number.NEGATIVE_INFINITY;
 
   constructor(channels: ChannelPool, options: SessionOptions) {
     this.#channels = channels;
@@ -62,16 +44,24 @@ export class Session implements LockReleaser {
     const { ttlMs, safetyMarginMs, now } = options;
     this.#clock = new LeaseClock({ ttlMs, safetyMarginMs, now });
     const send = (kind: SessionRequest["kind"]) => this.#send(kind);
-    this.#releases = new ReleasesInFlight(this.#pending, send, () => this.#ended);
-    const releaseQuietly = (hold: ReleasedHold) => this.#releaseQuietly(hold);
-    this.#held = new HeldLocks(this.#clock, this, releaseQuietly);
-    this.#acquires = new AcquiresInFlight(this.#pending, this.#held, this.#clock.now, releaseQuietly);
-    this.#keepAlive = new KeepAliveTimer(this.#clock, (seq) => this.#send({ $case: "keepAlive", keepAlive: { seq } }));
-    const resumeContext = { held: this.#held, acquires: this.#acquires.byId, releases: this.#releases };
-    this.#resumer = new SessionResumer({ ...resumeContext, send });
+    // What every Lock handle of this session calls back into.
+    const releaser: LockReleaser = {
+      releaseLock: (lock) => this.#requests.release(lock),
+      checkLeases: () => held.sweep(),
+      leaseRemainingMs: (lock) => held.remainingMs(lock),
+    };
+    const held = new HeldLocks(this.#clock, releaser, (lock) => this.#requests.releaseQuietly(lock));
+    this.#held = held;
+    this.#requests = new SessionRequests({ held, now: this.#clock.now, send, ended: () => this.#ended });
+    const keepAlive = (seq: bigint) => this.#send({ $case: "keepAlive", keepAlive: { seq } });
+    this.#keepAlive = new KeepAlive(this.#clock, keepAlive, () => held.rearm());
+    const { acquires, releases } = this.#requests;
+    const resumer = new SessionResumer({ held, acquires, releases, send });
+    this.#resumer = resumer;
+    this.#opening = new SessionOpening(options, () => resumer.claim());
     const linkOptions = { backoff: options.backoff, random: options.random, now: this.#clock.now };
     this.#link = new SessionLink(channels, linkOptions, {
-      open: () => this.#openMessage(),
+      open: () => this.#opening.openMessage(),
       opened: (opened, attempt) => this.#onOpened(opened, attempt.openSentAtMs),
       message: (message) => this.#onMessage(message),
       ended: (error, final, wasOpened) => this.#onStreamEnd(error, final, wasOpened),
@@ -80,7 +70,7 @@ export class Session implements LockReleaser {
 
   /** The server's id for this session; empty until opened. */
   get sessionId(): string {
-    return this.#resume.sessionId;
+    return this.#opening.sessionId;
   }
 
   /** Where the session is (see SessionState). */
@@ -100,14 +90,9 @@ export class Session implements LockReleaser {
    */
   open(options: { signal?: AbortSignal } = {}): Promise<void> {
     if (this.#ended !== undefined) return Promise.reject(this.#ended);
-    if (this.#opened === undefined) {
-      this.#opened = new Promise<void>((resolve, reject) => {
-        this.#openWaiter = { resolve, reject };
-      });
-      this.#opened.catch(() => {});
-      this.#link.connect("now");
-    }
-    return raceSignal(this.#opened, options.signal);
+    const { opened, started } = this.#opening.first();
+    if (started) this.#link.connect("now");
+    return raceSignal(opened, options.signal);
   }
 
   /**
@@ -122,49 +107,13 @@ export class Session implements LockReleaser {
     await this.open({ signal });
     signal?.throwIfAborted();
     if (this.#ended !== undefined) throw this.#ended;
-    const { requestId, answer, abandon } = this.#acquires.add(request);
-    this.#send(acquireMessage(requestId, request, request.waitMs));
-    try {
-      return await raceSignal(answer, signal);
-    } catch (error) {
-      if (signal?.aborted && error === signal.reason && abandon())
-        this.#send({ $case: "cancel", cancel: { requestId } });
-      throw error;
-    }
+    return this.#requests.acquire(request, signal);
   }
 
-  /** Sends the release of one hold and waits for the answer, across reconnects (see LockReleaser). */
-  async releaseLock(lock: Lock): Promise<void> {
-    const holding = this.#held.beginRelease(lock);
-    if (holding === undefined) return;
-    try {
-      if (this.#ended !== undefined) return;
-      const answer = await new Promise<RequestAnswer>((resolve, reject) => {
-        this.#releases.send(holding, { answer: resolve, end: reject });
-      });
-      // A `lost` that crossed the release on the wire already took the hold: nothing to report.
-      if (answer.$case === "failed" && !holding.gone) throw errorFromFailed(answer.failed);
-    } catch (error) {
-      if (this.#ended === undefined) throw error;
-    } finally {
-      this.#held.endRelease(holding);
-    }
-  }
-
-  /** Sends a one-shot request (see OneShotRequests); rejects at once once the session has ended. */
+  /** Sends a one-shot request (see SessionRequests.oneShot); rejects at once once the session has ended. */
   request(build: (requestId: string) => SessionRequest["kind"], options: { signal?: AbortSignal } = {}) {
     if (this.#ended !== undefined) return Promise.reject(this.#ended);
-    return this.#oneShots.send(build, (kind) => this.#send(kind), options.signal);
-  }
-
-  /** Loses every lock whose lease deadline has passed (see LockReleaser). */
-  checkLeases(): void {
-    this.#held.sweep();
-  }
-
-  /** Milliseconds left of a live lock's local lease (see LockReleaser). */
-  leaseRemainingMs(lock: Lock): number | undefined {
-    return this.#held.remainingMs(lock);
+    return this.#requests.oneShot(build, options.signal);
   }
 
   /**
@@ -179,29 +128,19 @@ export class Session implements LockReleaser {
     await this.#link.close(options.signal);
   }
 
-  #openMessage(): Open {
-    const { clientName, ttlMs } = this.#options;
-    const { sessionId, secret } = this.#resume;
-    const held = sessionId === "" ? [] : this.#resumer.claim();
-    return { clientName, ttl: durationFromMs(ttlMs), resumeSessionId: sessionId, resumeSecret: secret, held };
-  }
-
   #onOpened(opened: Opened, openSentAtMs: number): void {
     if (this.#ended !== undefined) return;
-    const resuming = this.#resume.sessionId !== "";
-    if (resuming && (!opened.resumed || opened.sessionId !== this.#resume.sessionId)) {
-      const message = `session ${this.#resume.sessionId} could not be resumed: the coordinator opened a new session`;
+    const outcome = this.#opening.opened(opened, openSentAtMs);
+    if (outcome === "not-resumed") {
+      const message = `session ${this.#opening.sessionId} could not be resumed: the coordinator opened a new session`;
       this.#finish("expired", new TurnstileError("session-ended", message), "expired");
       return;
     }
-    this.#resume = { sessionId: opened.sessionId, secret: opened.resumeSecret || this.#resume.secret };
-    this.#renewedAtMs = openSentAtMs;
     const grantedMs = opened.ttl === undefined ? 0 : msFromDuration(opened.ttl);
-    this.#adoptTtl(grantedMs > 0 ? grantedMs : this.#options.ttlMs);
+    this.#keepAlive.adoptTtl(grantedMs > 0 ? grantedMs : this.#options.ttlMs);
     this.#state = "connected";
-    if (!resuming) {
-      this.#openWaiter?.resolve();
-      this.#openWaiter = undefined;
+    if (outcome === "new") {
+      this.#opening.settleFirst();
       this.#emit("connected");
       return;
     }
@@ -217,13 +156,13 @@ export class Session implements LockReleaser {
       case "released":
       case "proclaimed":
       case "failed":
-        this.#pending.settle(requestIdOf(kind), kind);
+        this.#requests.answer(kind);
         break;
       case "lost":
         this.#held.loseReported(kind.lost);
         break;
       case "keepAliveAck":
-        this.#onKeepAliveAck(kind.keepAliveAck);
+        this.#keepAlive.acked(kind.keepAliveAck);
         break;
       default:
         // `queued` (position only), a stray `opened` and unknown kinds from a newer server need no action.
@@ -234,22 +173,22 @@ export class Session implements LockReleaser {
   #onStreamEnd(error: TurnstileError, final: FinalStatus | undefined, wasOpened: boolean): void {
     if (this.#ended !== undefined) return;
     this.#keepAlive.stop();
-    this.#oneShots.failAll(error);
-    const established = this.#resume.sessionId !== "";
-    if (!established) this.#failedOpens += 1;
+    this.#requests.streamBroke(error);
+    this.#opening.streamEnded();
+    const established = this.#opening.established;
     const decision = decideStreamEnd(final, {
       established,
-      failedOpens: this.#failedOpens,
+      failedOpens: this.#opening.failedOpens,
       addressCount: this.#channels.addresses.length,
       wasOpened,
       nowMs: this.#clock.now(),
-      renewedAtMs: Math.max(this.#renewedAtMs, this.#clock.lastConfirmedSendMs),
+      renewedAtMs: Math.max(this.#opening.renewedAtMs, this.#clock.lastConfirmedSendMs),
       ttlMs: this.#clock.ttlMs,
     });
     if (decision.action === "fail") {
       this.#finish("ended", error, "session-ended");
     } else if (decision.action === "expire") {
-      const expired = expiryError(decision.why, this.#resume.sessionId, this.#clock.ttlMs, error);
+      const expired = expiryError(decision.why, this.#opening.sessionId, this.#clock.ttlMs, error);
       this.#finish("expired", expired, decision.why === "refused" ? "session-ended" : "expired");
     } else {
       const broke = established && this.#state !== "reconnecting";
@@ -259,31 +198,13 @@ export class Session implements LockReleaser {
     }
   }
 
-  #onKeepAliveAck(ack: KeepAliveAck): void {
-    this.#clock.keepAliveAcked(ack.seq);
-    const ttlMs = ack.ttl === undefined ? 0 : msFromDuration(ack.ttl);
-    if (ttlMs > 0 && ttlMs !== this.#clock.ttlMs) this.#adoptTtl(ttlMs);
-    this.#held.rearm();
-  }
-
-  #adoptTtl(ttlMs: number): void {
-    this.#clock.setTtl(ttlMs);
-    this.#keepAlive.start(ttlMs);
-    this.#held.rearm();
-  }
-
-  /** Best-effort release of a hold nobody waits for (lease unconfirmed, or granted too late). */
-  #releaseQuietly(hold: ReleasedHold): void {
-    if (this.#ended === undefined) this.#releases.send(hold);
-  }
-
   #send(kind: SessionRequest["kind"]): void {
     if (this.#ended === undefined) this.#link.send(kind);
   }
 
   // Called last in every handler: a throwing listener cannot leave the session half-updated.
   #emit(type: SessionEvent["type"], error?: TurnstileError): void {
-    this.#options.onEvent?.({ type, sessionId: this.#resume.sessionId, address: this.#link.address, error });
+    this.#options.onEvent?.({ type, sessionId: this.#opening.sessionId, address: this.#link.address, error });
   }
 
   #finish(state: SessionState, error: TurnstileError, lostReason: LostLockReason, stopLink = true): void {
@@ -292,13 +213,11 @@ export class Session implements LockReleaser {
     this.#state = state;
     if (stopLink) this.#link.stop();
     this.#keepAlive.stop();
-    this.#openWaiter?.reject(error);
-    this.#openWaiter = undefined;
+    this.#opening.settleFirst(error);
     // Told first: held locks are lost before anything else happens.
     this.#held.loseAll(error, lostReason);
     this.#held.dispose();
-    this.#pending.endAll(error);
-    this.#releases.dispose(error);
-    if (stopLink && this.#resume.sessionId !== "") this.#emit(state === "expired" ? "expired" : "ended", error);
+    this.#requests.end(error);
+    if (stopLink && this.#opening.established) this.#emit(state === "expired" ? "expired" : "ended", error);
   }
 }

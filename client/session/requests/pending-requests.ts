@@ -44,7 +44,8 @@ export class PendingRequests {
   }
 
   /** Hands `answer` to the request it names; false when no such request is in flight. */
-  settle(requestId: string, answer: RequestAnswer): boolean {
+  settle(answer: RequestAnswer): boolean {
+    const requestId = requestIdOf(answer);
     const handler = this.#handlers.get(requestId);
     if (handler === undefined) return false;
     this.#handlers.delete(requestId);

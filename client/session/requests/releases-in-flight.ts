@@ -88,6 +88,6 @@ export class ReleasesInFlight {
   /** Answers release `requestId` as done without the server's word (a resume settled it). */
   settle(requestId: string): void {
     const name = this.#releases.get(requestId)?.name ?? "";
-    this.#pending.settle(requestId, { $case: "released", released: { requestId, name, holdCount: 0 } });
+    this.#pending.settle({ $case: "released", released: { requestId, name, holdCount: 0 } });
   }
 }
