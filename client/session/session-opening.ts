@@ -6,8 +6,8 @@ export type OpenedOutcome = "new" | "resumed" | "not-resumed";
 
 /**
  * A session's identity on the coordinators and its handshake: the id and resume secret it was
- * given, the `open` each stream starts with (a resume claims the holds, see SessionResumer), what an
- * `opened` answer means, and the promise `Session.open()` returns until the first `opened`.
+ * given, the `open` each stream starts with (a resume claims the holds, see SessionResumer), and
+ * what an `opened` answer means.
  */
 export class SessionOpening {
   readonly #options: { clientName: string; ttlMs: number };
@@ -15,8 +15,6 @@ export class SessionOpening {
   #resume = { sessionId: "", secret: "" };
   #failedOpens = 0;
   #renewedAtMs = Number.NEGATIVE_INFINITY;
-  #first: Promise<void> | undefined;
-  #waiter: { resolve: () => void; reject: (error: Error) => void } | undefined;
 
   /** `claim` builds the `held` of a resume's `open`. */
   constructor(options: { clientName: string; ttlMs: number }, claim: () => HeldLock[]) {
@@ -44,19 +42,6 @@ export class SessionOpening {
     return this.#renewedAtMs;
   }
 
-  /**
-   * The promise of the first `opened` (it never rejects unhandled); `started` is true on the first
-   * call only, when the caller is to start connecting.
-   */
-  first(): { opened: Promise<void>; started: boolean } {
-    if (this.#first !== undefined) return { opened: this.#first, started: false };
-    this.#first = new Promise<void>((resolve, reject) => {
-      this.#waiter = { resolve, reject };
-    });
-    this.#first.catch(() => {});
-    return { opened: this.#first, started: true };
-  }
-
   /** The `open` of the next stream: a fresh session, or a resume claiming every hold. */
   openMessage(): Open {
     const { clientName, ttlMs } = this.#options;
@@ -77,12 +62,5 @@ export class SessionOpening {
   /** Notes a stream that ended; it counts as a failed open while the session was never opened. */
   streamEnded(): void {
     if (!this.established) this.#failedOpens += 1;
-  }
-
-  /** Settles the promise of the first `opened`: resolved, or rejected with `error`. */
-  settleFirst(error?: Error): void {
-    if (error === undefined) this.#waiter?.resolve();
-    else this.#waiter?.reject(error);
-    this.#waiter = undefined;
   }
 }

@@ -36,6 +36,8 @@ export class Session {
   readonly #opening: SessionOpening;
   readonly #resumer: SessionResumer;
   #state: SessionState = "connecting";
+  #opened: Promise<void> | undefined;
+  #openWaiter: { resolve: () => void; reject: (error: Error) => void } | undefined;
   #ended: TurnstileError | undefined;
 
   constructor(channels: ChannelPool, options: SessionOptions) {
@@ -90,9 +92,14 @@ export class Session {
    */
   open(options: { signal?: AbortSignal } = {}): Promise<void> {
     if (this.#ended !== undefined) return Promise.reject(this.#ended);
-    const { opened, started } = this.#opening.first();
-    if (started) this.#link.connect("now");
-    return raceSignal(opened, options.signal);
+    if (this.#opened === undefined) {
+      this.#opened = new Promise<void>((resolve, reject) => {
+        this.#openWaiter = { resolve, reject };
+      });
+      this.#opened.catch(() => {});
+      this.#link.connect("now");
+    }
+    return raceSignal(this.#opened, options.signal);
   }
 
   /**
@@ -140,7 +147,8 @@ export class Session {
     this.#keepAlive.adoptTtl(grantedMs > 0 ? grantedMs : this.#options.ttlMs);
     this.#state = "connected";
     if (outcome === "new") {
-      this.#opening.settleFirst();
+      this.#openWaiter?.resolve();
+      this.#openWaiter = undefined;
       this.#emit("connected");
       return;
     }
@@ -156,7 +164,7 @@ export class Session {
       case "released":
       case "proclaimed":
       case "failed":
-        this.#requests.answer(kind);
+        this.#requests.settle(kind);
         break;
       case "lost":
         this.#held.loseReported(kind.lost);
@@ -213,7 +221,8 @@ export class Session {
     this.#state = state;
     if (stopLink) this.#link.stop();
     this.#keepAlive.stop();
-    this.#opening.settleFirst(error);
+    this.#openWaiter?.reject(error);
+    this.#openWaiter = undefined;
     // Told first: held locks are lost before anything else happens.
     this.#held.loseAll(error, lostReason);
     this.#held.dispose();

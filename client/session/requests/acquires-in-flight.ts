@@ -5,8 +5,8 @@ import type { MonotonicClock } from "../../locks/lease-clock.js";
 import type { Lock } from "../../locks/lock.js";
 import { currentTraceParent } from "../../trace-context.js";
 import { errorFromFailed, TurnstileError } from "../../turnstile-error.js";
-import type { PendingRequests, RequestAnswer } from "./pending-requests.js";
 import type { ReleasedHold } from "./releases-in-flight.js";
+import type { RequestAnswer, RequestRegistry } from "./request-answer.js";
 
 /** One acquire as the session sends it; mode and limit are here so shared locks can reuse it. */
 export interface SessionAcquire {
@@ -81,14 +81,14 @@ export interface AcquireTicket {
  * re-sends them). A grant for an abandoned acquire is released quietly; others become Locks.
  */
 export class AcquiresInFlight {
-  readonly #pending: PendingRequests;
+  readonly #pending: RequestRegistry;
   readonly #held: HeldLocks;
   readonly #now: MonotonicClock;
   readonly #releaseQuietly: (hold: ReleasedHold) => void;
   readonly #acquires = new Map<string, PendingAcquire>();
 
   constructor(
-    pending: PendingRequests,
+    pending: RequestRegistry,
     held: HeldLocks,
     now: MonotonicClock,
     releaseQuietly: (hold: ReleasedHold) => void,

@@ -1,7 +1,7 @@
 import { FailureReason, type SessionRequest } from "../../../gen/ts/turnstile/v1/turnstile.js";
 import { currentTraceParent } from "../../trace-context.js";
 import type { InFlightRelease } from "../resume-reconciliation.js";
-import type { PendingRequests, RequestHandler } from "./pending-requests.js";
+import type { RequestHandler, RequestRegistry } from "./request-answer.js";
 
 /** The hold a release is for: (name, owner) and the token it was granted with. */
 export interface ReleasedHold {
@@ -17,7 +17,7 @@ export interface ReleasedHold {
  * the hold is never left to be renewed by keepalives: calling `release()` twice is not needed.
  */
 export class ReleasesInFlight {
-  readonly #pending: PendingRequests;
+  readonly #pending: RequestRegistry;
   readonly #send: (kind: SessionRequest["kind"]) => void;
   readonly #releases = new Map<string, InFlightRelease>();
   readonly #ended: () => Error | undefined;
@@ -28,7 +28,7 @@ export class ReleasesInFlight {
    * whether the session is over (a release waiting to be sent again then ends with that error).
    */
   constructor(
-    pending: PendingRequests,
+    pending: RequestRegistry,
     send: (kind: SessionRequest["kind"]) => void,
     ended: () => Error | undefined = () => undefined,
   ) {

@@ -5,8 +5,8 @@ import type { Lock } from "../../locks/lock.js";
 import { raceSignal } from "../../race-signal.js";
 import { errorFromFailed, TurnstileError } from "../../turnstile-error.js";
 import { AcquiresInFlight, type PendingAcquire, type SessionAcquire } from "./acquires-in-flight.js";
-import { PendingRequests, type RequestAnswer } from "./pending-requests.js";
 import { type ReleasedHold, ReleasesInFlight } from "./releases-in-flight.js";
+import type { RequestAnswer, RequestHandler, RequestRegistry } from "./request-answer.js";
 
 /** What a session's requests work with. */
 export interface SessionRequestsContext {
@@ -24,9 +24,10 @@ export interface SessionRequestsContext {
  * a stream breaks and ends everything when the session ends. Acquires and releases outlive a broken
  * stream (a resume re-sends them, see SessionResumer); one-shots (Proclaim) do not.
  */
-export class SessionRequests {
+export class SessionRequests implements RequestRegistry {
   readonly #ctx: SessionRequestsContext;
-  readonly #pending = new PendingRequests();
+  readonly #handlers = new Map<string, RequestHandler>();
+  #lastId = 0;
   readonly #oneShots = new Set<string>();
   readonly #acquires: AcquiresInFlight;
   /** The releases in flight (a resume claims their holds and settles them). */
@@ -34,8 +35,8 @@ export class SessionRequests {
 
   constructor(ctx: SessionRequestsContext) {
     this.#ctx = ctx;
-    this.releases = new ReleasesInFlight(this.#pending, ctx.send, ctx.ended);
-    this.#acquires = new AcquiresInFlight(this.#pending, ctx.held, ctx.now, (hold) => this.releaseQuietly(hold));
+    this.releases = new ReleasesInFlight(this, ctx.send, ctx.ended);
+    this.#acquires = new AcquiresInFlight(this, ctx.held, ctx.now, (hold) => this.releaseQuietly(hold));
   }
 
   /** The acquires in flight, by request id (a resume re-sends them). */
@@ -89,7 +90,7 @@ export class SessionRequests {
    */
   oneShot(build: (requestId: string) => SessionRequest["kind"], signal: AbortSignal | undefined) {
     const answer = new Promise<RequestAnswer>((resolve, reject) => {
-      const id = this.#pending.add({
+      const id = this.add({
         answer: (a) => {
           this.#oneShots.delete(id);
           resolve(a);
@@ -105,9 +106,19 @@ export class SessionRequests {
     return raceSignal(answer, signal);
   }
 
-  /** Hands a server answer to the request it names; answers for no request in flight are dropped. */
-  answer(answer: RequestAnswer): void {
-    this.#pending.settle(answer);
+  /** Registers `handler` under a fresh request id and returns the id (see RequestRegistry). */
+  add(handler: RequestHandler): string {
+    this.#lastId += 1;
+    const requestId = String(this.#lastId);
+    this.#handlers.set(requestId, handler);
+    return requestId;
+  }
+
+  /** Hands a server answer to the request it names; false (answer dropped) when none is in flight. */
+  settle(answer: RequestAnswer): boolean {
+    const handler = this.#take(requestIdOf(answer));
+    handler?.answer(answer);
+    return handler !== undefined;
   }
 
   /**
@@ -116,12 +127,34 @@ export class SessionRequests {
    */
   streamBroke(cause: Error): void {
     const error = new TurnstileError("connection", "the session's stream broke before the answer arrived", { cause });
-    for (const id of [...this.#oneShots]) this.#pending.fail(id, error);
+    for (const id of [...this.#oneShots]) this.#take(id)?.end(error);
   }
 
   /** The session ended: every request in flight, and every release waiting to be re-sent, ends with `error`. */
   end(error: Error): void {
-    this.#pending.endAll(error);
+    const handlers = [...this.#handlers.values()];
+    this.#handlers.clear();
+    for (const handler of handlers) handler.end(error);
     this.releases.dispose(error);
+  }
+
+  #take(requestId: string): RequestHandler | undefined {
+    const handler = this.#handlers.get(requestId);
+    this.#handlers.delete(requestId);
+    return handler;
+  }
+}
+
+/** The request id an answer is for. */
+function requestIdOf(answer: RequestAnswer): string {
+  switch (answer.$case) {
+    case "acquired":
+      return answer.acquired.requestId;
+    case "released":
+      return answer.released.requestId;
+    case "proclaimed":
+      return answer.proclaimed.requestId;
+    case "failed":
+      return answer.failed.requestId;
   }
 }
