@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { LockMode, type LockServiceClient } from "../gen/ts/turnstile/v1/turnstile.js";
@@ -12,6 +11,7 @@ import { LockAcquirer } from "./locks/lock-acquirer.js";
 import { ReadWriteLock } from "./locks/read-write-lock.js";
 import { Semaphore } from "./locks/semaphore.js";
 import { raceSignal } from "./race-signal.js";
+import { sessionAcquire } from "./session/requests/acquires-in-flight.js";
 import { Session } from "./session/session.js";
 import type { TurnstileClientEvents, TurnstileClientState } from "./turnstile-client-events.js";
 import type { AcquireOptions, TryAcquireOptions, TurnstileClientOptions } from "./turnstile-client-options.js";
@@ -170,27 +170,7 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
     options: AcquireOptions,
     session: Session = this.#currentSession(),
   ): Promise<Lock> {
-    const { waitMs, owner = randomUUID(), value, signal } = options;
-    if (waitMs !== undefined && !(waitMs >= 0)) {
-      throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
-    }
-    // UTF-8 cannot carry a lone surrogate: encoded, it would silently become U+FFFD, another lock.
-    for (const [field, text] of [
-      ["name", name],
-      ["owner", owner],
-    ] as const) {
-      if (/\p{Cs}/u.test(text))
-        throw new TurnstileError("invalid-argument", `${field}: not valid UTF-8 (a lone surrogate)`);
-    }
-    const request = {
-      name,
-      owner,
-      mode,
-      limit,
-      waitMs: waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs,
-      value,
-    };
-    return session.acquire(request, { signal });
+    return session.acquire(sessionAcquire(name, mode, limit, options), { signal: options.signal });
   }
 
   /** A channel for calls outside the session (Describe, Watch): the addresses in turn. */

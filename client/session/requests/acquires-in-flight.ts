@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { LockMode, SessionRequest } from "../../../gen/ts/turnstile/v1/turnstile.js";
 import { durationFromMs } from "../../../wire/duration.js";
 import type { HeldLocks } from "../../locks/held-locks.js";
@@ -17,6 +18,32 @@ export interface SessionAcquire {
   /** Absent: wait forever; 0: try once. */
   waitMs?: number;
   value?: Uint8Array;
+}
+
+/**
+ * The SessionAcquire for a caller's options: `waitMs` Infinity waits forever, `owner` defaults to a
+ * fresh unique owner (so same-process acquires exclude). Throws TurnstileError 'invalid-argument' for
+ * a negative wait, or a name or owner that is not valid UTF-8.
+ */
+export function sessionAcquire(
+  name: string,
+  mode: LockMode,
+  limit: number,
+  options: { waitMs?: number; owner?: string; value?: Uint8Array },
+): SessionAcquire {
+  const { waitMs, owner = randomUUID(), value } = options;
+  if (waitMs !== undefined && !(waitMs >= 0)) {
+    throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
+  }
+  // UTF-8 cannot carry a lone surrogate: encoded, it would silently become U+FFFD, another lock.
+  for (const [field, text] of [
+    ["name", name],
+    ["owner", owner],
+  ] as const) {
+    if (/\p{Cs}/u.test(text))
+      throw new TurnstileError("invalid-argument", `${field}: not valid UTF-8 (a lone surrogate)`);
+  }
+  return { name, owner, mode, limit, waitMs: waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs, value };
 }
 
 /**
