@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import { HealthSignal } from "../health-signal.js";
 import type {
   AcquireArgs,
@@ -17,6 +17,7 @@ import type {
 } from "../store.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 import { AckedWriter } from "./acked-writer.js";
+import { ClusterWriter } from "./cluster-writer.js";
 import { EventFeed } from "./event-feed.js";
 import { GrantOutbox } from "./grant-outbox.js";
 import { eventChannel, grantChannel, lockKeys, revocationChannel } from "./lock-keys.js";
@@ -26,6 +27,7 @@ import { parseLockState } from "./lock-state-parser.js";
 import { redisCall } from "./redis-call.js";
 import { commandOptions, type RedisStoreOptions } from "./redis-store-options.js";
 import { SessionRecords } from "./session-records.js";
+import { SingleWriter, type StoreWriter } from "./store-writer.js";
 
 export type { RedisStoreOptions } from "./redis-store-options.js";
 
@@ -63,7 +65,7 @@ export class RedisStore implements Store {
   /** The scripts' publish argument: on Cluster a subscriber may sit on another node, out of NUMSUB's sight. */
   private readonly publish: "always" | "watched";
   private readonly outbox: GrantOutbox;
-  private readonly writer: AckedWriter;
+  private readonly writer: StoreWriter;
   private readonly sessions: SessionRecords;
 
   constructor(options: RedisStoreOptions) {
@@ -77,15 +79,19 @@ export class RedisStore implements Store {
     this.redis = createRedisClient(target, auth, common);
     this.events = createRedisClient(target, auth, { ...common, commandTimeout: undefined });
     this.scripts = new LockScripts(this.redis);
-    this.writer = new AckedWriter(
-      this.redis,
-      { ...options, target, auth, prefix: this.prefix },
-      {
-        onChange: () => this.updateHealth(),
-        recovered: () => this.listener?.resync(),
-        acknowledged: (socket) => this.outbox.acknowledged(socket),
-      },
-    );
+    const hooks = {
+      onChange: () => this.updateHealth(),
+      recovered: () => this.listener?.resync(),
+      acknowledged: (socket: unknown) => this.outbox.acknowledged(socket),
+    };
+    // On Cluster each write goes to its slot's master, confirmed there; elsewhere there is one connection.
+    this.writer =
+      this.redis instanceof Cluster
+        ? new ClusterWriter(this.redis, this.scripts, { ...options, prefix: this.prefix }, hooks)
+        : new SingleWriter(new AckedWriter(this.redis, { ...options, target, auth, prefix: this.prefix }, hooks), {
+            redis: this.redis,
+            scripts: this.scripts,
+          });
     this.sessions = new SessionRecords(this.redis, this.prefix, this.writer);
     this.outbox = new GrantOutbox(this.redis, this.prefix, (grant) => this.listener?.grant(grant));
     for (const client of [this.redis, this.events]) {
@@ -119,7 +125,7 @@ export class RedisStore implements Store {
       const why = this.lastError?.message ?? err.message;
       throw new StoreUnavailableError(`redis: cannot connect: ${why}`, { cause: err });
     });
-    await this.writer.epoch.refresh();
+    await this.writer.start();
     // ioredis re-subscribes by itself after reconnecting; "ready" then triggers the resync.
     await this.events.subscribe(channel);
     await this.feed.start();
@@ -139,7 +145,7 @@ export class RedisStore implements Store {
       bufferOf(args.value),
       eventChannel(this.prefix, args.name),
       this.publish,
-      this.writer.floors(),
+      this.writer.floors(lockKeys(this.prefix, args.name)[0]),
     ]);
     return translateReply(reply as ScriptReply) as AcquireOutcome;
   }
@@ -238,7 +244,7 @@ export class RedisStore implements Store {
       eventChannel(this.prefix, hold.name),
       this.publish,
       this.fenceRetainMs,
-      this.writer.floors(),
+      this.writer.floors(holders),
     ];
     return translateProclaim((await this.run("proclaim", [holders, data, version], args)) as ScriptReply);
   }
@@ -277,14 +283,15 @@ export class RedisStore implements Store {
     // With acks, other coordinators' grants come back unpublished, to go out once acknowledged.
     const grants = this.writer.confirming ? "" : grantChannel(this.prefix, "");
     const events = eventChannel(this.prefix, name);
-    return [this.coordinatorId, String(this.fenceRetainMs), name, grants, events, this.publish, this.writer.floors()];
+    const floors = this.writer.floors(lockKeys(this.prefix, name)[0]);
+    return [this.coordinatorId, String(this.fenceRetainMs), name, grants, events, this.publish, floors];
   }
 
   /** Runs a script, acknowledged; an unacknowledged reply's grants to the lock `lock` are held back. */
   private run(name: ScriptName, keys: string[], args: ScriptArg[], lock?: string, grants?: (r: unknown[]) => unknown) {
     const held = (reply: unknown, socket: unknown) =>
       lock && grants && this.outbox.hold(socket, lock, grants(reply as unknown[]) as string[]);
-    return this.writer.write(() => this.scripts.run(name, keys, args), held);
+    return this.writer.write(keys[0], (on) => on.scripts.run(name, keys, args), held);
   }
 
   private updateHealth(): void {
