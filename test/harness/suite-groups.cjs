@@ -15,6 +15,7 @@ const REDIS_STARTERS = [
   "test/harness/redis-cluster.ts",
   "test/harness/redis-sentinel.ts",
   "test/harness/sentinel-group.ts",
+  "test/harness/cluster-group.ts",
 ];
 
 /** Suites `npm test` never runs: Go/Java interop and the minutes-long fault tests have their own scripts. */
