@@ -18,6 +18,7 @@ import type {
 } from "../store.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 import { AckedWriter } from "./acked-writer.js";
+import { reviveOnEnd } from "./connection-reviver.js";
 import { EventFeed } from "./event-feed.js";
 import { GrantOutbox } from "./grant-outbox.js";
 import { eventChannel, grantChannel, lockKeys, revocationChannel } from "./lock-keys.js";
@@ -59,6 +60,7 @@ export class RedisStore implements Store {
   private readonly outbox: GrantOutbox;
   private readonly writer: AckedWriter;
   private readonly sessions: SessionRecords;
+  private readonly stopReviving: (() => void)[] = [];
 
   constructor(options: RedisStoreOptions) {
     const target = options.target ?? (options.url ? { kind: "url" as const, url: options.url } : undefined);
@@ -113,6 +115,9 @@ export class RedisStore implements Store {
       const why = this.lastError?.message ?? err.message;
       throw new StoreUnavailableError(`redis: cannot connect: ${why}`, { cause: err });
     });
+    // From now on ioredis may give a connection up for good ("end") while Redis is reachable: connect again.
+    for (const client of [this.redis, this.events])
+      if (client instanceof Redis) this.stopReviving.push(reviveOnEnd(client));
     await this.writer.epoch.refresh();
     // ioredis re-subscribes by itself after reconnecting; "ready" then triggers the resync.
     await this.events.subscribe(channel);
@@ -251,6 +256,7 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     this.writer.close();
+    for (const stop of this.stopReviving) stop();
     this.redis.disconnect();
     this.events.disconnect();
     this.health.set(false);
