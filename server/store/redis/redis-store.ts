@@ -60,7 +60,7 @@ export class RedisStore implements Store {
   private readonly outbox: GrantOutbox;
   private readonly writer: AckedWriter;
   private readonly sessions: SessionRecords;
-  private readonly stopReviving: (() => void)[] = [];
+  private stopReviving = () => {};
 
   constructor(options: RedisStoreOptions) {
     const target = options.target ?? (options.url ? { kind: "url" as const, url: options.url } : undefined);
@@ -115,9 +115,7 @@ export class RedisStore implements Store {
       const why = this.lastError?.message ?? err.message;
       throw new StoreUnavailableError(`redis: cannot connect: ${why}`, { cause: err });
     });
-    // From now on ioredis may give a connection up for good ("end") while Redis is reachable: connect again.
-    for (const client of [this.redis, this.events])
-      if (client instanceof Redis) this.stopReviving.push(reviveOnEnd(client));
+    this.stopReviving = reviveOnEnd(this.redis, this.events); // ioredis may end them for good: reconnect
     await this.writer.epoch.refresh();
     // ioredis re-subscribes by itself after reconnecting; "ready" then triggers the resync.
     await this.events.subscribe(channel);
@@ -212,7 +210,8 @@ export class RedisStore implements Store {
   async describe(name: string): Promise<LockState> {
     const [holders, data, queue, leases, , version] = lockKeys(this.prefix, name);
     const keys = [holders, data, queue, leases, version];
-    return parseLockState(name, await redisCall(() => this.scripts.runBuffer("describe", keys, [])));
+    // With acks, after a WAIT covers the writes before it: a release retry trusts a "gone" read here.
+    return parseLockState(name, await this.writer.write(() => this.scripts.runBuffer("describe", keys, [])));
   }
 
   list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported"> {
@@ -256,7 +255,7 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     this.writer.close();
-    for (const stop of this.stopReviving) stop();
+    this.stopReviving();
     this.redis.disconnect();
     this.events.disconnect();
     this.health.set(false);
@@ -292,8 +291,7 @@ export class RedisStore implements Store {
   }
 
   private updateHealth(): void {
-    const connected = this.redis.status === "ready" && this.events.status === "ready";
-    this.health.set(connected && this.writer.ready);
+    this.health.set(this.redis.status === "ready" && this.events.status === "ready" && this.writer.ready);
   }
 }
 
