@@ -83,7 +83,8 @@ describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients, kil
       });
     }
 
-    const faults: { kind: string; at: bigint; promotedAt?: bigint }[] = [];
+    // `wallMs` (Date.now() at the fault) lines the events up with the coordinators' log times.
+    const faults: { kind: string; at: bigint; wallMs: number; promotedAt?: bigint }[] = [];
     const grantsAfter = (at: bigint) => events.filter((e) => e.ev === "grant" && BigInt(e.at) > at).length;
     const waitForGrants = async (at: bigint, what: string) => {
       const giveUpAt = Date.now() + 60_000;
@@ -106,7 +107,8 @@ describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients, kil
       await waitForGrants(faults.at(-1)?.at ?? 0n, "the last fault");
       const at = process.hrtime.bigint();
       const sentinelDriven = k % Math.ceil((KILLS + SENTINEL_FAILOVERS) / SENTINEL_FAILOVERS) === 1;
-      const fault: (typeof faults)[number] = { kind: sentinelDriven ? "SENTINEL FAILOVER" : "kill -9", at };
+      const kind = sentinelDriven ? "SENTINEL FAILOVER" : "kill -9";
+      const fault: (typeof faults)[number] = { kind, at, wallMs: Date.now() };
       faults.push(fault);
       fault.promotedAt = (await (sentinelDriven ? group.failover() : group.killMaster())).promotedAt;
     }
