@@ -1,9 +1,10 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { reviveOnEnd } from "../../server/store/redis/connection-reviver.js";
+import { grantChannel } from "../../server/store/redis/lock-keys.js";
 import { createRedisClient } from "../../server/store/redis/redis-connection.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
-import type { StoreListener } from "../../server/store/store.js";
+import type { Grant, StoreListener } from "../../server/store/store.js";
 import { type SentinelGroup, startSentinelGroup } from "../harness/sentinel-group.js";
 import { notYetOnError, until } from "../harness/until.js";
 
@@ -128,6 +129,34 @@ describe("a +switch-master while a Sentinel connection reconnects", function () 
       await until(() => store.healthy(), "the store to be healthy again", 30_000);
       expect(seen).to.include(false);
       expect(seen.at(-1)).to.equal(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("re-subscribes RedisStore's pub/sub connection after the same race: a grant published to it arrives", async () => {
+    const store = new RedisStore({
+      target: { kind: "sentinel", sentinels: group.sentinels, masterName: MASTER_NAME },
+    });
+    const grants: Grant[] = [];
+    const listener: StoreListener = { grant: (g) => grants.push(g), revoked() {}, resync() {}, event() {} };
+    try {
+      await store.start(listener);
+      const events = (store as unknown as { events: Redis }).events;
+      const ended = new Promise((resolve) => events.once("end", resolve));
+      await race(events);
+      await ended;
+      await until(() => store.healthy(), "the store to be healthy again", 30_000);
+      const publisher = admin(await group.masterPort());
+      const channel = grantChannel("turnstile", store.coordinatorId);
+      await until(
+        async () => (await publisher.publish(channel, "0a0b:r1\n7\nrace/lock")) === 1,
+        "the pub/sub connection to be subscribed again",
+        10_000,
+        50,
+      );
+      await until(() => grants.length > 0, "the published grant to arrive");
+      expect(grants[0]).to.deep.include({ name: "race/lock", sessionId: "0a0b", requestId: "r1", token: 7n });
     } finally {
       await store.close();
     }
