@@ -56,9 +56,6 @@ export function createRedisClient(target: RedisTarget, auth: RedisAuth, common: 
         enableTLSForSentinelMode: tls !== undefined,
         failoverDetector: true,
         reconnectOnError,
-        // Each attempt asks a Sentinel for the master anew: a short cap finds a promoted one sooner
-        // (at 1 s, the wait for the next attempt was most of the resume time after a kill -9).
-        retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 250),
         sentinelRetryStrategy: (attempt) => Math.min(100 * 2 ** attempt, 1000),
       });
     case "cluster": {
