@@ -8,8 +8,8 @@ import type { ValidAcquire, ValidRelease } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
 import { claimOf, type Hold, holdKey, type Pending, type Session, waiterKey } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
+import { settleAcquire } from "./settle-acquire.js";
 import type { AcquireOutcome, Grant, Store, StoreListener } from "./store/store.js";
-import { settleAcquire } from "./unacknowledged-acquire.js";
 import { answerTimeout } from "./wait-blockers.js";
 
 type Withdrawal = "cancel" | "abandon";
@@ -89,7 +89,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       // Re-sent acquires are idempotent by (session, request id): an unknown outcome is re-run
       // until the store answers, while the acquire still waits (wait, cancel and stream end apply).
       const run = () => this.store.acquire({ ...args, value: a.value });
-      outcome = await settleAcquire(this.resolver, run, () => !p.done);
+      outcome = await settleAcquire(this.resolver, run, () => !p.done, session.held.has(holdKey(a.name, a.owner)));
     } catch (err) {
       if (p.done) return;
       this.finish(p);
