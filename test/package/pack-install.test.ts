@@ -48,6 +48,7 @@ describe("the npm package (npm pack, installed into a fresh project)", () => {
       "dist/gen/ts/turnstile/v1/turnstile.d.ts",
       "dist/server/cli/serve-command.js",
       "dist/server/store/redis/scripts/acquire.lua",
+      "dist/server/store/redis/scripts/includes/hand-on.lua",
       "dist/gen/reflection/turnstile.binpb",
       "dist/gen/reflection/health.binpb",
       "dist/proto/turnstile/v1/turnstile.proto",

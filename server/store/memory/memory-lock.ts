@@ -25,7 +25,8 @@ export type ChangeSink = (change: HolderChange, holder: HolderState, holdersLeft
 
 /**
  * One lock name's holders, FIFO wait queue and shared limit, with the operations of the Redis
- * scripts (acquire.lua, release.lua, check.lua, renew.lua) applied in process, step for step.
+ * scripts (acquire.lua, release.lua, check.lua, renew.lua) applied in process, step for step; the
+ * grant rule (`fits`) and the hand-on (`handOn`) mirror the scripts' shared includes of those names.
  * Each operation takes the clock reading it runs at; tokens come from `issueToken`, because the
  * fencing counter outlives the lock. Every holder change goes to `emit` as it happens.
  */
@@ -209,7 +210,10 @@ export class MemoryLock {
     if (this.holders.size === 0) this.exclusive = false;
   }
 
-  /** Grants the head waiter, and the consecutive waiters after it while they fit. */
+  /**
+   * Grants the head waiter, and the consecutive waiters after it while they `fit`: the twin of the
+   * Redis stores' hand-on, server/store/redis/scripts/includes/hand-on.lua. Change both together.
+   */
   private handOn(now: number): LockGrant[] {
     const grants: LockGrant[] = [];
     // Counted like the script counts: a grant to a (session, owner) that already holds replaces
@@ -229,7 +233,10 @@ export class MemoryLock {
     return grants;
   }
 
-  /** Whether a claim of `mode` fits next to `n` holders. */
+  /**
+   * The grant rule: whether a claim of `mode` and `limit` fits next to `n` holders. Its twin is
+   * server/store/redis/scripts/includes/fits.lua: changing the grant rule means editing both.
+   */
   private fits(mode: StoreMode, limit: number, n: number): boolean {
     return n === 0 || (mode === "shared" && !this.exclusive && (limit === 0 || n < limit));
   }

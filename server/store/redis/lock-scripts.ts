@@ -1,24 +1,32 @@
-import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import type { RedisClient } from "./redis-connection.js";
+import { scriptSource } from "./script-source.js";
 
 /** One script argument; Buffers pass binary values unchanged. */
 export type ScriptArg = string | number | Buffer;
 
-/** The operations, one Lua file each under ./scripts. */
-export type ScriptName = "acquire" | "release" | "check" | "renew" | "revoke" | "proclaim" | "describe";
+/**
+ * The operations, one Lua file each under ./scripts (includes expanded: script-source.ts), with the
+ * number of KEYS each takes — its header names them; test/store/scripts/script-source.test.ts checks both agree.
+ */
+export const SCRIPTS = {
+  acquire: { numberOfKeys: 6 }, // holders, data, queue, leases, fence, version
+  release: { numberOfKeys: 6 }, // holders, data, queue, leases, fence, version
+  check: { numberOfKeys: 6 }, // holders, data, queue, leases, fence, version
+  renew: { numberOfKeys: 4 }, // holders, leases, fence, data
+  revoke: { numberOfKeys: 6 }, // holders, data, queue, leases, fence, version
+  proclaim: { numberOfKeys: 3 }, // holders, data, version
+  describe: { numberOfKeys: 5 }, // holders, data, queue, leases, version
+} as const;
 
-const KEY_COUNTS: Record<ScriptName, number> = {
-  acquire: 6,
-  release: 6,
-  check: 6,
-  renew: 4,
-  revoke: 6,
-  proclaim: 3,
-  describe: 5,
-};
-// Bump when any script's contract changes, so coordinators of two versions never share a name.
-const VERSION = 5;
+/** One of the scripts. */
+export type ScriptName = keyof typeof SCRIPTS;
+
+/**
+ * Bump whenever the text Redis runs changes, so coordinators of two versions never share a command
+ * name; docs/data-model.md (Upgrading) says whether a change matters to a rolling upgrade.
+ */
+export const SCRIPTS_VERSION = 6;
 
 /**
  * Registers every script with ioredis `defineCommand` (EVALSHA with a NOSCRIPT fallback) under
@@ -29,9 +37,8 @@ export class LockScripts {
   private corked = false;
 
   constructor(private readonly redis: RedisClient) {
-    for (const name of Object.keys(KEY_COUNTS) as ScriptName[]) {
-      const lua = readFileSync(new URL(`./scripts/${name}.lua`, import.meta.url), "utf8");
-      redis.defineCommand(commandName(name), { numberOfKeys: KEY_COUNTS[name], lua });
+    for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
+      redis.defineCommand(commandName(name), { numberOfKeys: SCRIPTS[name].numberOfKeys, lua: scriptSource(name) });
     }
   }
 
@@ -71,5 +78,5 @@ export class LockScripts {
 }
 
 function commandName(name: ScriptName): string {
-  return `turnstile_${name}_v${VERSION}`;
+  return `turnstile_${name}_v${SCRIPTS_VERSION}`;
 }

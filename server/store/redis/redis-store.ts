@@ -14,7 +14,6 @@ import type {
   SessionRecord,
   Store,
   StoreListener,
-  WaiterStatus,
 } from "../store.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 import { AckedWriter } from "./acked-writer.js";
@@ -32,7 +31,14 @@ import { SessionRecords } from "./session-records.js";
 export type { RedisStoreOptions } from "./redis-store-options.js";
 
 import { createRedisClient, type RedisClient } from "./redis-connection.js";
-import { type ScriptReply, translateProclaim, translateRenew, translateReply, translateRevoke } from "./script-code.js";
+import {
+  type ScriptReply,
+  translateCheck,
+  translateProclaim,
+  translateRenew,
+  translateReply,
+  translateRevoke,
+} from "./script-code.js";
 
 const DAY_MS = 86_400_000;
 
@@ -158,11 +164,7 @@ export class RedisStore implements Store {
       string[],
     ];
     this.outbox.deliver(name, reply[1]);
-    const statuses = reply[2].map((s): WaiterStatus => {
-      if (s === "q") return { kind: "queued" };
-      return s === "" ? { kind: "gone" } : { kind: "granted", token: BigInt(s) };
-    });
-    return { statuses, recheckInMs: Number(reply[0]) };
+    return translateCheck(reply);
   }
 
   async renew(

@@ -1,25 +1,48 @@
-import type { AcquireOutcome, ReleaseOutcome, RenewOutcome, RevokeOutcome } from "../store.js";
+import type {
+  AcquireOutcome,
+  CheckOutcome,
+  ReleaseOutcome,
+  RenewOutcome,
+  RevokeOutcome,
+  WaiterStatus,
+} from "../store.js";
 
 /**
- * Return codes of acquire.lua (1–5), release.lua (11–15), revoke.lua (21–23) and proclaim.lua
- * (31–32); mirrors their headers.
+ * The return codes of every script, mirroring their headers: acquire.lua (1–5), release.lua (11–15),
+ * revoke.lua (21–23), proclaim.lua (31–32) lead their replies; check.lua answers a status per waiter
+ * and renew.lua one per hold and per waiter, so theirs repeat values of others (read per script, never
+ * mixed). describe.lua answers data only, no code.
  */
 export enum ScriptCode {
+  // acquire.lua: {code, ...}
   Granted = 1,
   Queued = 2,
   Busy = 3,
   Conflict = 4,
   Upgrade = 5,
+  // release.lua: {code, holds left, grants}
   Released = 11,
   NotHeld = 12,
   Withdrawn = 13,
   GrantReleased = 14,
   Gone = 15,
+  // revoke.lua: {code, token, count, grants}
   Revoked = 21,
   RevokeNotHeld = 22,
   RevokeInvalidSession = 23,
+  // proclaim.lua: {code}
   Proclaimed = 31,
   ProclaimNotHeld = 32,
+  // check.lua: {ms or CheckNoHolder, grants, statuses}; a status is CheckQueued, CheckGone or a token
+  CheckNoHolder = -1,
+  CheckQueued = "q",
+  CheckGone = "",
+  // renew.lua: per hold "token count" or RenewGone (lost), then per waiter RenewGone (expired or never
+  // queued), RenewQueued (renewed) or RenewGranted (granted meanwhile: its hold was renewed instead)
+  RenewGone = 0,
+  // biome-ignore lint/suspicious/noDuplicateEnumValues: renew.lua's codes are read only in its reply, never mixed with acquire's
+  RenewQueued = 1,
+  RenewGranted = 2,
 }
 
 /** A raw script reply: a code followed by its values. */
@@ -74,13 +97,36 @@ export function translateProclaim(reply: ScriptReply): "proclaimed" | "not-held"
   throw new Error(`unknown proclaim.lua return code ${reply[0]}`);
 }
 
-/** Translates a renew.lua reply: `holders` "token count" strings (0: lost), then one code per waiter. */
+/** Translates a check.lua reply (`{ms, grants, statuses}`) into the store's outcome; the grants are the caller's. */
+export function translateCheck(reply: [number, string[], string[]]): CheckOutcome {
+  const statuses = reply[2].map((s): WaiterStatus => {
+    if (s === ScriptCode.CheckQueued) return { kind: "queued" };
+    return s === ScriptCode.CheckGone ? { kind: "gone" } : { kind: "granted", token: BigInt(s) };
+  });
+  return { statuses, recheckInMs: Number(reply[0]) };
+}
+
+/**
+ * Translates a renew.lua reply: `holders` "token count" strings (RenewGone: lost), then one code
+ * per waiter. An unknown waiter code throws.
+ */
 export function translateRenew(reply: (string | number)[], holders: number): RenewOutcome {
   const holds = reply.slice(0, holders).map((r) => {
     if (typeof r !== "string") return null;
     const [token, count] = r.split(" ");
     return { token: BigInt(token), count: Number(count) };
   });
-  const codes = reply.slice(holders).map(Number);
-  return { holds, waiters: codes.map((c) => (c === 1 ? "queued" : c === 2 ? "granted" : "gone")) };
+  const waiters = reply.slice(holders).map((c) => {
+    switch (Number(c)) {
+      case ScriptCode.RenewQueued:
+        return "queued";
+      case ScriptCode.RenewGranted:
+        return "granted";
+      case ScriptCode.RenewGone:
+        return "gone";
+      default:
+        throw new Error(`unknown renew.lua waiter code ${c}`);
+    }
+  });
+  return { holds, waiters };
 }

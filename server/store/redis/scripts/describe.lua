@@ -1,7 +1,7 @@
 -- describe: one lock's state and the version of the last holder change it includes, read in one
 -- step (a Watch snapshot is exact at that version). Changes nothing: entries whose lease has ended
 -- are left out (the next operation on the lock purges them and publishes the expiry).
--- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 version (layout: acquire.lua)
+-- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 version (layout: docs/data-model.md)
 -- ARGV: none
 -- Returns {version ('0' when the counter is absent), shared limit in force or '', holders, waiters}
 --   holders: {holder, "token count mode waiter", lease ms left, value, ms held, ...} by lease deadline
@@ -9,21 +9,25 @@
 --   (ms held / waited: since the grant / the first queueing, on the Redis clock; 0 when not recorded)
 local rcall = redis.call
 local holders, data, queue, leases, ver = unpack(KEYS)
-local t = rcall('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-
+--- @include "clock"
 local hs, ws = {}, {}
 local live = rcall('ZRANGEBYSCORE', holders, '(' .. now, '+inf', 'WITHSCORES')
 for i = 1, #live, 2 do
   local h = live[i]
-  local rec, value = rcall('HGET', data, 'h:' .. h), rcall('HGET', data, 'v:' .. h) or ''
+  local rec = rcall('HGET', data, 'h:' .. h)
+  local value = rcall('HGET', data, 'v:' .. h) or ''
   local since = tonumber(rcall('HGET', data, 'a:' .. h) or now)
-  for _, x in ipairs({h, rec, live[i + 1] - now, value, math.max(0, now - since)}) do table.insert(hs, x) end
+  for _, x in ipairs({h, rec, live[i + 1] - now, value, math.max(0, now - since)}) do
+    table.insert(hs, x)
+  end
 end
 for _, w in ipairs(rcall('ZRANGE', queue, 0, -1)) do
   local lease = tonumber(rcall('ZSCORE', leases, w))
   if lease and lease > now then
     local since = tonumber(rcall('HGET', data, 'q:' .. w) or now)
-    for _, x in ipairs({w, rcall('HGET', data, 'w:' .. w), lease - now, math.max(0, now - since)}) do table.insert(ws, x) end
+    for _, x in ipairs({w, rcall('HGET', data, 'w:' .. w), lease - now, math.max(0, now - since)}) do
+      table.insert(ws, x)
+    end
   end
 end
 return {rcall('GET', ver) or '0', rcall('HGET', data, 'limit') or '', hs, ws}

@@ -4,7 +4,7 @@
 -- granted since the coordinator last heard of it is a holder now: its hold is
 -- renewed in its place, so an acknowledged keepalive always covers it. The
 -- fencing counter is kept `retain` ms past every renewed hold.
--- KEYS: 1 holders, 2 waiter leases, 3 fence, 4 data (layout: acquire.lua)
+-- KEYS: 1 holders, 2 waiter leases, 3 fence, 4 data (layout: docs/data-model.md)
 -- ARGV: session, ttl ms, fence retain ms, holder count H, H owners,
 --       then pairs: request, owner
 -- Returns {s1, s2, ...} one per owner, then one per pair, in ARGV order:
@@ -12,18 +12,17 @@
 --   pairs:  1 renewed, 0 not queued (expired or never there),
 --           2 no longer queued but granted: the hold was renewed in its place
 local rcall = redis.call
-local holders, leases, fence, data = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local session, ttl, retain, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-
-local t = rcall('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local holders, leases, fence, data = unpack(KEYS)
+local session, ttl, retain, count = unpack(ARGV, 1, 4)
+--- @include "clock"
 local function push(set, member)
   local deadline = tonumber(rcall('ZSCORE', set, member))
-  if not deadline or deadline <= now then return false end
+  if not deadline or deadline <= now then
+    return false
+  end
   rcall('ZADD', set, 'XX', now + ttl, member)
   return true
 end
-
 local out, held = {}, false
 for i = 5, 4 + count do
   local hid = session .. ':' .. ARGV[i]
@@ -33,9 +32,15 @@ for i = 5, 4 + count do
 end
 for i = 5 + count, #ARGV, 2 do
   local status = 0
-  if push(leases, session .. ':' .. ARGV[i]) then status = 1
-  elseif push(holders, session .. ':' .. ARGV[i + 1]) then status, held = 2, true end
+  if push(leases, session .. ':' .. ARGV[i]) then
+    status = 1
+  elseif push(holders, session .. ':' .. ARGV[i + 1]) then
+    status = 2
+    held = true
+  end
   table.insert(out, status)
 end
-if held then rcall('PEXPIRE', fence, ttl + retain) end
+if held then
+  rcall('PEXPIRE', fence, ttl + retain)
+end
 return out

@@ -1,0 +1,13 @@
+-- fits: the grant rule. A claim fits when nobody holds the lock, or when it is shared, nobody holds it
+-- exclusively and the holders are fewer than its limit (0: no limit). Nobody jumps the queue: acquire.lua
+-- grants only when nobody waits, hand-on.lua only to the head waiter. Its twin is MemoryLock.fits
+-- (server/store/memory/memory-lock.ts): change both together.
+-- Expects in scope: rcall, data (key)
+-- Defines: fits(mode, limit, n) for a claim of mode '1' (exclusive) or '2' (shared) and limit (decimal
+--   text) beside n holders; true or false, and reads the data hash only when n > 0
+local function fits(mode, limit, n)
+  if n == 0 then
+    return true
+  end
+  return mode == '2' and rcall('HEXISTS', data, 'excl') == 0 and (limit == '0' or n < tonumber(limit))
+end
