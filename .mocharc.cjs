@@ -15,6 +15,8 @@ const withoutRedis = [
   "test/client/resume-reconciliation.test.ts",
   "test/client/session-reconnect.test.ts",
   "test/client/stream-end.test.ts",
+  "test/client/session-stream.test.ts",
+  "test/import-layers.test.ts",
   "test/store/memory-store.test.ts",
   "test/store/conformance/memory-store.test.ts",
   "test/cli/serve-config.test.ts",

@@ -1,8 +1,8 @@
 // The `turnstile` command's table of subcommands. bin/turnstile.js runs its compiled copy,
 // dist/bin/turnstile-cli.js; the tests run this source through tsx. Each subcommand is one module
 // exporting `run(argv): Promise<number>` (the exit code) and answering its own --help. `serve` lives
-// in server/cli/; the client commands live in client/cli/ and use only the client, never server
-// code. A new subcommand is one line here and one module.
+// in server/cli/; the client commands live in cli/ and reach the client only through client/index.ts
+// and client/admin.ts, never server code. A new subcommand is one line here and one module.
 import { watchParentShell } from "./watch-parent-shell.js";
 
 /** One subcommand: the module that runs it (relative to this file) and its line in the usage. */
@@ -13,12 +13,12 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   serve: { module: "../server/cli/serve-command.js", summary: "run a coordinator (the gRPC lock server)" },
-  lock: { module: "../client/cli/lock-command.js", summary: "hold a lock while a command runs" },
-  ls: { module: "../client/cli/ls-command.js", summary: "list the active locks by name prefix" },
-  describe: { module: "../client/cli/describe-command.js", summary: "show a lock's holders and waiters" },
-  watch: { module: "../client/cli/watch-command.js", summary: "stream a lock's holder changes until interrupted" },
-  revoke: { module: "../client/cli/revoke-command.js", summary: "take a holder's hold away (operator action)" },
-  health: { module: "../client/cli/health-command.js", summary: "ask a coordinator's gRPC health service once" },
+  lock: { module: "../cli/lock-command.js", summary: "hold a lock while a command runs" },
+  ls: { module: "../cli/ls-command.js", summary: "list the active locks by name prefix" },
+  describe: { module: "../cli/describe-command.js", summary: "show a lock's holders and waiters" },
+  watch: { module: "../cli/watch-command.js", summary: "stream a lock's holder changes until interrupted" },
+  revoke: { module: "../cli/revoke-command.js", summary: "take a holder's hold away (operator action)" },
+  health: { module: "../cli/health-command.js", summary: "ask a coordinator's gRPC health service once" },
 };
 
 const USAGE = `Usage: turnstile <command> [options]

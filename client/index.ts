@@ -1,20 +1,16 @@
-export type { BackoffOptions } from "./backoff.js";
-export type { TlsOptions } from "./channel-credentials.js";
-export { type CampaignOptions, Election, type Leader } from "./election.js";
-export { Leadership } from "./leadership.js";
-export { Lock } from "./lock.js";
+export type { BackoffOptions } from "./connection/backoff.js";
+export type { TlsOptions } from "./connection/channel-credentials.js";
+export { type CampaignOptions, Election, type Leader } from "./election/election.js";
+export { Leadership } from "./election/leadership.js";
+export { Lock } from "./locks/lock.js";
+export { ReadWriteLock } from "./locks/read-write-lock.js";
+export { Semaphore } from "./locks/semaphore.js";
 export { LostLockError, type LostLockReason } from "./lost-lock-error.js";
-export { ReadWriteLock } from "./read-write-lock.js";
-export { Semaphore } from "./semaphore.js";
-export {
-  type AcquireOptions,
-  type TryAcquireOptions,
-  TurnstileClient,
-  type TurnstileClientOptions,
-} from "./turnstile-client.js";
+export { TurnstileClient } from "./turnstile-client.js";
 export type {
   TurnstileClientEvents,
   TurnstileClientState,
   TurnstileSessionEvent,
 } from "./turnstile-client-events.js";
+export type { AcquireOptions, TryAcquireOptions, TurnstileClientOptions } from "./turnstile-client-options.js";
 export { type Blocker, TurnstileError, type TurnstileErrorReason } from "./turnstile-error.js";

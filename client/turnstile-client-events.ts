@@ -1,4 +1,4 @@
-import type { SessionEvent } from "./session-event.js";
+import type { SessionEvent } from "./session/session-event.js";
 
 /** Where a TurnstileClient is (`client.state`); see docs/sessions.md for the transitions. */
 export type TurnstileClientState = "idle" | "connecting" | "connected" | "reconnecting" | "expired" | "closed";

@@ -1,56 +1,23 @@
-import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
-import type { ChannelCredentials } from "@grpc/grpc-js";
 import { LockMode, type LockServiceClient } from "../gen/ts/turnstile/v1/turnstile.js";
-import { Backoff, type BackoffOptions } from "./backoff.js";
-import { channelCredentials, type TlsOptions } from "./channel-credentials.js";
-import { ChannelPool } from "./channel-pool.js";
-import { type CampaignOptions, Election } from "./election.js";
-import { Leadership } from "./leadership.js";
-import type { Lock } from "./lock.js";
-import { LockAcquirer } from "./lock-acquirer.js";
+import { Backoff, type BackoffOptions } from "./connection/backoff.js";
+import { channelCredentials } from "./connection/channel-credentials.js";
+import { ChannelPool } from "./connection/channel-pool.js";
+import { type CampaignOptions, Election } from "./election/election.js";
+import { Leadership } from "./election/leadership.js";
+import type { Lock } from "./locks/lock.js";
+import { LockAcquirer } from "./locks/lock-acquirer.js";
+import { ReadWriteLock } from "./locks/read-write-lock.js";
+import { Semaphore } from "./locks/semaphore.js";
 import { raceSignal } from "./race-signal.js";
-import { ReadWriteLock } from "./read-write-lock.js";
-import { Semaphore } from "./semaphore.js";
-import { Session } from "./session.js";
+import { sessionAcquire } from "./session/requests/acquires-in-flight.js";
+import { Session } from "./session/session.js";
 import type { TurnstileClientEvents, TurnstileClientState } from "./turnstile-client-events.js";
+import type { AcquireOptions, TryAcquireOptions, TurnstileClientOptions } from "./turnstile-client-options.js";
 import { TurnstileError } from "./turnstile-error.js";
 
 const DEFAULT_TTL_MS = 15_000;
-
-/** Options of a TurnstileClient; all optional. */
-export interface TurnstileClientOptions {
-  /** Requested session TTL in ms; default 15000. Outside the server's bounds (default 1 s – 1 h) the session fails to open with INVALID_ARGUMENT. */
-  ttlMs?: number;
-  /** Shown to operators; default `<hostname>/<pid>`. */
-  clientName?: string;
-  /** Subtracted from every lease deadline; default `Math.min(2000, ttlMs / 10)`. */
-  safetyMarginMs?: number;
-  /** Channel credentials; default insecure (plaintext) unless `tls` is given. Not with `tls` or `token`. */
-  credentials?: ChannelCredentials;
-  /** Connect over TLS (mTLS with `cert` and `key`); PEM text, see docs/security.md. */
-  tls?: TlsOptions;
-  /** Bearer token sent as `authorization: Bearer` on every call; needs `tls`. */
-  token?: string;
-  /** Spacing of reconnect attempts; default 50 ms × 2^n capped at 2 s, with full jitter. */
-  backoff?: BackoffOptions;
-}
-
-/** Options of `acquire` and `withLock`. */
-export interface AcquireOptions {
-  /** How long to wait in ms; absent (or Infinity) waits forever, 0 tries once. */
-  waitMs?: number;
-  /** Reentrancy key; default a fresh unique owner per call, so same-process acquires exclude. */
-  owner?: string;
-  /** Opaque value attached to the holder, visible to operators. */
-  value?: Uint8Array;
-  /** Aborting stops the wait: the acquire rejects with `signal.reason` and is cancelled. */
-  signal?: AbortSignal;
-}
-
-/** Options of `tryAcquire`: those of `acquire` without `waitMs`. */
-export type TryAcquireOptions = Omit<AcquireOptions, "waitMs">;
 
 /**
  * The Turnstile client: one session at a time, opened lazily on one of the coordinator addresses
@@ -203,27 +170,7 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
     options: AcquireOptions,
     session: Session = this.#currentSession(),
   ): Promise<Lock> {
-    const { waitMs, owner = randomUUID(), value, signal } = options;
-    if (waitMs !== undefined && !(waitMs >= 0)) {
-      throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
-    }
-    // UTF-8 cannot carry a lone surrogate: encoded, it would silently become U+FFFD, another lock.
-    for (const [field, text] of [
-      ["name", name],
-      ["owner", owner],
-    ] as const) {
-      if (/\p{Cs}/u.test(text))
-        throw new TurnstileError("invalid-argument", `${field}: not valid UTF-8 (a lone surrogate)`);
-    }
-    const request = {
-      name,
-      owner,
-      mode,
-      limit,
-      waitMs: waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs,
-      value,
-    };
-    return session.acquire(request, { signal });
+    return session.acquire(sessionAcquire(name, mode, limit, options), { signal: options.signal });
   }
 
   /** A channel for calls outside the session (Describe, Watch): the addresses in turn. */

@@ -1,25 +1,12 @@
-import { type Failed, FailureReason } from "../gen/ts/turnstile/v1/turnstile.js";
+import type { Failed, FailureReason } from "../gen/ts/turnstile/v1/turnstile.js";
+import { wholeMsFromDuration } from "../wire/duration.js";
+import { type FailureReasonName, failureReasonName } from "../wire/failure-reasons.js";
 
 /**
  * The closed set of reasons a Turnstile operation can fail with. Per-request server failures map
  * one to one; 'session-ended', 'lost' and 'connection' come from the client and the stream.
  */
-export type TurnstileErrorReason =
-  | "invalid-argument"
-  | "timeout"
-  | "cancelled"
-  | "not-held"
-  | "duplicate-request"
-  | "limit"
-  | "conflict"
-  | "unavailable"
-  | "internal"
-  | "busy"
-  | "expired"
-  | "permission-denied"
-  | "session-ended"
-  | "lost"
-  | "connection";
+export type TurnstileErrorReason = FailureReasonName | "session-ended" | "lost" | "connection";
 
 /** A holder an acquire waited behind: who it is and how long it had held the lock. */
 export interface Blocker {
@@ -60,32 +47,7 @@ export class TurnstileError extends Error {
  * values (a newer server) become 'internal' so the reason set stays closed.
  */
 export function errorReasonFromFailure(reason: FailureReason): TurnstileErrorReason {
-  switch (reason) {
-    case FailureReason.FAILURE_REASON_INVALID_ARGUMENT:
-      return "invalid-argument";
-    case FailureReason.FAILURE_REASON_TIMEOUT:
-      return "timeout";
-    case FailureReason.FAILURE_REASON_CANCELLED:
-      return "cancelled";
-    case FailureReason.FAILURE_REASON_NOT_HELD:
-      return "not-held";
-    case FailureReason.FAILURE_REASON_DUPLICATE_REQUEST:
-      return "duplicate-request";
-    case FailureReason.FAILURE_REASON_LIMIT:
-      return "limit";
-    case FailureReason.FAILURE_REASON_CONFLICT:
-      return "conflict";
-    case FailureReason.FAILURE_REASON_UNAVAILABLE:
-      return "unavailable";
-    case FailureReason.FAILURE_REASON_BUSY:
-      return "busy";
-    case FailureReason.FAILURE_REASON_EXPIRED:
-      return "expired";
-    case FailureReason.FAILURE_REASON_PERMISSION_DENIED:
-      return "permission-denied";
-    default:
-      return "internal";
-  }
+  return failureReasonName(reason);
 }
 
 /**
@@ -100,7 +62,7 @@ export function errorFromFailed(failed: Failed): TurnstileError {
     owner: b.owner,
     clientName: b.clientName,
     identity: b.identity,
-    heldForMs: b.heldFor ? Number(b.heldFor.seconds) * 1000 + Math.floor(b.heldFor.nanos / 1e6) : 0,
+    heldForMs: b.heldFor ? wholeMsFromDuration(b.heldFor) : 0,
     fencingToken: b.fencingToken,
   }));
   return new TurnstileError(reason, `${subject}${failed.message || reason}`, { cause: failed, blockedBy });

@@ -1,4 +1,4 @@
-// npm run build: compiles server/, client/, gen/ and bin/ to dist/ (JavaScript, .d.ts, source maps
+// npm run build: compiles server/, client/, cli/, gen/, wire/ and bin/ to dist/ (JavaScript, .d.ts, source maps
 // with the TypeScript inlined) with tsconfig.build.json, then copies the files the compiled code
 // reads at run time: the Lua scripts beside their modules, the console's static files and
 // gen/reflection/*.binpb (server reflection serves them), plus proto/ for users of other languages.
@@ -18,7 +18,7 @@ if (compiled.status !== 0) {
   process.exit(1);
 }
 // Every non-TypeScript file under the compiled trees is a run-time asset (today: the .lua scripts).
-for (const tree of ["server", "client", "gen"]) {
+for (const tree of ["server", "client", "gen", "wire"]) {
   cpSync(`${root}${tree}`, `${root}dist/${tree}`, { recursive: true, filter: (src) => !src.endsWith(".ts") });
 }
 cpSync(`${root}proto`, `${root}dist/proto`, { recursive: true });

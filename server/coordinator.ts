@@ -18,12 +18,12 @@ import { SessionSlots } from "./session-slots.js";
 import type { SessionStream } from "./session-stream.js";
 import type { Store, StoreListener } from "./store/store.js";
 import { StoreAdmission } from "./store-admission.js";
+import { rejectMalformedRequests } from "./strict-wire/malformed-interceptor.js";
+import { strictService } from "./strict-wire/strict-service.js";
 import { HolderSpans } from "./tracing/session-tracer.js";
 import { tracedStore } from "./tracing/traced-store.js";
 import type { Tracing } from "./tracing/tracing.js";
 import { WatchHub } from "./watch/watch-hub.js";
-import { rejectMalformedRequests } from "./wire/malformed-interceptor.js";
-import { strictService } from "./wire/strict-service.js";
 
 /** Settings of one coordinator process. */
 export interface CoordinatorOptions {

@@ -7,7 +7,7 @@ import {
   type LockSummary as ProtoLockSummary,
   type WatchResponse,
 } from "../gen/ts/turnstile/v1/turnstile.js";
-import { durationOf } from "./session-replies.js";
+import { durationFromMs } from "../wire/duration.js";
 import type { HolderState, LockEvent, LockState, LockSummary, StoreMode, WaiterState } from "./store/store.js";
 import { queueBlockers } from "./wait-blockers.js";
 
@@ -109,4 +109,9 @@ function holderOf(h: HolderState): Holder {
 function modeOf(mode: StoreMode | undefined): LockMode {
   if (mode === undefined) return LockMode.LOCK_MODE_UNSPECIFIED;
   return mode === "exclusive" ? LockMode.LOCK_MODE_EXCLUSIVE : LockMode.LOCK_MODE_SHARED;
+}
+
+// A store reading taken just past a deadline can come out negative: shown as zero, never as a negative Duration.
+function durationOf(ms: number) {
+  return durationFromMs(Math.max(0, ms));
 }

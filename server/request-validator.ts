@@ -8,6 +8,7 @@ import {
   type Release,
   type RevokeRequest,
 } from "../gen/ts/turnstile/v1/turnstile.js";
+import { isNegativeOrMalformed, wholeMsFromDuration } from "../wire/duration.js";
 import type { Limits } from "./limits.js";
 import { ServerError } from "./server-error.js";
 import { isSessionId } from "./store/session-id.js";
@@ -192,12 +193,8 @@ export class RequestValidator {
   }
 
   private duration(field: string, d: Duration): number {
-    if (d.seconds < 0n || d.nanos < 0 || d.nanos >= 1e9) {
-      throw invalid(`${field}: must be a non-negative duration`);
-    }
-    // Past a century the exact number no longer matters; the range checks reject it anyway.
-    const seconds = d.seconds > 3_153_600_000n ? 3_153_600_000 : Number(d.seconds);
-    return seconds * 1000 + Math.floor(d.nanos / 1e6);
+    if (isNegativeOrMalformed(d)) throw invalid(`${field}: must be a non-negative duration`);
+    return wholeMsFromDuration(d);
   }
 }
 

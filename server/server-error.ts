@@ -1,45 +1,25 @@
 import { status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { FailureReason } from "../gen/ts/turnstile/v1/turnstile.js";
+import { FAILURE_REASONS, type FailureReasonName } from "../wire/failure-reasons.js";
 import { StoreUnacknowledgedError } from "./store/store-unacknowledged-error.js";
 import { StoreUnavailableError } from "./store/store-unavailable-error.js";
 
 /** The closed set of reasons a request or a session can fail for on the server. */
 export type ServerErrorReason =
-  | "invalid-argument"
-  | "timeout"
-  | "cancelled"
-  | "not-held"
-  | "duplicate-request"
-  | "limit"
-  | "conflict"
-  | "unavailable"
-  | "internal"
-  | "busy"
-  | "expired"
+  | FailureReasonName
   | "failed-precondition"
   | "resource-exhausted"
   | "not-found"
-  | "unauthenticated"
-  | "permission-denied";
+  | "unauthenticated";
 
+// The stream-level reasons travel in a per-request `failed` as the nearest wire reason.
 const FAILURE: Record<ServerErrorReason, FailureReason> = {
-  "invalid-argument": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
-  timeout: FailureReason.FAILURE_REASON_TIMEOUT,
-  cancelled: FailureReason.FAILURE_REASON_CANCELLED,
-  "not-held": FailureReason.FAILURE_REASON_NOT_HELD,
-  "duplicate-request": FailureReason.FAILURE_REASON_DUPLICATE_REQUEST,
-  limit: FailureReason.FAILURE_REASON_LIMIT,
-  conflict: FailureReason.FAILURE_REASON_CONFLICT,
-  unavailable: FailureReason.FAILURE_REASON_UNAVAILABLE,
-  internal: FailureReason.FAILURE_REASON_INTERNAL,
-  busy: FailureReason.FAILURE_REASON_BUSY,
-  expired: FailureReason.FAILURE_REASON_EXPIRED,
+  ...FAILURE_REASONS,
   "failed-precondition": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
   "resource-exhausted": FailureReason.FAILURE_REASON_LIMIT,
   "not-found": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
   unauthenticated: FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
-  "permission-denied": FailureReason.FAILURE_REASON_PERMISSION_DENIED,
 };
 
 const GRPC_STATUS: Record<ServerErrorReason, status> = {

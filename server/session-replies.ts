@@ -1,5 +1,5 @@
-import type { Duration } from "../gen/ts/google/protobuf/duration.js";
 import { type HeldLock, LostReason, type SessionResponse } from "../gen/ts/turnstile/v1/turnstile.js";
+import { durationFromMs } from "../wire/duration.js";
 import { blockerOf } from "./lock-state-replies.js";
 import type { ServerError } from "./server-error.js";
 import type { Hold, Pending } from "./session.js";
@@ -16,7 +16,7 @@ export const SessionReplies = {
   /** Opened for a new session, or (with `held`) for a resumed one. */
   opened(sessionId: string, resumeSecret: string, ttlMs: number, held?: HeldLock[]): SessionResponse {
     const resumed = held !== undefined;
-    const opened = { sessionId, resumeSecret, ttl: durationOf(ttlMs), resumed, held: held ?? [] };
+    const opened = { sessionId, resumeSecret, ttl: durationFromMs(ttlMs), resumed, held: held ?? [] };
     return { kind: { $case: "opened", opened } };
   },
   acquired(requestId: string, name: string, fencingToken: bigint, holdCount: number): SessionResponse {
@@ -42,7 +42,7 @@ export const SessionReplies = {
     };
   },
   keepAliveAck(seq: bigint, ttlMs: number): SessionResponse {
-    return { kind: { $case: "keepAliveAck", keepAliveAck: { seq, ttl: durationOf(ttlMs) } } };
+    return { kind: { $case: "keepAliveAck", keepAliveAck: { seq, ttl: durationFromMs(ttlMs) } } };
   },
   /** Failed; `blockedBy`: the holders a timed-out acquire waited behind. */
   failed(requestId: string, name: string, err: ServerError, blockedBy: HolderState[] = []): SessionResponse {
@@ -60,8 +60,3 @@ export const SessionReplies = {
     };
   },
 };
-
-/** A protobuf Duration of `ms` whole milliseconds. */
-export function durationOf(ms: number): Duration {
-  return { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 };
-}

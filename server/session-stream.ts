@@ -15,8 +15,8 @@ import { SessionReplies as reply } from "./session-replies.js";
 import type { SessionSlots } from "./session-slots.js";
 import type { Revocation } from "./store/store.js";
 import type { AdmissionLane, StoreAdmission } from "./store-admission.js";
+import { malformedFailure } from "./strict-wire/strict-service.js";
 import { SessionTracer, type SessionTraces } from "./tracing/session-tracer.js";
-import { malformedFailure } from "./wire/strict-service.js";
 
 /** What every session stream of one coordinator shares. */
 export interface SessionDeps {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { LeaseClock } from "../client/lease-clock.js";
+import { LeaseClock } from "../client/locks/lease-clock.js";
 
 function fakeClock(startMs = 1_000): { now: () => number; advance: (ms: number) => void } {
   let nowMs = startMs;

@@ -1,4 +1,4 @@
-import { parseDurationText } from "./duration-text.js";
+import { parseDurationText } from "../../wire/duration-text.js";
 import type { SettingKind } from "./settings.js";
 
 /** A host and port, as given (IPv6 hosts without brackets). */

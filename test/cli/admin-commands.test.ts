@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { Lock } from "../../client/lock.js";
+import type { Lock } from "../../client/locks/lock.js";
 import { LostLockError } from "../../client/lost-lock-error.js";
 import { TurnstileClient } from "../../client/turnstile-client.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";

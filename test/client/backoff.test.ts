@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Backoff } from "../../client/backoff.js";
+import { Backoff } from "../../client/connection/backoff.js";
 import { TurnstileError } from "../../client/turnstile-error.js";
 
 describe("Backoff", () => {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { remainingWaitMs } from "../../client/pending-acquire.js";
+import { remainingWaitMs } from "../../client/session/requests/acquires-in-flight.js";
 
 describe("remainingWaitMs()", () => {
   it("re-sends what is left of the original wait, measured from the first send", () => {

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { status } from "@grpc/grpc-js";
 import { expect } from "chai";
 import { type Lock, type LostLockError, TurnstileClient, TurnstileError } from "../../client/index.js";
-import type { SessionEvent } from "../../client/session.js";
+import type { SessionEvent } from "../../client/session/session.js";
 import { freePort } from "../harness/free-port.js";
 import { ScriptedCoordinator } from "../harness/scripted-coordinator.js";
 

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { buildClaims, heldOfClaims, reconcileResume } from "../../client/resume-reconciliation.js";
+import { buildClaims, heldOfClaims, reconcileResume } from "../../client/session/resume-reconciliation.js";
 
 const hold = (name: string, fencingToken: bigint, live: number) => ({
   name,

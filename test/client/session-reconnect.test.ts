@@ -1,8 +1,8 @@
 import { credentials, status } from "@grpc/grpc-js";
 import { expect } from "chai";
-import { ChannelPool } from "../../client/channel-pool.js";
+import { ChannelPool } from "../../client/connection/channel-pool.js";
 import { TurnstileError } from "../../client/index.js";
-import { Session, type SessionEvent } from "../../client/session.js";
+import { Session, type SessionEvent } from "../../client/session/session.js";
 import { LockMode } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { ScriptedCoordinator } from "../harness/scripted-coordinator.js";
 

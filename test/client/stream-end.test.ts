@@ -1,6 +1,6 @@
 import { status } from "@grpc/grpc-js";
 import { expect } from "chai";
-import { classifyStreamEnd, decideStreamEnd, type StreamEndContext } from "../../client/stream-end.js";
+import { classifyStreamEnd, decideStreamEnd, type StreamEndContext } from "../../client/session/stream-end.js";
 
 const end = (code: status, details = "") => ({ code, details });
 const established: StreamEndContext = {

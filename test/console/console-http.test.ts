@@ -1,11 +1,11 @@
 import { request } from "node:http";
 import { credentials } from "@grpc/grpc-js";
 import { expect } from "chai";
-import { msFromDuration } from "../../client/duration.js";
 import { TurnstileClient } from "../../client/index.js";
 import { type DescribeResponse, LockMode, LockServiceClient } from "../../gen/ts/turnstile/v1/turnstile.js";
 import type { ConsoleAccess } from "../../server/console/console-access.js";
 import { TokenAccess } from "../../server/console/token-access.js";
+import { msFromDuration } from "../../wire/duration.js";
 import { CONSOLE_TOKENS, consoleTestAccess, startConsole, type TestConsole } from "../harness/console-server.js";
 import { ConsoleStream } from "../harness/console-stream.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";

@@ -6,7 +6,7 @@
 // the parent as one IPC message stamped with process.hrtime.bigint() (one monotonic clock for all
 // processes of the machine). "stop" from the parent ends the loop; the child then exits.
 import { TurnstileClient } from "../../client/index.js";
-import type { Lock } from "../../client/lock.js";
+import type { Lock } from "../../client/locks/lock.js";
 
 const [worker, addresses, ttl, ...specs] = process.argv.slice(2);
 const client = new TurnstileClient(addresses.split(","), { ttlMs: Number(ttl) });

@@ -13,7 +13,7 @@ import { loadedModules } from "./loaded-modules.js";
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
 // Dependencies only the coordinator uses: importing the client must load none of them.
 const SERVER_ONLY = ["ioredis", "pino", "prom-client", "@grpc/reflection", "grpc-health-check"];
-// What the client (dist/client, dist/gen) imports; the loaded-modules test below checks it.
+// What the client (dist/client, dist/gen, dist/wire) imports; the loaded-modules test below checks it.
 const CLIENT_DEPENDENCIES = ["@grpc/grpc-js", "@bufbuild/protobuf"];
 
 describe("the npm package (npm pack, installed into a fresh project)", () => {
@@ -67,11 +67,11 @@ describe("the npm package (npm pack, installed into a fresh project)", () => {
     expect(tsc.code, tsc.stdout + tsc.stderr).to.equal(0);
   });
 
-  it("loads only grpc-js, @bufbuild/protobuf and the compiled client and generated code on import", async () => {
+  it("loads only grpc-js, @bufbuild/protobuf and the compiled client, generated code and shared wire layer on import", async () => {
     const loaded = await loadedModules(pkg.project, pkg.env, "turnstile/client");
     const own = loaded.files.filter((f) => f.includes("/node_modules/turnstile/"));
     console.log(`      ${own.length} turnstile modules; packages: ${loaded.packages.join(", ")}`);
-    expect(own.filter((f) => !/\/node_modules\/turnstile\/dist\/(client|gen)\/.*\.js$/.test(f))).to.deep.equal([]);
+    expect(own.filter((f) => !/\/node_modules\/turnstile\/dist\/(client|gen|wire)\/.*\.js$/.test(f))).to.deep.equal([]);
     expect(own).to.include(`${pkg.project}/node_modules/turnstile/dist/client/index.js`);
     expect(loaded.importedByTurnstile).to.have.members(CLIENT_DEPENDENCIES);
     expect(loaded.packages.filter((p) => SERVER_ONLY.includes(p))).to.deep.equal([]);

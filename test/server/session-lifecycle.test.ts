@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { msFromDuration } from "../../client/duration.js";
 import { FailureReason, LockMode, LostReason } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { msFromDuration } from "../../wire/duration.js";
 import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { acquireMsg, cancelMsg, closeMsg, keepAliveMsg, releaseMsg } from "../harness/requests.js";

@@ -1,0 +1,56 @@
+import type { RevokeResponse } from "../gen/ts/turnstile/v1/turnstile.js";
+import { AdminClient } from "./admin-client.js";
+import { CONNECTION_HELP } from "./connection-flags.js";
+import { LockExit } from "./exit-codes.js";
+import { type AdminArgs, argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
+
+const USAGE = `Usage: turnstile revoke [options] NAME HOLDER
+
+Takes HOLDER's hold on lock NAME away (every hold count) and hands the lock to the next waiter at
+once; the holder's client is told its lock was lost (revoked). HOLDER is SESSION_ID/OWNER, as the
+HOLDER column of turnstile describe shows it (split at the first "/": session ids have none).
+
+The revoked holder may still be running: only fencing tokens stop its writes. Use it to remove a
+stuck holder, not to stop work.
+
+Options:
+  --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
+${CONNECTION_HELP}
+  -h, --help           this help
+
+Exit codes: 0 revoked; 2 bad usage; 69 coordinator unreachable or request refused (NOT_FOUND:
+HOLDER does not hold NAME).
+`;
+
+/** `turnstile revoke`: takes one holder's hold on a lock away. */
+export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const args = argsOrExit("revoke", USAGE, argv, () => parseRevokeArgs(argv, env));
+  if (typeof args === "number") return args;
+  const { name, holder, sessionId, owner } = args;
+  const client = new AdminClient(args.server, args.connection);
+  let revoked: RevokeResponse;
+  try {
+    revoked = await client.revoke({ name, sessionId, owner });
+  } catch (err) {
+    process.stderr.write(`turnstile revoke: cannot revoke ${holder} on "${name}": ${(err as Error).message}\n`);
+    return LockExit.unavailable;
+  } finally {
+    client.close();
+  }
+  process.stdout.write(
+    `revoked ${holder} from "${name}" (fencing token ${revoked.fencingToken}, hold count ${revoked.holdCount})\n`,
+  );
+  return 0;
+}
+
+function parseRevokeArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): (AdminArgs & { name: string; holder: string; sessionId: string; owner: string }) | string {
+  const args = parseAdminArgs(argv, { positionals: ["NAME", "HOLDER"] }, env);
+  if (typeof args === "string") return args;
+  const [name, holder] = args.positionals;
+  const slash = holder.indexOf("/");
+  if (slash <= 0) return `HOLDER must be SESSION_ID/OWNER (see turnstile describe ${name}), got "${holder}"`;
+  return { ...args, name, holder, sessionId: holder.slice(0, slash), owner: holder.slice(slash + 1) };
+}

@@ -1,0 +1,127 @@
+import type { LostLockError } from "../lost-lock-error.js";
+import { raceSignal } from "../race-signal.js";
+
+/** What a Lock needs from its session: a way to send its release and to re-check leases. */
+export interface LockReleaser {
+  /**
+   * Sends the release of one hold and resolves when the server answered; resolves quietly when
+   * the hold is already gone (lost, session ended) and rejects with a TurnstileError otherwise.
+   */
+  releaseLock(lock: Lock): Promise<void>;
+  /** Loses, synchronously, every lock whose lease deadline has passed on the monotonic clock. */
+  checkLeases(): void;
+  /** Milliseconds left of the lock's local lease, or undefined once it is not held. */
+  leaseRemainingMs(lock: Lock): number | undefined;
+}
+
+/** The grant a Lock handle stands for, as the server reported it. */
+export interface LockGrant {
+  name: string;
+  owner: string;
+  fencingToken: bigint;
+  holdCount: number;
+}
+
+/**
+ * One hold of a lock. `signal` aborts with a LostLockError before the server could grant the lock
+ * to anyone else (lease unconfirmed, expired, revoked, session ended), and with an AbortError when
+ * this handle is released. Release it once with `release()` or `await using`.
+ */
+export class Lock implements AsyncDisposable {
+  /** The lock's name. */
+  readonly name: string;
+  /** The reentrancy key: handles with the same owner in one session share one holder. */
+  readonly owner: string;
+  /** Strictly greater than every token issued before for this name; pass it to fenced resources. */
+  readonly fencingToken: bigint;
+  /** The holder's hold count when this handle was granted (1 for a first acquire). */
+  readonly holdCount: number;
+  readonly #releaser: LockReleaser;
+  // Created on first read of `signal`: most handles are released without anyone listening, and an
+  // AbortController plus its abort reason cost more than the rest of a lock cycle in the client.
+  #controller: AbortController | undefined;
+  #lostError: LostLockError | undefined;
+  #state: "held" | "released" | "lost" = "held";
+  #released: Promise<void> | undefined;
+
+  /** Creates a held handle; only the session creates locks. */
+  constructor(grant: LockGrant, releaser: LockReleaser) {
+    this.name = grant.name;
+    this.owner = grant.owner;
+    this.fencingToken = grant.fencingToken;
+    this.holdCount = grant.holdCount;
+    this.#releaser = releaser;
+  }
+
+  /**
+   * Aborts when this handle stops holding the lock: with a LostLockError when it is lost, with an
+   * AbortError when released. Reading it re-checks the lease, so a stalled event loop cannot hide
+   * an expiry.
+   */
+  get signal(): AbortSignal {
+    this.#releaser.checkLeases();
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#state !== "held") this.#controller.abort(this.#abortReason());
+    }
+    return this.#controller.signal;
+  }
+
+  /**
+   * Milliseconds until this client can no longer confirm the lease (the lock is then lost), as
+   * judged now on the monotonic clock; 0 once the handle is released or lost (never NaN or negative).
+   */
+  get leaseRemainingMs(): number {
+    this.#releaser.checkLeases();
+    const remainingMs = this.#state === "held" ? this.#releaser.leaseRemainingMs(this) : undefined;
+    return remainingMs === undefined ? 0 : Math.max(0, remainingMs);
+  }
+
+  /** True once the lock was lost (not when it was released); reading it re-checks the lease. */
+  get lost(): boolean {
+    this.#releaser.checkLeases();
+    return this.#state === "lost";
+  }
+
+  /**
+   * Drops this handle's hold: aborts `signal`, then sends the release and waits for the answer.
+   * Idempotent, and resolves quietly when the lock is already lost or released; aborting `signal`
+   * stops the waiting, not the release. Rejects with a TurnstileError if the server refuses.
+   */
+  async release(options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (this.#state === "held") {
+      options.signal?.throwIfAborted();
+      this.#state = "released";
+      let sendRelease: (sent: Promise<void>) => void = () => {};
+      this.#released = new Promise<void>((resolve) => {
+        sendRelease = resolve;
+      });
+      this.#released.catch(() => {});
+      // Told first: the signal aborts before the release lets the server grant to someone else.
+      this.#controller?.abort(this.#abortReason());
+      sendRelease(this.#releaser.releaseLock(this));
+    }
+    if (this.#released !== undefined) await raceSignal(this.#released, options.signal);
+  }
+
+  /** Releases the lock at the end of an `await using` block (see `release`). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.release();
+  }
+
+  /**
+   * Marks the handle lost and aborts its signal with `error`. Returns false (and does nothing)
+   * when the handle was already released or lost. Internal: called by the session.
+   */
+  markLost(error: LostLockError): boolean {
+    if (this.#state !== "held") return false;
+    this.#state = "lost";
+    this.#lostError = error;
+    this.#controller?.abort(error);
+    return true;
+  }
+
+  #abortReason(): unknown {
+    return this.#lostError ?? new DOMException(`lock "${this.name}" was released`, "AbortError");
+  }
+}

@@ -1,0 +1,187 @@
+import { randomUUID } from "node:crypto";
+import type { LockMode, SessionRequest } from "../../../gen/ts/turnstile/v1/turnstile.js";
+import { durationFromMs } from "../../../wire/duration.js";
+import type { HeldLocks } from "../../locks/held-locks.js";
+import type { MonotonicClock } from "../../locks/lease-clock.js";
+import type { Lock } from "../../locks/lock.js";
+import { currentTraceParent } from "../../trace-context.js";
+import { errorFromFailed, TurnstileError } from "../../turnstile-error.js";
+import type { ReleasedHold } from "./releases-in-flight.js";
+import type { RequestAnswer, RequestRegistry } from "./request-answer.js";
+
+/** One acquire as the session sends it; mode and limit are here so shared locks can reuse it. */
+export interface SessionAcquire {
+  name: string;
+  owner: string;
+  mode: LockMode;
+  limit: number;
+  /** Absent: wait forever; 0: try once. */
+  waitMs?: number;
+  value?: Uint8Array;
+}
+
+/**
+ * The SessionAcquire for a caller's options: `waitMs` Infinity waits forever, `owner` defaults to a
+ * fresh unique owner (so same-process acquires exclude). Throws TurnstileError 'invalid-argument' for
+ * a negative wait, or a name or owner that is not valid UTF-8.
+ */
+export function sessionAcquire(
+  name: string,
+  mode: LockMode,
+  limit: number,
+  options: { waitMs?: number; owner?: string; value?: Uint8Array },
+): SessionAcquire {
+  const { waitMs, owner = randomUUID(), value } = options;
+  if (waitMs !== undefined && !(waitMs >= 0)) {
+    throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
+  }
+  // UTF-8 cannot carry a lone surrogate: encoded, it would silently become U+FFFD, another lock.
+  for (const [field, text] of [
+    ["name", name],
+    ["owner", owner],
+  ] as const) {
+    if (/\p{Cs}/u.test(text))
+      throw new TurnstileError("invalid-argument", `${field}: not valid UTF-8 (a lone surrogate)`);
+  }
+  return { name, owner, mode, limit, waitMs: waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs, value };
+}
+
+/**
+ * One acquire not yet answered. It survives a broken stream and is re-sent after a resume with
+ * the same request id; `firstSentAtMs` (the first send) is the conservative start of its lease.
+ */
+export interface PendingAcquire {
+  readonly requestId: string;
+  readonly request: SessionAcquire;
+  readonly firstSentAtMs: number;
+  /** The caller gave up (abort, or its wait ran out while disconnected): a late grant is released. */
+  abandoned: boolean;
+  /** Rejects the caller's promise; the request itself stays in flight until answered. */
+  fail(error: Error): void;
+}
+
+/**
+ * The wait to re-send an acquire with after a resume: the original wait minus the time since it
+ * was first sent. 'forever' for no wait, 0 for a try-once, 'ran-out' when nothing is left.
+ */
+export function remainingWaitMs(
+  waitMs: number | undefined,
+  firstSentAtMs: number,
+  nowMs: number,
+): number | "forever" | "ran-out" {
+  if (waitMs === undefined) return "forever";
+  if (waitMs === 0) return 0;
+  const leftMs = waitMs - (nowMs - firstSentAtMs);
+  return leftMs > 0 ? leftMs : "ran-out";
+}
+
+/** The `acquire` message of a request; `waitMs` undefined waits forever. */
+export function acquireMessage(
+  requestId: string,
+  request: SessionAcquire,
+  waitMs: number | undefined,
+): NonNullable<SessionRequest["kind"]> {
+  const { name, owner, mode, limit, value = new Uint8Array() } = request;
+  const wait = waitMs === undefined ? undefined : durationFromMs(waitMs);
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  return {
+    $case: "acquire",
+    acquire: { requestId, name, mode, limit, wait, owner, value: bytes, traceParent: currentTraceParent() },
+  };
+}
+
+/** One registered acquire: its request id and message, the caller's answer, and how to give up on it. */
+export interface AcquireTicket {
+  requestId: string;
+  /** The `acquire` to send now. */
+  message: NonNullable<SessionRequest["kind"]>;
+  answer: Promise<Lock>;
+  /**
+   * The caller gives up: true when the request is still in flight (send a `cancel`); a grant that
+   * already arrived is released, one still to come will be.
+   */
+  abandon(): boolean;
+}
+
+/**
+ * The session's acquires not yet answered, by request id. They outlive a broken stream (a resume
+ * re-sends them). A grant for an abandoned acquire is released quietly; others become Locks.
+ */
+export class AcquiresInFlight {
+  readonly #pending: RequestRegistry;
+  readonly #held: HeldLocks;
+  readonly #now: MonotonicClock;
+  readonly #releaseQuietly: (hold: ReleasedHold) => void;
+  readonly #acquires = new Map<string, PendingAcquire>();
+
+  constructor(
+    pending: RequestRegistry,
+    held: HeldLocks,
+    now: MonotonicClock,
+    releaseQuietly: (hold: ReleasedHold) => void,
+  ) {
+    this.#pending = pending;
+    this.#held = held;
+    this.#now = now;
+    this.#releaseQuietly = releaseQuietly;
+  }
+
+  /** The acquires in flight, by request id (a resume re-sends them). */
+  get byId(): ReadonlyMap<string, PendingAcquire> {
+    return this.#acquires;
+  }
+
+  /**
+   * Registers `request` (first sent now); the answer resolves with the Lock, or rejects with a
+   * TurnstileError for a `failed` answer or the end of the session, or with a LostLockError when
+   * the lease had already run out at grant time.
+   */
+  add(request: SessionAcquire): AcquireTicket {
+    let requestId = "";
+    let granted: Lock | undefined;
+    const answer = new Promise<Lock>((resolve, reject) => {
+      requestId = this.#pending.add({
+        answer: (reply) => {
+          granted = this.#onAnswer(requestId, reply, resolve, reject);
+        },
+        end: (error) => {
+          this.#acquires.delete(requestId);
+          reject(error);
+        },
+      });
+      this.#acquires.set(requestId, { requestId, request, firstSentAtMs: this.#now(), abandoned: false, fail: reject });
+    });
+    const abandon = () => {
+      const attempt = this.#acquires.get(requestId);
+      if (attempt !== undefined) attempt.abandoned = true;
+      else granted?.release().catch(() => {});
+      return attempt !== undefined;
+    };
+    return { requestId, message: acquireMessage(requestId, request, request.waitMs), answer, abandon };
+  }
+
+  // Runs in the message handler, so the holding exists before a `lost` right behind the grant.
+  #onAnswer(
+    requestId: string,
+    reply: RequestAnswer,
+    resolve: (lock: Lock) => void,
+    reject: (error: Error) => void,
+  ): Lock | undefined {
+    const attempt = this.#acquires.get(requestId);
+    this.#acquires.delete(requestId);
+    if (reply.$case === "failed") {
+      reject(errorFromFailed(reply.failed));
+    } else if (reply.$case !== "acquired") {
+      reject(new TurnstileError("internal", `acquire answered with ${reply.$case}`));
+    } else if (attempt === undefined || attempt.abandoned) {
+      const { name, fencingToken } = reply.acquired;
+      this.#releaseQuietly({ name, owner: attempt?.request.owner ?? "", fencingToken });
+    } else {
+      const lock = this.#held.grant(reply.acquired, attempt.request.owner, attempt.firstSentAtMs);
+      if (lock.lost) reject(lock.signal.reason);
+      else resolve(lock);
+      return lock;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,160 @@
+import type { SessionRequest } from "../../../gen/ts/turnstile/v1/turnstile.js";
+import type { HeldLocks } from "../../locks/held-locks.js";
+import type { MonotonicClock } from "../../locks/lease-clock.js";
+import type { Lock } from "../../locks/lock.js";
+import { raceSignal } from "../../race-signal.js";
+import { errorFromFailed, TurnstileError } from "../../turnstile-error.js";
+import { AcquiresInFlight, type PendingAcquire, type SessionAcquire } from "./acquires-in-flight.js";
+import { type ReleasedHold, ReleasesInFlight } from "./releases-in-flight.js";
+import type { RequestAnswer, RequestHandler, RequestRegistry } from "./request-answer.js";
+
+/** What a session's requests work with. */
+export interface SessionRequestsContext {
+  held: HeldLocks;
+  now: MonotonicClock;
+  /** Writes on the session's stream (dropped while there is none: a resume re-sends what matters). */
+  send(kind: SessionRequest["kind"]): void;
+  /** The error the session ended with, or undefined while it lives. */
+  ended(): TurnstileError | undefined;
+}
+
+/**
+ * Every request of one session in flight, in one place: it allocates request ids, sends acquires,
+ * releases and one-shot requests, routes each server answer to its request, fails one-shots when
+ * a stream breaks and ends everything when the session ends. Acquires and releases outlive a broken
+ * stream (a resume re-sends them, see SessionResumer); one-shots (Proclaim) do not.
+ */
+export class SessionRequests implements RequestRegistry {
+  readonly #ctx: SessionRequestsContext;
+  readonly #handlers = new Map<string, RequestHandler>();
+  #lastId = 0;
+  readonly #oneShots = new Set<string>();
+  readonly #acquires: AcquiresInFlight;
+  /** The releases in flight (a resume claims their holds and settles them). */
+  readonly releases: ReleasesInFlight;
+
+  constructor(ctx: SessionRequestsContext) {
+    this.#ctx = ctx;
+    this.releases = new ReleasesInFlight(this, ctx.send, ctx.ended);
+    this.#acquires = new AcquiresInFlight(this, ctx.held, ctx.now, (hold) => this.releaseQuietly(hold));
+  }
+
+  /** The acquires in flight, by request id (a resume re-sends them). */
+  get acquires(): ReadonlyMap<string, PendingAcquire> {
+    return this.#acquires.byId;
+  }
+
+  /**
+   * Sends an acquire and resolves with the granted Lock (see Session.acquire); on abort it rejects
+   * with `signal.reason` and sends a `cancel` while the request is still in flight.
+   */
+  async acquire(request: SessionAcquire, signal: AbortSignal | undefined): Promise<Lock> {
+    const { requestId, message, answer, abandon } = this.#acquires.add(request);
+    this.#ctx.send(message);
+    try {
+      return await raceSignal(answer, signal);
+    } catch (error) {
+      if (signal?.aborted && error === signal.reason && abandon())
+        this.#ctx.send({ $case: "cancel", cancel: { requestId } });
+      throw error;
+    }
+  }
+
+  /** Sends the release of one hold and waits for the answer, across reconnects (see LockReleaser). */
+  async release(lock: Lock): Promise<void> {
+    const { held, ended } = this.#ctx;
+    const holding = held.beginRelease(lock);
+    if (holding === undefined) return;
+    try {
+      if (ended() !== undefined) return;
+      const answer = await new Promise<RequestAnswer>((resolve, reject) => {
+        this.releases.send(holding, { answer: resolve, end: reject });
+      });
+      // A `lost` that crossed the release on the wire already took the hold: nothing to report.
+      if (answer.$case === "failed" && !holding.gone) throw errorFromFailed(answer.failed);
+    } catch (error) {
+      if (ended() === undefined) throw error;
+    } finally {
+      held.endRelease(holding);
+    }
+  }
+
+  /** Best-effort release of a hold nobody waits for (lease unconfirmed, or granted too late). */
+  releaseQuietly(hold: ReleasedHold): void {
+    if (this.#ctx.ended() === undefined) this.releases.send(hold);
+  }
+
+  /**
+   * Sends a request answered once and not re-sent across a reconnect (Proclaim) under a fresh id,
+   * built by `build`, and resolves with its answer. Aborting `signal` stops the waiting, not the request.
+   */
+  oneShot(build: (requestId: string) => SessionRequest["kind"], signal: AbortSignal | undefined) {
+    const answer = new Promise<RequestAnswer>((resolve, reject) => {
+      const id = this.add({
+        answer: (a) => {
+          this.#oneShots.delete(id);
+          resolve(a);
+        },
+        end: (e) => {
+          this.#oneShots.delete(id);
+          reject(e);
+        },
+      });
+      this.#oneShots.add(id);
+      this.#ctx.send(build(id));
+    });
+    return raceSignal(answer, signal);
+  }
+
+  /** Registers `handler` under a fresh request id and returns the id (see RequestRegistry). */
+  add(handler: RequestHandler): string {
+    this.#lastId += 1;
+    const requestId = String(this.#lastId);
+    this.#handlers.set(requestId, handler);
+    return requestId;
+  }
+
+  /** Hands a server answer to the request it names; false (answer dropped) when none is in flight. */
+  settle(answer: RequestAnswer): boolean {
+    const handler = this.#take(requestIdOf(answer));
+    handler?.answer(answer);
+    return handler !== undefined;
+  }
+
+  /**
+   * The stream broke: one-shots fail with 'connection' (their answer may have been lost), so no
+   * caller waits forever; acquires and releases wait for the resume.
+   */
+  streamBroke(cause: Error): void {
+    const error = new TurnstileError("connection", "the session's stream broke before the answer arrived", { cause });
+    for (const id of [...this.#oneShots]) this.#take(id)?.end(error);
+  }
+
+  /** The session ended: every request in flight, and every release waiting to be re-sent, ends with `error`. */
+  end(error: Error): void {
+    const handlers = [...this.#handlers.values()];
+    this.#handlers.clear();
+    for (const handler of handlers) handler.end(error);
+    this.releases.dispose(error);
+  }
+
+  #take(requestId: string): RequestHandler | undefined {
+    const handler = this.#handlers.get(requestId);
+    this.#handlers.delete(requestId);
+    return handler;
+  }
+}
+
+/** The request id an answer is for. */
+function requestIdOf(answer: RequestAnswer): string {
+  switch (answer.$case) {
+    case "acquired":
+      return answer.acquired.requestId;
+    case "released":
+      return answer.released.requestId;
+    case "proclaimed":
+      return answer.proclaimed.requestId;
+    case "failed":
+      return answer.failed.requestId;
+  }
+}

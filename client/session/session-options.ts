@@ -1,0 +1,15 @@
+import type { BackoffOptions } from "../connection/backoff.js";
+import type { MonotonicClock } from "../locks/lease-clock.js";
+import type { SessionEvent } from "./session-event.js";
+
+/** How a Session opens and reconnects: TTL, client name, margin, backoff, clock, event listener. */
+export interface SessionOptions {
+  ttlMs: number;
+  clientName: string;
+  safetyMarginMs?: number;
+  backoff?: BackoffOptions;
+  /** Injectable for tests: jitter source (default Math.random) and monotonic clock. */
+  random?: () => number;
+  now?: MonotonicClock;
+  onEvent?: (event: SessionEvent) => void;
+}

@@ -1,0 +1,232 @@
+import type { Opened, SessionRequest, SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { msFromDuration } from "../../wire/duration.js";
+import type { ChannelPool } from "../connection/channel-pool.js";
+import { HeldLocks, type Holding } from "../locks/held-locks.js";
+import { LeaseClock } from "../locks/lease-clock.js";
+import type { Lock, LockReleaser } from "../locks/lock.js";
+import type { LostLockReason } from "../lost-lock-error.js";
+import { raceSignal } from "../race-signal.js";
+import { TurnstileError } from "../turnstile-error.js";
+import { KeepAlive } from "./keep-alive.js";
+import type { SessionAcquire } from "./requests/acquires-in-flight.js";
+import { SessionRequests } from "./requests/session-requests.js";
+import type { SessionEvent, SessionState } from "./session-event.js";
+import { SessionLink } from "./session-link.js";
+import { SessionOpening } from "./session-opening.js";
+import type { SessionOptions } from "./session-options.js";
+import { SessionResumer } from "./session-resume.js";
+import { decideStreamEnd, expiryError, type FinalStatus } from "./stream-end.js";
+
+export type { SessionEvent, SessionState } from "./session-event.js";
+
+/**
+ * One session: it survives broken streams. It opens a stream, sends a keepalive every ttl/3 and
+ * routes answers by request id; when a stream breaks it reconnects over the coordinator addresses
+ * and resumes (docs/sessions.md), keeping held locks (valid by the local lease meanwhile), pending
+ * acquires and releases in flight. It ends on close, when the session expired, or on a fatal status.
+ */
+export class Session {
+  readonly #channels: ChannelPool;
+  readonly #options: SessionOptions;
+  readonly #clock: LeaseClock<Holding>;
+  readonly #held: HeldLocks;
+  readonly #requests: SessionRequests;
+  readonly #keepAlive: KeepAlive;
+  readonly #link: SessionLink;
+  readonly #opening: SessionOpening;
+  readonly #resumer: SessionResumer;
+  #state: SessionState = "connecting";
+  #opened: Promise<void> | undefined;
+  #openWaiter: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  #ended: TurnstileError | undefined;
+
+  constructor(channels: ChannelPool, options: SessionOptions) {
+    this.#channels = channels;
+    this.#options = options;
+    const { ttlMs, safetyMarginMs, now } = options;
+    this.#clock = new LeaseClock({ ttlMs, safetyMarginMs, now });
+    const send = (kind: SessionRequest["kind"]) => this.#send(kind);
+    // What every Lock handle of this session calls back into.
+    const releaser: LockReleaser = {
+      releaseLock: (lock) => this.#requests.release(lock),
+      checkLeases: () => held.sweep(),
+      leaseRemainingMs: (lock) => held.remainingMs(lock),
+    };
+    const held = new HeldLocks(this.#clock, releaser, (lock) => this.#requests.releaseQuietly(lock));
+    this.#held = held;
+    this.#requests = new SessionRequests({ held, now: this.#clock.now, send, ended: () => this.#ended });
+    const keepAlive = (seq: bigint) => this.#send({ $case: "keepAlive", keepAlive: { seq } });
+    this.#keepAlive = new KeepAlive(this.#clock, keepAlive, () => held.rearm());
+    const { acquires, releases } = this.#requests;
+    const resumer = new SessionResumer({ held, acquires, releases, send });
+    this.#resumer = resumer;
+    this.#opening = new SessionOpening(options, () => resumer.claim());
+    const linkOptions = { backoff: options.backoff, random: options.random, now: this.#clock.now };
+    this.#link = new SessionLink(channels, linkOptions, {
+      open: () => this.#opening.openMessage(),
+      opened: (opened, attempt) => this.#onOpened(opened, attempt.openSentAtMs),
+      message: (message) => this.#onMessage(message),
+      ended: (error, final, wasOpened) => this.#onStreamEnd(error, final, wasOpened),
+    });
+  }
+
+  /** The server's id for this session; empty until opened. */
+  get sessionId(): string {
+    return this.#opening.sessionId;
+  }
+
+  /** Where the session is (see SessionState). */
+  get state(): SessionState {
+    return this.#state;
+  }
+
+  /** True once the session is over (closed, expired or failed); it then accepts no more requests. */
+  get ended(): boolean {
+    return this.#ended !== undefined;
+  }
+
+  /**
+   * Starts connecting on first call and resolves once a coordinator answered `opened`. Rejects with
+   * a TurnstileError when the session ends first (no address answered, or a fatal status), or with
+   * `signal.reason` (opening goes on).
+   */
+  open(options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (this.#ended !== undefined) return Promise.reject(this.#ended);
+    if (this.#opened === undefined) {
+      this.#opened = new Promise<void>((resolve, reject) => {
+        this.#openWaiter = { resolve, reject };
+      });
+      this.#opened.catch(() => {});
+      this.#link.connect("now");
+    }
+    return raceSignal(this.#opened, options.signal);
+  }
+
+  /**
+   * Sends an acquire and resolves with the granted Lock; across a reconnect it is re-sent with its
+   * request id and what is left of its wait. Rejects with a TurnstileError for a `failed` answer,
+   * a wait that ran out while reconnecting ('timeout') or the end of the session, with a
+   * LostLockError when the lease had already run out at grant time, and with `signal.reason` on
+   * abort (cancelling, or releasing a late grant).
+   */
+  async acquire(request: SessionAcquire, options: { signal?: AbortSignal } = {}): Promise<Lock> {
+    const { signal } = options;
+    await this.open({ signal });
+    signal?.throwIfAborted();
+    if (this.#ended !== undefined) throw this.#ended;
+    return this.#requests.acquire(request, signal);
+  }
+
+  /** Sends a one-shot request (see SessionRequests.oneShot); rejects at once once the session has ended. */
+  request(build: (requestId: string) => SessionRequest["kind"], options: { signal?: AbortSignal } = {}) {
+    if (this.#ended !== undefined) return Promise.reject(this.#ended);
+    return this.#requests.oneShot(build, options.signal);
+  }
+
+  /**
+   * Ends the session: loses every held lock and rejects every pending request ('session-ended').
+   * With a stream open it sends `close` (the server releases everything) and waits for the stream
+   * to end; while reconnecting it just stops (the server releases the locks when their lease
+   * runs out). On abort it cancels the stream and rejects with `signal.reason`.
+   */
+  async close(options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (this.#ended !== undefined) return;
+    this.#finish("ended", new TurnstileError("session-ended", "session closed by the client"), "session-ended", false);
+    await this.#link.close(options.signal);
+  }
+
+  #onOpened(opened: Opened, openSentAtMs: number): void {
+    if (this.#ended !== undefined) return;
+    const outcome = this.#opening.opened(opened, openSentAtMs);
+    if (outcome === "not-resumed") {
+      const message = `session ${this.#opening.sessionId} could not be resumed: the coordinator opened a new session`;
+      this.#finish("expired", new TurnstileError("session-ended", message), "expired");
+      return;
+    }
+    const grantedMs = opened.ttl === undefined ? 0 : msFromDuration(opened.ttl);
+    this.#keepAlive.adoptTtl(grantedMs > 0 ? grantedMs : this.#options.ttlMs);
+    this.#state = "connected";
+    if (outcome === "new") {
+      this.#openWaiter?.resolve();
+      this.#openWaiter = undefined;
+      this.#emit("connected");
+      return;
+    }
+    this.#resumer.apply(opened.held, openSentAtMs, this.#clock.now());
+    this.#emit("resumed");
+  }
+
+  #onMessage(message: SessionResponse): void {
+    if (this.#ended !== undefined) return;
+    const kind = message.kind;
+    switch (kind?.$case) {
+      case "acquired":
+      case "released":
+      case "proclaimed":
+      case "failed":
+        this.#requests.settle(kind);
+        break;
+      case "lost":
+        this.#held.loseReported(kind.lost);
+        break;
+      case "keepAliveAck":
+        this.#keepAlive.acked(kind.keepAliveAck);
+        break;
+      default:
+        // `queued` (position only), a stray `opened` and unknown kinds from a newer server need no action.
+        break;
+    }
+  }
+
+  #onStreamEnd(error: TurnstileError, final: FinalStatus | undefined, wasOpened: boolean): void {
+    if (this.#ended !== undefined) return;
+    this.#keepAlive.stop();
+    this.#requests.streamBroke(error);
+    this.#opening.streamEnded();
+    const established = this.#opening.established;
+    const decision = decideStreamEnd(final, {
+      established,
+      failedOpens: this.#opening.failedOpens,
+      addressCount: this.#channels.addresses.length,
+      wasOpened,
+      nowMs: this.#clock.now(),
+      renewedAtMs: Math.max(this.#opening.renewedAtMs, this.#clock.lastConfirmedSendMs),
+      ttlMs: this.#clock.ttlMs,
+    });
+    if (decision.action === "fail") {
+      this.#finish("ended", error, "session-ended");
+    } else if (decision.action === "expire") {
+      const expired = expiryError(decision.why, this.#opening.sessionId, this.#clock.ttlMs, error);
+      this.#finish("expired", expired, decision.why === "refused" ? "session-ended" : "expired");
+    } else {
+      const broke = established && this.#state !== "reconnecting";
+      if (broke) this.#state = "reconnecting";
+      this.#link.connect(decision.when);
+      if (broke) this.#emit("reconnecting", error);
+    }
+  }
+
+  #send(kind: SessionRequest["kind"]): void {
+    if (this.#ended === undefined) this.#link.send(kind);
+  }
+
+  // Called last in every handler: a throwing listener cannot leave the session half-updated.
+  #emit(type: SessionEvent["type"], error?: TurnstileError): void {
+    this.#options.onEvent?.({ type, sessionId: this.#opening.sessionId, address: this.#link.address, error });
+  }
+
+  #finish(state: SessionState, error: TurnstileError, lostReason: LostLockReason, stopLink = true): void {
+    if (this.#ended !== undefined) return;
+    this.#ended = error;
+    this.#state = state;
+    if (stopLink) this.#link.stop();
+    this.#keepAlive.stop();
+    this.#openWaiter?.reject(error);
+    this.#openWaiter = undefined;
+    // Told first: held locks are lost before anything else happens.
+    this.#held.loseAll(error, lostReason);
+    this.#held.dispose();
+    this.#requests.end(error);
+    if (stopLink && this.#opening.established) this.#emit(state === "expired" ? "expired" : "ended", error);
+  }
+}

@@ -1,0 +1,36 @@
+import type { ChannelCredentials } from "@grpc/grpc-js";
+import type { BackoffOptions } from "./connection/backoff.js";
+import type { TlsOptions } from "./connection/channel-credentials.js";
+
+/** Options of a TurnstileClient; all optional. */
+export interface TurnstileClientOptions {
+  /** Requested session TTL in ms; default 15000. Outside the server's bounds (default 1 s – 1 h) the session fails to open with INVALID_ARGUMENT. */
+  ttlMs?: number;
+  /** Shown to operators; default `<hostname>/<pid>`. */
+  clientName?: string;
+  /** Subtracted from every lease deadline; default `Math.min(2000, ttlMs / 10)`. */
+  safetyMarginMs?: number;
+  /** Channel credentials; default insecure (plaintext) unless `tls` is given. Not with `tls` or `token`. */
+  credentials?: ChannelCredentials;
+  /** Connect over TLS (mTLS with `cert` and `key`); PEM text, see docs/security.md. */
+  tls?: TlsOptions;
+  /** Bearer token sent as `authorization: Bearer` on every call; needs `tls`. */
+  token?: string;
+  /** Spacing of reconnect attempts; default 50 ms × 2^n capped at 2 s, with full jitter. */
+  backoff?: BackoffOptions;
+}
+
+/** Options of `acquire` and `withLock`. */
+export interface AcquireOptions {
+  /** How long to wait in ms; absent (or Infinity) waits forever, 0 tries once. */
+  waitMs?: number;
+  /** Reentrancy key; default a fresh unique owner per call, so same-process acquires exclude. */
+  owner?: string;
+  /** Opaque value attached to the holder, visible to operators. */
+  value?: Uint8Array;
+  /** Aborting stops the wait: the acquire rejects with `signal.reason` and is cancelled. */
+  signal?: AbortSignal;
+}
+
+/** Options of `tryAcquire`: those of `acquire` without `waitMs`. */
+export type TryAcquireOptions = Omit<AcquireOptions, "waitMs">;

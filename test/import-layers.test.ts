@@ -1,0 +1,67 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+
+// The layer rule of docs/architecture.md, read from the sources' relative imports.
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** Every .ts file under `folder` (relative to the repository root). */
+function sources(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".ts"))
+    .map((f) => join(folder, f));
+}
+
+/** The repository files `file` imports by relative path (static imports, re-exports, import()). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*"(\.\.?\/[^"]+)"/g)].map((m) => m[1]);
+  return specifiers.map((s) => normalize(join(dirname(file), s)).replace(/\.js$/, ".ts"));
+}
+
+/** "file -> import" for every import of the files under `folder` that `allowed` refuses. */
+function violations(folder: string, allowed: (target: string) => boolean): string[] {
+  return sources(folder).flatMap((file) =>
+    importsOf(file)
+      .filter((target) => !allowed(target))
+      .map((target) => `${file} -> ${target}`),
+  );
+}
+
+const under = (target: string, ...folders: string[]) => folders.some((f) => target.startsWith(`${f}/`));
+
+describe("import layers (proto → gen → wire → server | client → cli)", () => {
+  it("keeps wire/ on gen/ alone", () => {
+    expect(violations("wire", (t) => under(t, "gen", "wire"))).to.deep.equal([]);
+  });
+
+  it("keeps the client off server/ and cli/", () => {
+    expect(violations("client", (t) => under(t, "client", "gen", "wire"))).to.deep.equal([]);
+  });
+
+  it("keeps the server off client/ and cli/", () => {
+    expect(violations("server", (t) => under(t, "server", "gen", "wire"))).to.deep.equal([]);
+  });
+
+  it("lets cli/ reach the client only through client/index.ts and client/admin.ts, never server code", () => {
+    const entry = (t: string) => t === "client/index.ts" || t === "client/admin.ts";
+    expect(violations("cli", (t) => under(t, "cli", "gen", "wire") || entry(t))).to.deep.equal([]);
+  });
+
+  it("has no import cycle inside client/, not even a type-only one", () => {
+    const graph = new Map(sources("client").map((f) => [f, importsOf(f).filter((t) => under(t, "client"))]));
+    const cycles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const visit = (file: string, path: string[]) => {
+      state.set(file, "open");
+      for (const next of graph.get(file) ?? []) {
+        if (state.get(next) === "open") cycles.push([...path.slice(path.indexOf(next)), file, next].join(" -> "));
+        else if (!state.has(next)) visit(next, [...path, file]);
+      }
+      state.set(file, "done");
+    };
+    for (const file of graph.keys()) if (!state.has(file)) visit(file, []);
+    expect(cycles).to.deep.equal([]);
+  });
+});
