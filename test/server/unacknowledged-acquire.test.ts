@@ -28,7 +28,8 @@ describe("a coordinator with replica acks whose replica stops answering (SIGSTOP
       return Number(await admin.wait(1, 100)) === 1;
     }, "the replica to acknowledge a write");
     coordinator = new Coordinator({
-      store: new RedisStore({ url: master.url, replicaAcks: 1, replicaAckTimeoutMs: 300 }),
+      // 1 s (the default): a shorter WAIT timeout fell short for a running replica under full-suite load.
+      store: new RedisStore({ url: master.url, replicaAcks: 1, replicaAckTimeoutMs: 1000 }),
       log: pino({ level: process.env.TEST_LOG ?? "silent" }),
       listen: "127.0.0.1:0",
       shutdownGraceMs: 200,
@@ -54,7 +55,7 @@ describe("a coordinator with replica acks whose replica stops answering (SIGSTOP
     try {
       await seen("SERVING");
       replica.process.kill("SIGSTOP");
-      // The WAIT falls short (300 ms): the acquire is answered while the replica is still stopped.
+      // The WAIT falls short (1 s): the acquire is answered while the replica is still stopped.
       const err = await client.acquire("acks/held-back").then(
         () => expect.fail("granted without an acknowledgement"),
         (e: TurnstileError) => e,
@@ -78,6 +79,7 @@ describe("a coordinator with replica acks whose replica stops answering (SIGSTOP
       expect(lock.fencingToken).to.equal(2n);
       await lock.release();
     } finally {
+      replica.process.kill("SIGCONT"); // a failed step must not leave the next test a stopped replica
       health.close();
     }
   });
@@ -119,6 +121,7 @@ describe("a coordinator with replica acks whose replica stops answering (SIGSTOP
       expect(lock.fencingToken).to.equal(holder.fencingToken + 1n);
       await lock.release();
     } finally {
+      replica.process.kill("SIGCONT"); // a failed step must not leave the next test a stopped replica
       health.close();
     }
   });
