@@ -75,10 +75,10 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
   const http = get<HostPort | "off">("http");
   if (get<number>("redis-command-timeout") === 0) errors.push("redis-command-timeout: must be more than 0");
   const acks = v.get("redis-replica-acks") as number | "majority" | "off" | undefined;
-  if (acks === "majority" && !has("redis-sentinel"))
-    errors.push("redis-replica-acks: majority needs --redis-sentinel (which knows the replicas): give a count or off");
-  if (acks !== undefined && acks !== "off" && has("redis-cluster"))
-    errors.push("redis-replica-acks: not supported on --redis-cluster yet: set off (docs/operations.md)");
+  if (acks === "majority" && !has("redis-sentinel") && !has("redis-cluster"))
+    errors.push(
+      "redis-replica-acks: majority needs --redis-sentinel or --redis-cluster (which know the replicas): give a count or off",
+    );
   const ackTimeoutMs = get<number>("redis-replica-ack-timeout");
   if (acks !== undefined && acks !== "off" && ackTimeoutMs >= get<number>("redis-command-timeout"))
     errors.push("redis-replica-ack-timeout: must be shorter than --redis-command-timeout");
@@ -125,7 +125,7 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
         target,
         auth,
         commandTimeoutMs: get<number>("redis-command-timeout"),
-        replicaAcks: acks === "off" ? 0 : (acks ?? (target.kind === "sentinel" ? "majority" : 0)),
+        replicaAcks: acks === "off" ? 0 : (acks ?? (target.kind === "url" ? 0 : "majority")),
         replicaAckTimeoutMs: ackTimeoutMs,
       },
       fenceRetainMs: get<number>("fence-retention"),

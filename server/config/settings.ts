@@ -238,7 +238,7 @@ export const SETTINGS: readonly Setting[] = [
     env: "TURNSTILE_REDIS_REPLICA_ACKS",
     kind: "replica-acks",
     group: "Redis",
-    help: "replicas that hold each change before a client hears of it (default: majority with --redis-sentinel, else off)",
+    help: "replicas that hold each change before a client hears of it (default: majority with --redis-sentinel or --redis-cluster, else off)",
   },
   {
     key: "redis-replica-ack-timeout",

@@ -98,7 +98,7 @@ describe("turnstile serve settings", () => {
         target: { kind: "cluster", nodes: [{ host: "::1", port: 7000 }] },
         auth: { password: undefined, sentinelPassword: undefined, tls: true, tlsCaFile: ca },
         commandTimeoutMs: 2000,
-        replicaAcks: 0,
+        replicaAcks: "majority",
         replicaAckTimeoutMs: 1000,
       });
       expect(config([], { TURNSTILE_REDIS_URL: "rediss://:pw@h:6380/2" }).redis?.target).to.deep.equal({
@@ -107,9 +107,12 @@ describe("turnstile serve settings", () => {
       });
     });
 
-    it("waits for a majority of replicas with Sentinels, for none with one URL, unless told otherwise", () => {
+    it("waits for a majority of replicas with Sentinels or Cluster, for none with one URL, unless told otherwise", () => {
       const sentinel = ["--redis-sentinel", "h:26379", "--redis-master", "m"];
       expect(config(sentinel).redis?.replicaAcks).to.equal("majority");
+      expect(config(["--redis-cluster", "h:7000"]).redis?.replicaAcks).to.equal("majority");
+      expect(config(["--redis-cluster", "h:7000", "--redis-replica-acks", "1"]).redis?.replicaAcks).to.equal(1);
+      expect(config(["--redis-cluster", "h:7000", "--redis-replica-acks", "off"]).redis?.replicaAcks).to.equal(0);
       expect(config([...sentinel, "--redis-replica-acks", "off"]).redis?.replicaAcks).to.equal(0);
       expect(config(["--redis", "redis://h:1"]).redis?.replicaAcks).to.equal(0);
       const two = config([
@@ -134,13 +137,7 @@ describe("turnstile serve settings", () => {
         "majority without Sentinels",
         ["--redis", "redis://h:1", "--redis-replica-acks", "majority"],
         {},
-        /^redis-replica-acks: majority needs --redis-sentinel/,
-      ],
-      [
-        "replica acks on Redis Cluster",
-        ["--redis-cluster", "h:7000", "--redis-replica-acks", "1"],
-        {},
-        /^redis-replica-acks: not supported on --redis-cluster yet/,
+        /^redis-replica-acks: majority needs --redis-sentinel or --redis-cluster/,
       ],
       [
         "a replica ack timeout not shorter than the command timeout",

@@ -23,7 +23,8 @@ describe("coordinators on a Redis Cluster (3 masters)", () => {
     cluster = await startRedisCluster(3);
     inProcess = await startTargetCoordinator({ kind: "cluster", nodes: cluster.nodes });
     const nodes = cluster.nodes.map((n) => `${n.host}:${n.port}`).join(",");
-    ({ address: viaCli, serve } = await spawnServe(["--redis-cluster", nodes]));
+    // Acks off, like the in-process one: both pass floors "0 0", so tokens count from 1 (acks on: docs/data-model.md).
+    ({ address: viaCli, serve } = await spawnServe(["--redis-cluster", nodes, "--redis-replica-acks", "off"]));
     admin = new Cluster(cluster.nodes);
   });
   after(async () => {

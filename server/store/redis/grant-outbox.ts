@@ -13,8 +13,8 @@ interface Held {
  * coordinators' through their grant channels. With replica acks on, scripts return other
  * coordinators' grants ("coordinator waiter") instead of publishing them, and they go out only
  * once acknowledged; grants of a write whose WAIT fell short are held until a later WAIT on the
- * same connection succeeds (it covers them), and dropped on a new connection, where the waiter's
- * own re-check finds whatever the new master kept.
+ * same connection succeeds (it covers them), and dropped once that connection closed, where the
+ * waiter's own re-check finds whatever the new master kept.
  */
 export class GrantOutbox {
   private held: Held[] = [];
@@ -44,10 +44,13 @@ export class GrantOutbox {
     if (flat.length > 0) this.held.push({ socket, name, flat });
   }
 
-  /** A WAIT on `socket` succeeded: every write before it is acknowledged, so deliver what was held. */
+  /**
+   * A WAIT on `socket` succeeded: every write before it is acknowledged, so deliver what was held.
+   * Other open connections' grants (Cluster: other masters) wait for their own WAIT; a closed one's are dropped.
+   */
   acknowledged(socket: unknown): void {
     const held = this.held;
-    this.held = [];
+    this.held = held.filter((h) => h.socket !== socket && !(h.socket as { destroyed?: boolean }).destroyed);
     for (const h of held) if (h.socket === socket) this.deliver(h.name, h.flat);
   }
 

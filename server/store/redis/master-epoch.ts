@@ -5,8 +5,8 @@ import type { HostPort, RedisAuth, RedisTarget } from "./redis-connection.js";
 
 /** Bits of a fencing token below the epoch: tokens are `epoch << 32 | counter` (docs/data-model.md). */
 export const EPOCH_SHIFT = 32n;
-// Lua numbers are doubles: floors and tokens must stay exact, so the epoch stays below 2^21.
-const MAX_EPOCH = 2 ** 21 - 1;
+/** The highest usable epoch: Lua numbers are doubles, so floors and tokens stay exact below 2^53. */
+export const MAX_EPOCH = 2 ** 21 - 1;
 
 /** Where the master's epoch comes from: none (a single server: epoch 0) or the Sentinels. */
 export type EpochSource =

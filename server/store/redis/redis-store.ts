@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import { HealthSignal } from "../health-signal.js";
 import type {
   AcquireArgs,
@@ -17,6 +17,7 @@ import type {
 } from "../store.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 import { AckedWriter } from "./acked-writer.js";
+import { ClusterWriter } from "./cluster-writer.js";
 import { reviveOnEnd } from "./connection-reviver.js";
 import { EventFeed } from "./event-feed.js";
 import { GrantOutbox } from "./grant-outbox.js";
@@ -27,6 +28,7 @@ import { parseLockState } from "./lock-state-parser.js";
 import { redisCall } from "./redis-call.js";
 import { commandOptions, type RedisStoreOptions } from "./redis-store-options.js";
 import { SessionRecords } from "./session-records.js";
+import { SingleWriter, type StoreWriter } from "./store-writer.js";
 
 export type { RedisStoreOptions } from "./redis-store-options.js";
 
@@ -64,7 +66,7 @@ export class RedisStore implements Store {
   /** The scripts' publish argument: on Cluster a subscriber may sit on another node, out of NUMSUB's sight. */
   private readonly publish: "always" | "watched";
   private readonly outbox: GrantOutbox;
-  private readonly writer: AckedWriter;
+  private readonly writer: StoreWriter;
   private readonly sessions: SessionRecords;
   private stopReviving = () => {};
 
@@ -79,15 +81,19 @@ export class RedisStore implements Store {
     this.redis = createRedisClient(target, auth, common);
     this.events = createRedisClient(target, auth, { ...common, commandTimeout: undefined });
     this.scripts = new LockScripts(this.redis);
-    this.writer = new AckedWriter(
-      this.redis,
-      { ...options, target, auth, prefix: this.prefix },
-      {
-        onChange: () => this.updateHealth(),
-        recovered: () => this.listener?.resync(),
-        acknowledged: (socket) => this.outbox.acknowledged(socket),
-      },
-    );
+    const hooks = {
+      onChange: () => this.updateHealth(),
+      recovered: () => this.listener?.resync(),
+      acknowledged: (socket: unknown) => this.outbox.acknowledged(socket),
+    };
+    // On Cluster each write goes to its slot's master, confirmed there; elsewhere there is one connection.
+    this.writer =
+      this.redis instanceof Cluster
+        ? new ClusterWriter(this.redis, this.scripts, { ...options, prefix: this.prefix }, hooks)
+        : new SingleWriter(new AckedWriter(this.redis, { ...options, target, auth, prefix: this.prefix }, hooks), {
+            redis: this.redis,
+            scripts: this.scripts,
+          });
     this.sessions = new SessionRecords(this.redis, this.prefix, this.writer);
     this.outbox = new GrantOutbox(this.redis, this.prefix, (grant) => this.listener?.grant(grant));
     for (const client of [this.redis, this.events]) {
@@ -122,7 +128,7 @@ export class RedisStore implements Store {
       throw new StoreUnavailableError(`redis: cannot connect: ${why}`, { cause: err });
     });
     this.stopReviving = reviveOnEnd(this.redis, this.events); // ioredis may end them for good: reconnect
-    await this.writer.epoch.refresh();
+    await this.writer.start();
     // ioredis re-subscribes by itself after reconnecting; "ready" then triggers the resync.
     await this.events.subscribe(channel);
     await this.feed.start();
@@ -142,7 +148,7 @@ export class RedisStore implements Store {
       bufferOf(args.value),
       eventChannel(this.prefix, args.name),
       this.publish,
-      this.writer.floors(),
+      this.writer.floors(lockKeys(this.prefix, args.name)[0]),
     ]);
     return translateReply(reply as ScriptReply) as AcquireOutcome;
   }
@@ -213,7 +219,7 @@ export class RedisStore implements Store {
     const [holders, data, queue, leases, , version] = lockKeys(this.prefix, name);
     const keys = [holders, data, queue, leases, version];
     // With acks, after a WAIT covers the writes before it: a release retry trusts a "gone" read here.
-    return parseLockState(name, await this.writer.write(() => this.scripts.runBuffer("describe", keys, [])));
+    return parseLockState(name, await this.writer.write(holders, (on) => on.scripts.runBuffer("describe", keys, [])));
   }
 
   list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported"> {
@@ -242,7 +248,7 @@ export class RedisStore implements Store {
       eventChannel(this.prefix, hold.name),
       this.publish,
       this.fenceRetainMs,
-      this.writer.floors(),
+      this.writer.floors(holders),
     ];
     return translateProclaim((await this.run("proclaim", [holders, data, version], args)) as ScriptReply);
   }
@@ -282,14 +288,15 @@ export class RedisStore implements Store {
     // With acks, other coordinators' grants come back unpublished, to go out once acknowledged.
     const grants = this.writer.confirming ? "" : grantChannel(this.prefix, "");
     const events = eventChannel(this.prefix, name);
-    return [this.coordinatorId, String(this.fenceRetainMs), name, grants, events, this.publish, this.writer.floors()];
+    const floors = this.writer.floors(lockKeys(this.prefix, name)[0]);
+    return [this.coordinatorId, String(this.fenceRetainMs), name, grants, events, this.publish, floors];
   }
 
   /** Runs a script, acknowledged; an unacknowledged reply's grants to the lock `lock` are held back. */
   private run(name: ScriptName, keys: string[], args: ScriptArg[], lock?: string, grants?: (r: unknown[]) => unknown) {
     const held = (reply: unknown, socket: unknown) =>
       lock && grants && this.outbox.hold(socket, lock, grants(reply as unknown[]) as string[]);
-    return this.writer.write(() => this.scripts.run(name, keys, args), held);
+    return this.writer.write(keys[0], (on) => on.scripts.run(name, keys, args), held);
   }
 
   private updateHealth(): void {

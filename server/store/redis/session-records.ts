@@ -1,24 +1,24 @@
 import type { SessionRecord } from "../store.js";
-import type { AckedWriter } from "./acked-writer.js";
 import { redisCall } from "./redis-call.js";
 import type { RedisClient } from "./redis-connection.js";
+import type { StoreWriter } from "./store-writer.js";
 
 /**
  * Session records in Redis, one JSON string per session under its own hash tag, expiring with
- * the session. Writes go through the store's AckedWriter, so a resume never rests on a record
+ * the session. Writes go through the store's StoreWriter (on Cluster, to the key's master), so a resume never rests on a record
  * or a touch the replicas do not hold.
  */
 export class SessionRecords {
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
-    private readonly writer: AckedWriter,
+    private readonly writer: StoreWriter,
   ) {}
 
   /** Stores the record with an expiry of its ttl. */
   async save(record: SessionRecord): Promise<void> {
     const key = this.key(record.sessionId);
-    await this.writer.write(() => this.redis.set(key, JSON.stringify(record), "PX", record.ttlMs));
+    await this.writer.write(key, (on) => on.redis.set(key, JSON.stringify(record), "PX", record.ttlMs));
   }
 
   /** The record, or undefined when unknown or expired. */
@@ -29,12 +29,14 @@ export class SessionRecords {
 
   /** Pushes the expiry to now + ttl; false when it had already expired. */
   async touch(sessionId: string, ttlMs: number): Promise<boolean> {
-    return (await this.writer.write(() => this.redis.pexpire(this.key(sessionId), ttlMs))) === 1;
+    const key = this.key(sessionId);
+    return (await this.writer.write(key, (on) => on.redis.pexpire(key, ttlMs))) === 1;
   }
 
   /** Deletes the record. */
   async delete(sessionId: string): Promise<void> {
-    await this.writer.write(() => this.redis.del(this.key(sessionId)));
+    const key = this.key(sessionId);
+    await this.writer.write(key, (on) => on.redis.del(key));
   }
 
   private key(sessionId: string): string {

@@ -1,0 +1,174 @@
+import { type Cluster, Command, type Redis } from "ioredis";
+import { StoreUnacknowledgedError } from "../store-unacknowledged-error.js";
+import { StoreUnavailableError } from "../store-unavailable-error.js";
+import { ClusterAcks } from "./cluster-acks.js";
+import { ClusterEpochs } from "./cluster-epochs.js";
+import { LockScripts } from "./lock-scripts.js";
+import { redisCall } from "./redis-call.js";
+import type { AckResult } from "./replica-acks.js";
+import type { StoreWriter, WriteTarget } from "./store-writer.js";
+
+/** How a Cluster store confirms writes: replicas per shard (a count, or "majority" of the shard's), WAIT timeout. */
+export interface ClusterWriterSettings {
+  replicaAcks?: number | "majority";
+  replicaAckTimeoutMs?: number;
+  prefix: string;
+}
+
+// How often, with acks, the slot map is read again, so a failover is seen even by a coordinator that sends nothing.
+const REFRESH_MS = 1000;
+
+/**
+ * The Redis store's writes on Cluster: each goes straight to the connection of the master that
+ * owns its key's slot (never redirected or retried elsewhere by the client), with floors from that
+ * master's config epoch, and with replica acks on, one WAIT per master per batch on that same
+ * connection confirms it. Without replica acks the floors are "0 0", as on one server.
+ */
+export class ClusterWriter implements StoreWriter {
+  private readonly epochs: ClusterEpochs;
+  private readonly acks: ClusterAcks;
+  private readonly scripts = new WeakMap<Redis, LockScripts>();
+  /** Masters whose last WAIT fell short, with a key of theirs for the probe WAIT. */
+  private readonly unacked = new Map<Redis, string>();
+  /** The last key written to each master: a key of a slot it owns, for the mark of a probe WAIT. */
+  private readonly lastKeys = new WeakMap<Redis, string>();
+  private readonly timer?: NodeJS.Timeout;
+  private wasReady = false;
+  private everReady = false;
+
+  constructor(
+    private readonly cluster: Cluster,
+    /** The scripts as defined on the Cluster client, for writes without replica acks. */
+    private readonly clusterScripts: LockScripts,
+    private readonly settings: ClusterWriterSettings,
+    private readonly hooks: { onChange(): void; recovered(): void; acknowledged(socket: unknown): void },
+  ) {
+    this.epochs = new ClusterEpochs(cluster, () => this.changed());
+    this.acks = new ClusterAcks(settings.replicaAckTimeoutMs ?? 1000, `${settings.prefix}:acks`, (n, r, s) =>
+      this.acknowledged(n, r, s),
+    );
+    if (!this.confirming) return;
+    // Not while connecting: commands to the nodes then would race (and fail) the client's ready check.
+    cluster.on("refresh", () => cluster.status === "ready" && void this.refresh());
+    cluster.on("ready", () => void this.refresh());
+    this.timer = setInterval(() => {
+      if (cluster.status === "ready") cluster.refreshSlotsCache();
+      // While a master's writes cannot be acknowledged, a WAIT of its own now and then finds out when they can.
+      for (const [node, key] of this.unacked) void this.acks.join(node, key, this.wanted(node));
+    }, REFRESH_MS).unref();
+  }
+
+  /** True when replicas confirm writes, which also turns the epoch floors on. */
+  get confirming(): boolean {
+    return (this.settings.replicaAcks ?? 0) !== 0;
+  }
+
+  /** Every master in the slot map has a known epoch and no master's last WAIT fell short. */
+  get ready(): boolean {
+    if (!this.confirming) return true;
+    const masters = this.cluster.nodes("master");
+    return masters.length > 0 && masters.every((n) => this.epochs.of(n)) && this.unacked.size === 0;
+  }
+
+  floors(key: string): string {
+    if (!this.confirming) return "0 0";
+    const node = this.masterOf(key);
+    const known = node && this.epochs.of(node);
+    if (!known) {
+      if (node) void this.epochs.learn(node);
+      throw unavailable("the config epoch of the Cluster master of this key's slot is not known yet (failover?)");
+    }
+    return known.floors;
+  }
+
+  write<T>(key: string, send: (on: WriteTarget) => Promise<T>, held?: (reply: T, socket: unknown) => void): Promise<T> {
+    // Without acks, as before: the Cluster client routes (and redirects) each script itself.
+    if (!this.confirming) return redisCall(() => send({ redis: this.cluster, scripts: this.clusterScripts }));
+    return redisCall(async () => {
+      // Same turn as floors(key): the same slot map, so the floors are this very master's.
+      const node = this.masterOf(key);
+      if (!node || !this.epochs.of(node)) {
+        this.cluster.refreshSlotsCache();
+        throw unavailable("no ready connection to the Cluster master of this key's slot (failover?)");
+      }
+      const reply = send({ redis: node, scripts: this.scriptsOf(node) });
+      reply.catch(() => this.cluster.refreshSlotsCache());
+      const wanted = this.wanted(node);
+      if (wanted === 0) return reply;
+      const socket = node.stream;
+      const [value, result] = await Promise.all([reply, this.acks.join(node, key, wanted)]);
+      if (!result.ok) {
+        held?.(value, socket);
+        throw new StoreUnacknowledgedError(
+          result.acked,
+          result.wanted,
+          `redis: the write reached ${result.acked} of the ${result.wanted} replicas of its Cluster shard it must reach ` +
+            `within ${this.settings.replicaAckTimeoutMs ?? 1000} ms; its outcome is unknown until they acknowledge it: retry later`,
+        );
+      }
+      return value;
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.confirming) await this.refresh();
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private async refresh(): Promise<void> {
+    const masters = new Set(this.cluster.nodes("master"));
+    for (const node of this.unacked.keys()) if (!masters.has(node)) this.unacked.delete(node);
+    await this.epochs.refreshAll();
+    this.changed();
+  }
+
+  /** Replicas a write on `node` must reach: the count, or a majority of the shard's replicas (down ones too). */
+  private wanted(node: Redis): number {
+    const acks = this.settings.replicaAcks ?? 0;
+    return acks === "majority" ? Math.floor((1 + (this.epochs.of(node)?.replicas ?? 0)) / 2) : acks;
+  }
+
+  private acknowledged(node: Redis, result: AckResult, socket: unknown): void {
+    if (result.ok) {
+      const was = this.unacked.delete(node);
+      this.hooks.acknowledged(socket);
+      if (was) this.changed();
+    } else if (!this.unacked.has(node)) {
+      const key = this.lastKeys.get(node);
+      if (key) this.unacked.set(node, key);
+      this.changed();
+    }
+  }
+
+  private masterOf(key: string): Redis | undefined {
+    const address = this.cluster.slots[new Command("exists", [key]).getSlot()]?.[0];
+    const node = this.cluster.nodes("master").find((n) => `${n.options.host}:${n.options.port}` === address);
+    if (node) this.lastKeys.set(node, key);
+    return node;
+  }
+
+  private scriptsOf(node: Redis): LockScripts {
+    let scripts = this.scripts.get(node);
+    if (!scripts) {
+      scripts = new LockScripts(node);
+      this.scripts.set(node, scripts);
+    }
+    return scripts;
+  }
+
+  private changed(): void {
+    const ready = this.ready;
+    // The first time is the start, not a recovery.
+    if (ready && !this.wasReady && this.everReady) this.hooks.recovered();
+    this.wasReady = ready;
+    this.everReady ||= ready;
+    this.hooks.onChange();
+  }
+}
+
+function unavailable(why: string): StoreUnavailableError {
+  return new StoreUnavailableError(`redis: ${why}: retry later`, { outcome: "unchanged" });
+}
