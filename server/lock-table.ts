@@ -8,8 +8,11 @@ import type { ValidAcquire, ValidRelease } from "./request-validator.js";
 import { ServerError } from "./server-error.js";
 import { claimOf, type Hold, holdKey, type Pending, type Session, waiterKey } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
+import { settleAcquire } from "./settle-acquire.js";
 import type { AcquireOutcome, Grant, Store, StoreListener } from "./store/store.js";
 import { answerTimeout } from "./wait-blockers.js";
+
+type Withdrawal = "cancel" | "abandon";
 
 /**
  * All lock logic of the coordinator: it turns session requests into store operations, routes
@@ -81,18 +84,19 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     const timedOut = () => this.giveUp(p, new ServerError("timeout", ""), "cancel", true);
     if (a.waitMs) p.waitTimer = setTimeout(() => timedOut() && answerTimeout(this.store, p, a.waitMs ?? 0), a.waitMs);
     const args = { ...claimOf(p), ttlMs: session.ttlMs, mode: a.mode, limit: a.limit, mayWait: a.waitMs !== 0 };
-    let outcome: AcquireOutcome | undefined;
+    let outcome: AcquireOutcome | ServerError | undefined;
     try {
       // Re-sent acquires are idempotent by (session, request id): an unknown outcome is re-run
       // until the store answers, while the acquire still waits (wait, cancel and stream end apply).
-      outcome = await this.resolver.settle(() => this.store.acquire({ ...args, value: a.value }), {
-        wanted: () => !p.done,
-      });
+      const run = () => this.store.acquire({ ...args, value: a.value });
+      outcome = await settleAcquire(this.resolver, run, () => !p.done, session.held.has(holdKey(a.name, a.owner)));
     } catch (err) {
       if (p.done) return;
       this.finish(p);
       throw err;
     }
+    // A WAIT fell short: answer UNAVAILABLE and withdraw the claim until a WAIT acknowledges that.
+    if (outcome instanceof ServerError) return void this.giveUp(p, outcome, "cancel", false, true);
     if (outcome === undefined) return; // given up meanwhile: its withdrawal settles the claim
     if (p.done) {
       // Given up while the script ran: a fresh grant is released by the withdrawal, but a
@@ -216,16 +220,8 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
           });
         if (status.kind === "gone" && !p.done) {
           this.finish(p);
-          p.session.send(
-            reply.failed(
-              p.requestId,
-              name,
-              new ServerError(
-                "expired",
-                "acquire: the queue entry's lease ran out (keepalives did not arrive in time)",
-              ),
-            ),
-          );
+          const why = "acquire: the queue entry's lease ran out (keepalives did not arrive in time)";
+          p.session.send(reply.failed(p.requestId, name, new ServerError("expired", why)));
         }
       });
       if (this.waitersByName.has(name))
@@ -236,15 +232,18 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     }
   }
 
-  private giveUp(p: Pending, why: ServerError, how: "cancel" | "abandon" = "cancel", silent = false): boolean {
+  private giveUp(p: Pending, why: ServerError, how: Withdrawal = "cancel", silent = false, retryUnchanged = false) {
     if (p.done) return false; // answered already
     this.finish(p);
     // Issued before the answer is sent, so a new acquire by the same owner queues behind it in Redis.
     // An unknown outcome is retried (a raced grant is let go); meanwhile the owner may not re-acquire.
+    // `retryUnchanged` (an unacknowledged acquire): retried even when an attempt changed nothing.
     let unmark: (() => void) | undefined;
+    if (retryUnchanged) unmark = p.session.beginSettling(holdKey(p.name, p.owner));
     this.resolver
       .settle(() => this.store.withdraw(claimOf(p), how), {
-        onUnknown: () => (unmark = p.session.beginSettling(holdKey(p.name, p.owner))),
+        retryUnchanged,
+        onUnknown: () => (unmark ??= p.session.beginSettling(holdKey(p.name, p.owner))),
       })
       .catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"))
       .finally(() => unmark?.());

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { pino } from "pino";
-import { TurnstileClient } from "../../client/index.js";
+import { TurnstileClient, TurnstileError } from "../../client/index.js";
 import { Coordinator } from "../../server/coordinator.js";
 import { lockKeys } from "../../server/store/redis/lock-keys.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
@@ -28,7 +28,8 @@ describe("a coordinator with replica acks whose replica stops answering (SIGSTOP
       return Number(await admin.wait(1, 100)) === 1;
     }, "the replica to acknowledge a write");
     coordinator = new Coordinator({
-      store: new RedisStore({ url: master.url, replicaAcks: 1, replicaAckTimeoutMs: 300 }),
+      // 1 s (the default): a shorter WAIT timeout fell short for a running replica under full-suite load.
+      store: new RedisStore({ url: master.url, replicaAcks: 1, replicaAckTimeoutMs: 1000 }),
       log: pino({ level: process.env.TEST_LOG ?? "silent" }),
       listen: "127.0.0.1:0",
       shutdownGraceMs: 200,
@@ -43,34 +44,84 @@ describe("a coordinator with replica acks whose replica stops answering (SIGSTOP
     await Promise.all([replica?.stop(), master?.stop()]);
   });
 
-  it("tells the client nothing while the grant is unacknowledged, reads NOT_SERVING, and grants once the replica holds it", async () => {
+  it("answers UNAVAILABLE naming the replica count, reads NOT_SERVING, and withdraws the unacknowledged grant", async () => {
     const client = new TurnstileClient(address, { ttlMs: 60_000 });
     clients.push(client);
     // Opens the session (its record is a write too: opened while the replica runs).
     await (await client.acquire("acks/warm-up")).release();
     const health = new HealthClient(address);
     const seen = health.watch();
+    const [holders] = lockKeys("turnstile", "acks/held-back");
     try {
       await seen("SERVING");
       replica.process.kill("SIGSTOP");
-      let settled = false;
-      const acquiring = client.acquire("acks/held-back").finally(() => {
-        settled = true;
-      });
-      // The WAIT falls short (300 ms): health says so, and the acquire is still unanswered.
+      // The WAIT falls short (1 s): the acquire is answered while the replica is still stopped.
+      const err = await client.acquire("acks/held-back").then(
+        () => expect.fail("granted without an acknowledgement"),
+        (e: TurnstileError) => e,
+      );
+      expect(err).to.be.instanceOf(TurnstileError);
+      expect(err.reason).to.equal("unavailable");
+      expect(err.message).to.match(/0 of the 1 replicas/);
       await seen("NOT_SERVING");
-      const [holders] = lockKeys("turnstile", "acks/held-back");
-      expect(await admin.zcard(holders)).to.equal(1); // the script ran on the master
-      expect(settled).to.equal(false);
       replica.process.kill("SIGCONT");
-      // Re-run (idempotent by request id) until acknowledged: the same grant, told once.
-      const lock = await acquiring;
       await seen("SERVING");
-      expect(await admin.zcard(holders)).to.equal(1);
-      expect(lock.fencingToken).to.equal(1n);
+      // The grant the master made is withdrawn once a WAIT acknowledges that, on the replica too.
+      const replicaAdmin = new Redis(replica.url);
+      try {
+        await until(async () => (await replicaAdmin.zcard(holders)) === 0, "the replica to drop the grant");
+        expect(await admin.zcard(holders)).to.equal(0);
+      } finally {
+        replicaAdmin.disconnect();
+      }
+      // The unacknowledged grant used token 1; the next one is above it.
+      const lock = await client.acquire("acks/held-back");
+      expect(lock.fencingToken).to.equal(2n);
       await lock.release();
-      expect(await admin.zcard(holders)).to.equal(0);
     } finally {
+      replica.process.kill("SIGCONT"); // a failed step must not leave the next test a stopped replica
+      health.close();
+    }
+  });
+
+  it("answers an unacknowledged release, and delivers the grant it made, only once a WAIT covers them", async () => {
+    const holderClient = new TurnstileClient(address, { ttlMs: 60_000 });
+    const waiterClient = new TurnstileClient(address, { ttlMs: 60_000 });
+    clients.push(holderClient, waiterClient);
+    const health = new HealthClient(address);
+    const seen = health.watch();
+    const [holders, , queue] = lockKeys("turnstile", "acks/hand-off");
+    try {
+      const holder = await holderClient.acquire("acks/hand-off");
+      let granted = false;
+      const waiting = waiterClient.acquire("acks/hand-off").then((lock) => {
+        granted = true;
+        return lock;
+      });
+      await until(async () => (await admin.zcard(queue)) === 1, "the waiter to queue");
+      await seen("SERVING");
+      replica.process.kill("SIGSTOP");
+      let released = false;
+      const releasing = holder.release().then(() => {
+        released = true;
+      });
+      // The release ran on the master and granted the waiter there, but no WAIT covers it yet.
+      await until(async () => (await admin.zcard(queue)) === 0, "the master to grant the waiter");
+      expect(await admin.zcard(holders)).to.equal(1);
+      await seen("NOT_SERVING");
+      // Three more WAITs fell short (the release's, its retries', the probe's): time for any retry.
+      const waits = async () => Number(/cmdstat_wait:calls=(\d+)/.exec(await admin.info("commandstats"))?.[1] ?? 0);
+      const before = await waits();
+      await until(async () => (await waits()) >= before + 3, "three more WAITs", 10_000, 50);
+      // Neither the release nor the grant it made is told before a replica holds them.
+      expect([released, granted]).to.deep.equal([false, false]);
+      replica.process.kill("SIGCONT");
+      await releasing;
+      const lock = await waiting;
+      expect(lock.fencingToken).to.equal(holder.fencingToken + 1n);
+      await lock.release();
+    } finally {
+      replica.process.kill("SIGCONT"); // a failed step must not leave the next test a stopped replica
       health.close();
     }
   });

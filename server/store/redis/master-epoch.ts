@@ -96,7 +96,8 @@ export class MasterEpoch {
         // address came back from a Sentinel). No script runs here, so no READONLY error would ever
         // move the connection: reconnect, which asks the Sentinels for the master again.
         if (best && !namesThisServer(best, runId, redis) && ++elsewhere >= 3) {
-          redis.disconnect(true);
+          // Only a ready connection: disconnecting one that is connecting ends the client for good.
+          if (redis.stream === socket && redis.status === "ready") redis.disconnect(true);
           return;
         }
         if (best && namesThisServer(best, runId, redis) && best.epoch <= MAX_EPOCH) {

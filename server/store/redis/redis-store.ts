@@ -18,6 +18,7 @@ import type {
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 import { AckedWriter } from "./acked-writer.js";
 import { ClusterWriter } from "./cluster-writer.js";
+import { reviveOnEnd } from "./connection-reviver.js";
 import { EventFeed } from "./event-feed.js";
 import { GrantOutbox } from "./grant-outbox.js";
 import { eventChannel, grantChannel, lockKeys, revocationChannel } from "./lock-keys.js";
@@ -67,6 +68,7 @@ export class RedisStore implements Store {
   private readonly outbox: GrantOutbox;
   private readonly writer: StoreWriter;
   private readonly sessions: SessionRecords;
+  private stopReviving = () => {};
 
   constructor(options: RedisStoreOptions) {
     const target = options.target ?? (options.url ? { kind: "url" as const, url: options.url } : undefined);
@@ -125,6 +127,7 @@ export class RedisStore implements Store {
       const why = this.lastError?.message ?? err.message;
       throw new StoreUnavailableError(`redis: cannot connect: ${why}`, { cause: err });
     });
+    this.stopReviving = reviveOnEnd(this.redis, this.events); // ioredis may end them for good: reconnect
     await this.writer.start();
     // ioredis re-subscribes by itself after reconnecting; "ready" then triggers the resync.
     await this.events.subscribe(channel);
@@ -215,7 +218,8 @@ export class RedisStore implements Store {
   async describe(name: string): Promise<LockState> {
     const [holders, data, queue, leases, , version] = lockKeys(this.prefix, name);
     const keys = [holders, data, queue, leases, version];
-    return parseLockState(name, await redisCall(() => this.scripts.runBuffer("describe", keys, [])));
+    // With acks, after a WAIT covers the writes before it: a release retry trusts a "gone" read here.
+    return parseLockState(name, await this.writer.write(holders, (on) => on.scripts.runBuffer("describe", keys, [])));
   }
 
   list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported"> {
@@ -259,6 +263,7 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     this.writer.close();
+    this.stopReviving();
     this.redis.disconnect();
     this.events.disconnect();
     this.health.set(false);
@@ -295,8 +300,7 @@ export class RedisStore implements Store {
   }
 
   private updateHealth(): void {
-    const connected = this.redis.status === "ready" && this.events.status === "ready";
-    this.health.set(connected && this.writer.ready);
+    this.health.set(this.redis.status === "ready" && this.events.status === "ready" && this.writer.ready);
   }
 }
 
