@@ -1,16 +1,19 @@
-import { type ChildProcess, fork } from "node:child_process";
-import { createWriteStream, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { Cluster } from "ioredis";
 import { lockKeys } from "../../server/store/redis/lock-keys.js";
-import { type ChildEvent, checkFailoverLog } from "../harness/check-failover-log.js";
+import { checkFailoverLog } from "../harness/check-failover-log.js";
 import { type ClusterGroup, startClusterGroup } from "../harness/cluster-group.js";
-import { type CoordinatorProcess, spawnCoordinatorWith } from "../harness/coordinator-process.js";
+import type { CoordinatorProcess } from "../harness/coordinator-process.js";
+import {
+  type FailoverWorkers,
+  spawnLoggedCoordinators,
+  startFailoverWorkers,
+  writeEventLog,
+} from "../harness/failover-fleet.js";
 
-const CHILD = fileURLToPath(new URL("../harness/failover-child.ts", import.meta.url));
 const KILLS = Number(process.env.TURNSTILE_CLUSTER_FAILOVER_KILLS ?? 8);
 // Small enough for a short run, large enough that a loaded 2-core machine does not fail nodes by mistake.
 const NODE_TIMEOUT_MS = 2000;
@@ -27,8 +30,8 @@ describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinato
   this.timeout(15 * 60_000);
   let group: ClusterGroup;
   let admin: Cluster;
-  const coordinators: CoordinatorProcess[] = [];
-  const children: ChildProcess[] = [];
+  let coordinators: CoordinatorProcess[] = [];
+  let workers: FailoverWorkers | undefined;
   const logDir = mkdtempSync(join(tmpdir(), "turnstile-cluster-failover-"));
 
   before(async () => {
@@ -36,18 +39,15 @@ describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinato
     admin = new Cluster(group.nodes);
     admin.on("error", () => {});
     const nodes = group.nodes.map((n) => `${n.host}:${n.port}`).join(",");
-    for (let i = 0; i < 2; i++) {
-      const c = await spawnCoordinatorWith(["--redis-cluster", nodes, "--redis-replica-acks", "majority"]);
-      // Drain the logs to a file, or a full pipe would stall the coordinator.
-      const log = createWriteStream(join(logDir, `coordinator-${i}.log`));
-      c.process.stdout?.pipe(log);
-      c.process.stderr?.pipe(log);
-      coordinators.push(c);
-    }
+    coordinators = await spawnLoggedCoordinators(
+      2,
+      ["--redis-cluster", nodes, "--redis-replica-acks", "majority"],
+      logDir,
+    );
   });
 
   after(async () => {
-    for (const child of children) child.kill("SIGKILL");
+    for (const child of workers?.children ?? []) child.kill("SIGKILL");
     await Promise.all(coordinators.map((c) => c.kill()));
     admin?.disconnect();
     await group?.stop();
@@ -62,32 +62,16 @@ describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinato
   }
 
   it(`keeps exclusion, fencing order and the semaphore limit through ${KILLS} kill -9 of a Cluster master`, async () => {
-    const events: ChildEvent[] = [];
-    const addresses = coordinators.map((c) => c.address);
     const specs = [...LOCKS.map((n) => `lock:${n}`), `semaphore:${SEMAPHORE.name}:${SEMAPHORE.limit}`];
-    // The token-checking resource: per name, a write with a token below the highest written is refused.
-    const highest = new Map<string, bigint>();
-    const done: Promise<void>[] = [];
-    for (let i = 0; i < 6; i++) {
-      // Each client prefers one coordinator, so grants cross coordinators through pub/sub.
-      const mine = [addresses[i % 2], addresses[(i + 1) % 2]].join(",");
-      const child = fork(CHILD, [`w${i}`, mine, String(TTL_MS), ...specs], {
-        execArgv: ["--import", "tsx"],
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
-      });
-      children.push(child);
-      done.push(new Promise((resolve) => child.once("exit", () => resolve())));
-      child.on("message", (e: ChildEvent) => {
-        events.push(e);
-        if (e.ev !== "write") return;
-        const name = e.name as string;
-        const token = BigInt(e.token as string);
-        const exclusive = name !== SEMAPHORE.name;
-        const ok = !exclusive || token > (highest.get(name) ?? -1n);
-        if (ok && exclusive) highest.set(name, token);
-        child.send({ written: ok });
-      });
-    }
+    // Six clients, each preferring one coordinator, so grants cross coordinators through pub/sub.
+    workers = startFailoverWorkers(
+      6,
+      coordinators.map((c) => c.address),
+      TTL_MS,
+      specs,
+      SEMAPHORE.name,
+    );
+    const { events } = workers;
 
     const grantsAfter = (at: bigint, names: string[]) =>
       events.filter((e) => e.ev === "grant" && BigInt(e.at) > at && names.includes(e.name as string));
@@ -119,16 +103,9 @@ describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinato
     }
     const last = faults.at(-1);
     if (last) await waitForGrants(last.at, last.names, "the last kill");
-    for (const child of children) child.send("stop");
-    await Promise.all(done);
+    await workers.stop();
 
-    // Kept for a post-mortem next to the coordinators' logs.
-    writeFileSync(
-      join(logDir, "events.jsonl"),
-      [...faults, ...events]
-        .map((e) => JSON.stringify(e, (_k, v) => (typeof v === "bigint" ? String(v) : v)))
-        .join("\n"),
-    );
+    writeEventLog(logDir, faults, events);
     const report = checkFailoverLog(events, new Map([[SEMAPHORE.name, SEMAPHORE.limit]]));
     const ms = (ns: bigint) => Number(ns / 1_000_000n);
     const failoverMs = faults.map((f) => ms(f.promotedAt - f.at));

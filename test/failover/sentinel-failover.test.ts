@@ -1,15 +1,18 @@
-import { type ChildProcess, fork } from "node:child_process";
-import { createWriteStream, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import { type ChildEvent, checkFailoverLog } from "../harness/check-failover-log.js";
-import { type CoordinatorProcess, spawnCoordinatorWith } from "../harness/coordinator-process.js";
+import { checkFailoverLog } from "../harness/check-failover-log.js";
+import type { CoordinatorProcess } from "../harness/coordinator-process.js";
+import {
+  type FailoverWorkers,
+  spawnLoggedCoordinators,
+  startFailoverWorkers,
+  writeEventLog,
+} from "../harness/failover-fleet.js";
 import { type SentinelGroup, startSentinelGroup } from "../harness/sentinel-group.js";
 
-const CHILD = fileURLToPath(new URL("../harness/failover-child.ts", import.meta.url));
 const KILLS = Number(process.env.TURNSTILE_FAILOVER_KILLS ?? 20);
 const SENTINEL_FAILOVERS = 3;
 // down-after 1 s let the Sentinels fail over a master only starved of CPU on a loaded 2-core machine
@@ -29,64 +32,42 @@ const SEMAPHORE = { name: "fo/sem", limit: 2 };
 describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients, kill -9 of the master", function () {
   this.timeout(15 * 60_000);
   let group: SentinelGroup;
-  const coordinators: CoordinatorProcess[] = [];
-  const children: ChildProcess[] = [];
+  let coordinators: CoordinatorProcess[] = [];
+  let workers: FailoverWorkers | undefined;
 
   const logDir = mkdtempSync(join(tmpdir(), "turnstile-failover-"));
 
   before(async () => {
     group = await startSentinelGroup(2, 3, TIMINGS);
     const sentinels = group.sentinels.map((s) => `${s.host}:${s.port}`).join(",");
-    for (let i = 0; i < 2; i++) {
-      const c = await spawnCoordinatorWith([
-        "--redis-sentinel",
-        sentinels,
-        "--redis-master",
-        group.masterName,
-        "--redis-replica-acks",
-        "majority",
-      ]);
-      // Drain the logs to a file, or a full pipe would stall the coordinator.
-      const log = createWriteStream(join(logDir, `coordinator-${i}.log`));
-      c.process.stdout?.pipe(log);
-      c.process.stderr?.pipe(log);
-      coordinators.push(c);
-    }
+    const store = [
+      "--redis-sentinel",
+      sentinels,
+      "--redis-master",
+      group.masterName,
+      "--redis-replica-acks",
+      "majority",
+    ];
+    coordinators = await spawnLoggedCoordinators(2, store, logDir);
   });
 
   after(async () => {
-    for (const child of children) child.kill("SIGKILL");
+    for (const child of workers?.children ?? []) child.kill("SIGKILL");
     await Promise.all(coordinators.map((c) => c.kill()));
     await group?.stop();
   });
 
   it(`keeps exclusion, fencing order and the semaphore limit through ${KILLS} kills and ${SENTINEL_FAILOVERS} Sentinel failovers`, async () => {
-    const events: ChildEvent[] = [];
-    const addresses = coordinators.map((c) => c.address);
     const specs = [...LOCKS.map((n) => `lock:${n}`), `semaphore:${SEMAPHORE.name}:${SEMAPHORE.limit}`];
-    // The token-checking resource: per name, a write with a token below the highest written is refused.
-    const highest = new Map<string, bigint>();
-    const done: Promise<void>[] = [];
-    for (let i = 0; i < 6; i++) {
-      // Each client prefers one coordinator, so grants cross coordinators through pub/sub.
-      const mine = [addresses[i % 2], addresses[(i + 1) % 2]].join(",");
-      const child = fork(CHILD, [`w${i}`, mine, String(TTL_MS), ...specs], {
-        execArgv: ["--import", "tsx"],
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
-      });
-      children.push(child);
-      done.push(new Promise((resolve) => child.once("exit", () => resolve())));
-      child.on("message", (e: ChildEvent) => {
-        events.push(e);
-        if (e.ev !== "write") return;
-        const name = e.name as string;
-        const token = BigInt(e.token as string);
-        const exclusive = name !== SEMAPHORE.name;
-        const ok = !exclusive || token > (highest.get(name) ?? -1n);
-        if (ok && exclusive) highest.set(name, token);
-        child.send({ written: ok });
-      });
-    }
+    // Six clients, each preferring one coordinator, so grants cross coordinators through pub/sub.
+    workers = startFailoverWorkers(
+      6,
+      coordinators.map((c) => c.address),
+      TTL_MS,
+      specs,
+      SEMAPHORE.name,
+    );
+    const { events } = workers;
 
     // `wallMs` (Date.now() at the fault) lines the events up with the coordinators' log times.
     const faults: { kind: string; at: bigint; wallMs: number; promotedAt?: bigint }[] = [];
@@ -136,16 +117,9 @@ describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients, kil
       fault.promotedAt = (await (sentinelDriven ? group.failover() : group.killMaster())).promotedAt;
     }
     await waitForGrants(faults.at(-1)?.at ?? 0n, "the last fault");
-    for (const child of children) child.send("stop");
-    await Promise.all(done);
+    await workers.stop();
 
-    // Kept for a post-mortem next to the coordinators' logs.
-    writeFileSync(
-      join(logDir, "events.jsonl"),
-      [...faults, ...events]
-        .map((e) => JSON.stringify(e, (_k, v) => (typeof v === "bigint" ? String(v) : v)))
-        .join("\n"),
-    );
+    writeEventLog(logDir, faults, events);
     // One per failover injected; more when an election was retried or the Sentinels failed over on their own.
     const sentinel = new Redis(group.sentinels[0]);
     const master = (await sentinel.call("SENTINEL", "MASTER", group.masterName)) as string[];
