@@ -15,10 +15,8 @@ import type {
   Store,
   StoreListener,
 } from "../store.js";
-import { StoreUnavailableError } from "../store-unavailable-error.js";
 import { AckedWriter } from "./acked-writer.js";
 import { ClusterWriter } from "./cluster-writer.js";
-import { reviveOnEnd } from "./connection-reviver.js";
 import { EventFeed } from "./event-feed.js";
 import { GrantOutbox } from "./grant-outbox.js";
 import { eventChannel, grantChannel, lockKeys, revocationChannel } from "./lock-keys.js";
@@ -26,13 +24,14 @@ import { LockLister } from "./lock-lister.js";
 import { LockScripts, type ScriptArg, type ScriptName } from "./lock-scripts.js";
 import { parseLockState } from "./lock-state-parser.js";
 import { redisCall } from "./redis-call.js";
-import { commandOptions, type RedisStoreOptions } from "./redis-store-options.js";
+import type { RedisStoreOptions } from "./redis-store-options.js";
 import { SessionRecords } from "./session-records.js";
+import { StoreConnections } from "./store-connections.js";
 import { SingleWriter, type StoreWriter } from "./store-writer.js";
 
 export type { RedisStoreOptions } from "./redis-store-options.js";
 
-import { createRedisClient, type RedisClient } from "./redis-connection.js";
+import type { RedisClient } from "./redis-connection.js";
 import {
   type ScriptReply,
   translateCheck,
@@ -59,8 +58,8 @@ export class RedisStore implements Store {
   private readonly redis: RedisClient;
   private readonly events: RedisClient;
   private readonly scripts: LockScripts;
+  private readonly connections: StoreConnections;
   private readonly health = new HealthSignal(false);
-  private lastError?: Error;
   private readonly feed: EventFeed;
   private readonly lister?: LockLister;
   /** The scripts' publish argument: on Cluster a subscriber may sit on another node, out of NUMSUB's sight. */
@@ -68,18 +67,15 @@ export class RedisStore implements Store {
   private readonly outbox: GrantOutbox;
   private readonly writer: StoreWriter;
   private readonly sessions: SessionRecords;
-  private stopReviving = () => {};
 
   constructor(options: RedisStoreOptions) {
-    const target = options.target ?? (options.url ? { kind: "url" as const, url: options.url } : undefined);
-    if (!target) throw new TypeError("RedisStore: give a url or a target");
+    this.connections = new StoreConnections(options, () => this.updateHealth());
+    ({ redis: this.redis, events: this.events } = this.connections);
+    const target = options.target ?? { kind: "url" as const, url: options.url ?? "" };
     this.prefix = options.prefix ?? "turnstile";
     this.fenceRetainMs = options.fenceRetainMs ?? 30 * DAY_MS;
     this.publish = target.kind === "cluster" ? "always" : "watched";
-    const common = commandOptions(options);
     const auth = options.auth ?? {};
-    this.redis = createRedisClient(target, auth, common);
-    this.events = createRedisClient(target, auth, { ...common, commandTimeout: undefined });
     this.scripts = new LockScripts(this.redis);
     const hooks = {
       onChange: () => this.updateHealth(),
@@ -96,13 +92,6 @@ export class RedisStore implements Store {
           });
     this.sessions = new SessionRecords(this.redis, this.prefix, this.writer);
     this.outbox = new GrantOutbox(this.redis, this.prefix, (grant) => this.listener?.grant(grant));
-    for (const client of [this.redis, this.events]) {
-      // Errors surface through rejected commands and readiness; without listeners ioredis logs them.
-      client.on("error", (err: Error) => {
-        this.lastError = err;
-      });
-      for (const event of ["ready", "close", "end", "reconnecting"]) client.on(event, () => this.updateHealth());
-    }
     this.feed = new EventFeed(this.events, this.prefix, options.commandTimeoutMs ?? 2000);
     // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).
     this.lister = this.redis instanceof Redis ? new LockLister(this.redis, this.prefix) : undefined;
@@ -122,12 +111,7 @@ export class RedisStore implements Store {
       else if (ready) this.redis.once("ready", () => listener.resync());
       ready = true;
     });
-    await Promise.all([this.redis.connect(), this.events.connect()]).catch((err: Error) => {
-      // connect() rejects with "Connection is closed."; the error event said why (auth, TLS, ...).
-      const why = this.lastError?.message ?? err.message;
-      throw new StoreUnavailableError(`redis: cannot connect: ${why}`, { cause: err });
-    });
-    this.stopReviving = reviveOnEnd(this.redis, this.events); // ioredis may end them for good: reconnect
+    await this.connections.connect();
     await this.writer.start();
     // ioredis re-subscribes by itself after reconnecting; "ready" then triggers the resync.
     await this.events.subscribe(channel);
@@ -263,9 +247,7 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     this.writer.close();
-    this.stopReviving();
-    this.redis.disconnect();
-    this.events.disconnect();
+    this.connections.close();
     this.health.set(false);
   }
 
@@ -300,7 +282,7 @@ export class RedisStore implements Store {
   }
 
   private updateHealth(): void {
-    this.health.set(this.redis.status === "ready" && this.events.status === "ready" && this.writer.ready);
+    this.health.set(this.connections.ready && this.writer.ready);
   }
 }
 
