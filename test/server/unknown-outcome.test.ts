@@ -86,6 +86,34 @@ describe("unknown store outcomes (redis-server SIGSTOPped past the command timeo
       expect((await b.next("acquired")).acquired.requestId).to.equal("b2");
       expect(await holdersOf(inspect, "uo/timeout")).to.deep.equal([`${sessionId}:b2`]);
     });
+
+    it("counts a re-entry once although it ran again: two releases let go of the lock", async () => {
+      inspect ??= new Redis(redis.url);
+      const evalshaCalls = async () =>
+        Number(/cmdstat_evalsha:calls=(\d+)/.exec(await inspect.info("commandstats"))?.[1] ?? 0);
+      const a = session();
+      const { sessionId } = await a.open(10_000);
+      a.send(acquireMsg("a4", "uo/reentry", { owner: "me" }));
+      const token = (await a.next("acquired")).acquired.fencingToken;
+      // The earlier tests' withdrawals settled: the unresolved outcome awaited below is this acquire's.
+      await until(async () => coord.coordinator.table.resolver.unresolved === 0, "earlier outcomes to settle", 10_000);
+      const before = await evalshaCalls();
+      stall();
+      a.send(acquireMsg("a5", "uo/reentry", { owner: "me" }));
+      await untilUnresolved();
+      resume();
+      // The first attempt timed out, so the answer comes from a re-run behind it; both ran in Redis.
+      const acquired = (await a.next("acquired", (x) => x.acquired.requestId === "a5", 10_000)).acquired;
+      expect(await evalshaCalls(), "acquire.lua runs (no keepalive was sent)").to.be.at.least(before + 2);
+      expect([acquired.holdCount, acquired.fencingToken]).to.deep.equal([2, token]);
+      const [, data] = lockKeys("turnstile", "uo/reentry");
+      expect(await inspect.hget(data, `h:${sessionId}:me`)).to.match(/^\d+ 2 1 /);
+      a.send(releaseMsg("r4", "uo/reentry", "me"));
+      expect((await a.next("released", (r) => r.released.requestId === "r4")).released.holdCount).to.equal(1);
+      a.send(releaseMsg("r5", "uo/reentry", "me"));
+      expect((await a.next("released", (r) => r.released.requestId === "r5")).released.holdCount).to.equal(0);
+      expect(await holdersOf(inspect, "uo/reentry")).to.deep.equal([]);
+    });
   });
 
   describe("release", () => {

@@ -9,6 +9,8 @@ export interface Holder {
   count: number;
   mode: StoreMode;
   requestId: string;
+  /** The request id of its latest re-entry, answered again without counting (acquire.lua's `r:` field). */
+  reentryRequestId?: string;
   deadline: number;
   /** When it was granted (re-entries keep it). */
   acquiredAt: number;

@@ -61,9 +61,14 @@ export class MemoryLock {
       held.deadline = now + a.ttlMs;
       return { kind: "granted", token: held.token, holdCount: held.count };
     }
+    // A re-sent re-entry already counted: answer its count again, never one more (reenter.lua).
+    if (held && held.reentryRequestId === a.requestId) {
+      return { kind: "granted", token: held.token, holdCount: held.count };
+    }
     if (held) {
       if (held.mode === "shared" && a.mode === "exclusive") return { kind: "upgrade" };
       held.count++;
+      held.reentryRequestId = a.requestId;
       return { kind: "granted", token: held.token, holdCount: held.count };
     }
     const requeued = this.queue.get(pairKey(a.sessionId, a.requestId));

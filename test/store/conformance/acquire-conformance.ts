@@ -28,6 +28,18 @@ export function acquireConformance(f: ConformanceFixture): void {
     });
   });
 
+  f.it("answers a re-sent re-entry with its count again, counting it once; another request id counts", async () => {
+    await f.store.acquire(ask("a", "s1", { requestId: "r1" }));
+    const reentry = { kind: "granted", token: 1n, holdCount: 2 };
+    expect(await f.store.acquire(ask("a", "s1", { requestId: "r2" }))).to.deep.equal(reentry);
+    expect(await f.store.acquire(ask("a", "s1", { requestId: "r2" }))).to.deep.equal(reentry);
+    expect(await f.store.acquire(ask("a", "s1", { requestId: "r3" }))).to.deep.equal({ ...reentry, holdCount: 3 });
+    expect(await f.store.release(holdOf("a", "s1"), false)).to.deep.equal({
+      kind: "released",
+      holdCount: 2,
+    });
+  });
+
   f.it("treats another owner in the same session as another claim", async () => {
     await f.store.acquire(ask("a", "s1"));
     expect(await f.store.acquire(ask("a", "s1", { owner: "o2", requestId: "r2" }))).to.include({

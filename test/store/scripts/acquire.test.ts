@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { waitForLeaseEnd } from "../../harness/wait-for-lease-end.js";
-import { acquire, keys, LONG_TTL, RETAIN_MS, redisNow, release, useScripts } from "./script-fixture.js";
+import { acquire, keys, LONG_TTL, RETAIN_MS, redisNow, release, revoke, useScripts } from "./script-fixture.js";
 
 describe("acquire.lua", () => {
   const f = useScripts();
@@ -22,6 +22,64 @@ describe("acquire.lua", () => {
     expect(await acquire(f, "a", { session: "s1", request: "r2" })).to.deep.equal([1, "1", 2]);
     expect(await f.redis.get(keys("a").fence)).to.equal("1");
     expect(await f.redis.hget(keys("a").data, "h:s1:o")).to.equal("1 2 1 s1:r1");
+  });
+
+  describe("a re-sent re-entry (same session and request id)", () => {
+    it("answers GRANTED with the same token and count, counting nothing again", async () => {
+      await acquire(f, "a", { session: "s1", request: "r1" });
+      expect(await acquire(f, "a", { session: "s1", request: "r2" })).to.deep.equal([1, "1", 2]);
+      expect(await f.redis.hget(keys("a").data, "r:s1:o")).to.equal("1 s1:r2");
+      expect(await acquire(f, "a", { session: "s1", request: "r2" })).to.deep.equal([1, "1", 2]);
+      expect(await f.redis.hget(keys("a").data, "h:s1:o")).to.equal("1 2 1 s1:r1");
+    });
+
+    it("counts a re-entry with another request id, and a re-run of an older one again (only the latest is kept)", async () => {
+      await acquire(f, "a", { session: "s1", request: "r1" });
+      await acquire(f, "a", { session: "s1", request: "r2" });
+      expect(await acquire(f, "a", { session: "s1", request: "r3" })).to.deep.equal([1, "1", 3]);
+      expect(await f.redis.hget(keys("a").data, "r:s1:o")).to.equal("1 s1:r3");
+      // Over-counting, never under: r2 is no longer the latest re-entry.
+      expect(await acquire(f, "a", { session: "s1", request: "r2" })).to.deep.equal([1, "1", 4]);
+    });
+
+    it("counts again when the remembered re-entry belongs to an earlier hold (another token)", async () => {
+      await acquire(f, "a", { session: "s1", request: "r1" });
+      // As a version-6 coordinator could leave it: a re-entry of an earlier hold (token 0) named r2.
+      await f.redis.hset(keys("a").data, "r:s1:o", "0 s1:r2");
+      expect(await acquire(f, "a", { session: "s1", request: "r2" })).to.deep.equal([1, "1", 2]);
+    });
+
+    /** s1 holds "a" twice (grant r1, re-entry r2) for ttl ms; s2 waits, so the data hash outlives s1's hold. */
+    async function reenteredWithWaiter(ttl = LONG_TTL) {
+      await acquire(f, "a", { session: "s1", request: "r1", ttl });
+      await acquire(f, "a", { session: "s1", request: "r2", ttl });
+      await acquire(f, "a", { session: "s2", request: "w", ttl: LONG_TTL });
+      expect(await f.redis.hget(keys("a").data, "r:s1:o")).to.equal("1 s1:r2");
+    }
+
+    it("is kept while the hold lasts and removed with it when released", async () => {
+      await reenteredWithWaiter();
+      expect((await release(f, "a", { session: "s1" })).slice(0, 2)).to.deep.equal([11, 1]);
+      expect(await f.redis.hget(keys("a").data, "r:s1:o")).to.equal("1 s1:r2");
+      await release(f, "a", { session: "s1" });
+      expect(await f.redis.hexists(keys("a").data, "r:s1:o")).to.equal(0);
+      expect(await f.redis.hget(keys("a").data, "h:s2:o")).to.equal("2 1 1 s2:w");
+    });
+
+    it("is removed with its hold when the hold expires (purge)", async () => {
+      await reenteredWithWaiter(80);
+      await waitForLeaseEnd(f.redis, keys("a").holders, "s1:o");
+      expect((await acquire(f, "a", { session: "s3", request: "x" }))[0]).to.equal(2);
+      expect(await f.redis.hexists(keys("a").data, "h:s1:o")).to.equal(0);
+      expect(await f.redis.hexists(keys("a").data, "r:s1:o")).to.equal(0);
+    });
+
+    it("is removed with its hold when the hold is revoked", async () => {
+      await reenteredWithWaiter();
+      expect((await revoke(f, "a", { session: "s1" }))[0]).to.equal(21);
+      expect(await f.redis.hexists(keys("a").data, "r:s1:o")).to.equal(0);
+      expect(await f.redis.hget(keys("a").data, "h:s2:o")).to.equal("2 1 1 s2:w");
+    });
   });
 
   it("returns QUEUED with the position and the ms until the holder's lease ends", async () => {

@@ -1,6 +1,7 @@
 -- acquire: grant, re-enter, queue or refuse one claim, after purging expired entries; a new claim is
 -- granted only if it fits (fits.lua) and nobody waits ahead (FIFO). A re-sent request (same session and
--- request id) is idempotent: queued, it keeps its place under the caller; granted, it gets its grant again.
+-- request id) is idempotent: queued, it keeps its place under the caller; granted or re-entered, it gets its
+-- hold again without counting one more (reenter.lua).
 -- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence, 6 version (layout: docs/data-model.md)
 -- ARGV: session, owner, request, ttl ms, mode (1 excl, 2 shared), limit, may wait (1/0), coordinator id,
 --   fence retain ms, value (kept for the holder the claim becomes), event channel, publish ('watched' or
@@ -17,6 +18,7 @@ local wid = session .. ':' .. request
 --- @include "purge"
 --- @include "fits"
 --- @include "grant"
+--- @include "reenter"
 -- Idle: the emptied hash holds no limit, hold or waiter to look up. Past here only a shared claim fits.
 local idle = n == 0 and waiting == 0
 if idle then
@@ -30,17 +32,7 @@ if mode == '2' and inForce and inForce ~= limit then
 end
 local rec = not idle and rcall('HGET', data, 'h:' .. hid)
 if rec then
-  local token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$')
-  if gw == wid then
-    rcall('ZADD', holders, now + ttl, hid)
-    return {1, token, tonumber(count)}
-  end
-  if hmode == '2' and mode == '1' then
-    return {5}
-  end
-  count = tonumber(count) + 1
-  rcall('HSET', data, 'h:' .. hid, token .. ' ' .. count .. ' ' .. hmode .. ' ' .. gw)
-  return {1, token, count}
+  return reenter(rec)
 end
 if idle or not rcall('ZSCORE', queue, wid) then
   if waiting == 0 and fits(mode, limit, n) then

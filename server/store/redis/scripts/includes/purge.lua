@@ -9,7 +9,7 @@ if n > 0 then
     rcall('ZREM', holders, h)
     n = n - 1
     event('expired', h, 0)
-    rcall('HDEL', data, 'h:' .. h, 'v:' .. h, 'a:' .. h)
+    rcall('HDEL', data, 'h:' .. h, 'v:' .. h, 'a:' .. h, 'r:' .. h)
   end
 end
 local waiting = rcall('ZCARD', queue)
