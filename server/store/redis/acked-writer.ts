@@ -52,7 +52,8 @@ export class AckedWriter {
       single,
       count,
       settings.replicaAckTimeoutMs ?? 1000,
-      `${settings.prefix}:acks`,
+      // A channel nobody needs to listen on: the PUBLISH is replicated, so it moves the offset.
+      (r) => r.publish(`${settings.prefix}:acks`, ""),
       (r, s) => {
         const was = this.acked;
         this.acked = r.ok;

@@ -1,11 +1,9 @@
 import { type Cluster, Command, type Redis } from "ioredis";
-import { StoreUnacknowledgedError } from "../store-unacknowledged-error.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
-import { ClusterAcks } from "./cluster-acks.js";
 import { ClusterEpochs } from "./cluster-epochs.js";
 import { LockScripts } from "./lock-scripts.js";
 import { redisCall } from "./redis-call.js";
-import type { AckResult } from "./replica-acks.js";
+import { type AckResult, ReplicaAcks } from "./replica-acks.js";
 import type { StoreWriter, WriteTarget } from "./store-writer.js";
 
 /** How a Cluster store confirms writes: replicas per shard (a count, or "majority" of the shard's), WAIT timeout. */
@@ -26,11 +24,12 @@ const REFRESH_MS = 1000;
  */
 export class ClusterWriter implements StoreWriter {
   private readonly epochs: ClusterEpochs;
-  private readonly acks: ClusterAcks;
+  /** Each master's WAIT batches, on the connection its writes go out on. */
+  private readonly acks = new WeakMap<Redis, ReplicaAcks>();
   private readonly scripts = new WeakMap<Redis, LockScripts>();
-  /** Masters whose last WAIT fell short, with a key of theirs for the probe WAIT. */
-  private readonly unacked = new Map<Redis, string>();
-  /** The last key written to each master: a key of a slot it owns, for the mark of a probe WAIT. */
+  /** Masters whose last WAIT fell short. */
+  private readonly unacked = new Set<Redis>();
+  /** The last key written to each master: a key of a slot it owns, for the mark before a WAIT. */
   private readonly lastKeys = new WeakMap<Redis, string>();
   private readonly timer?: NodeJS.Timeout;
   private wasReady = false;
@@ -44,9 +43,6 @@ export class ClusterWriter implements StoreWriter {
     private readonly hooks: { onChange(): void; recovered(): void; acknowledged(socket: unknown): void },
   ) {
     this.epochs = new ClusterEpochs(cluster, () => this.changed());
-    this.acks = new ClusterAcks(settings.replicaAckTimeoutMs ?? 1000, `${settings.prefix}:acks`, (n, r, s) =>
-      this.acknowledged(n, r, s),
-    );
     if (!this.confirming) return;
     // Not while connecting: commands to the nodes then would race (and fail) the client's ready check.
     cluster.on("refresh", () => cluster.status === "ready" && void this.refresh());
@@ -54,7 +50,7 @@ export class ClusterWriter implements StoreWriter {
     this.timer = setInterval(() => {
       if (cluster.status === "ready") cluster.refreshSlotsCache();
       // While a master's writes cannot be acknowledged, a WAIT of its own now and then finds out when they can.
-      for (const [node, key] of this.unacked) void this.acks.join(node, key, this.wanted(node));
+      for (const node of this.unacked) void this.acksOf(node).probe();
     }, REFRESH_MS).unref();
   }
 
@@ -84,29 +80,19 @@ export class ClusterWriter implements StoreWriter {
   write<T>(key: string, send: (on: WriteTarget) => Promise<T>, held?: (reply: T, socket: unknown) => void): Promise<T> {
     // Without acks, as before: the Cluster client routes (and redirects) each script itself.
     if (!this.confirming) return redisCall(() => send({ redis: this.cluster, scripts: this.clusterScripts }));
-    return redisCall(async () => {
+    return redisCall(() => {
       // Same turn as floors(key): the same slot map, so the floors are this very master's.
       const node = this.masterOf(key);
       if (!node || !this.epochs.of(node)) {
         this.cluster.refreshSlotsCache();
         throw unavailable("no ready connection to the Cluster master of this key's slot (failover?)");
       }
-      const reply = send({ redis: node, scripts: this.scriptsOf(node) });
-      reply.catch(() => this.cluster.refreshSlotsCache());
-      const wanted = this.wanted(node);
-      if (wanted === 0) return reply;
-      const socket = node.stream;
-      const [value, result] = await Promise.all([reply, this.acks.join(node, key, wanted)]);
-      if (!result.ok) {
-        held?.(value, socket);
-        throw new StoreUnacknowledgedError(
-          result.acked,
-          result.wanted,
-          `redis: the write reached ${result.acked} of the ${result.wanted} replicas of its Cluster shard it must reach ` +
-            `within ${this.settings.replicaAckTimeoutMs ?? 1000} ms; its outcome is unknown until they acknowledge it: retry later`,
-        );
-      }
-      return value;
+      const sent = () => {
+        const reply = send({ redis: node, scripts: this.scriptsOf(node) });
+        reply.catch(() => this.cluster.refreshSlotsCache());
+        return reply;
+      };
+      return this.acksOf(node).confirm(sent, held);
     });
   }
 
@@ -137,10 +123,26 @@ export class ClusterWriter implements StoreWriter {
       this.hooks.acknowledged(socket);
       if (was) this.changed();
     } else if (!this.unacked.has(node)) {
-      const key = this.lastKeys.get(node);
-      if (key) this.unacked.set(node, key);
+      this.unacked.add(node);
       this.changed();
     }
+  }
+
+  /**
+   * `node`'s WAIT batches. Their mark is a SET of a key in the slot of the node's last write: on
+   * Cluster a PUBLISH travels the cluster bus, not the replication stream WAIT counts.
+   */
+  private acksOf(node: Redis): ReplicaAcks {
+    let acks = this.acks.get(node);
+    if (!acks) {
+      const mark = (redis: Redis) =>
+        redis.set(`${this.settings.prefix}:acks:{${hashTag(this.lastKeys.get(node) ?? "")}}`, "", "PX", 10_000);
+      const onResult = (result: AckResult, socket: unknown) => this.acknowledged(node, result, socket);
+      const timeoutMs = this.settings.replicaAckTimeoutMs ?? 1000;
+      acks = new ReplicaAcks(node, () => this.wanted(node), timeoutMs, mark, onResult, " of its Cluster shard");
+      this.acks.set(node, acks);
+    }
+    return acks;
   }
 
   private masterOf(key: string): Redis | undefined {
@@ -167,6 +169,13 @@ export class ClusterWriter implements StoreWriter {
     this.everReady ||= ready;
     this.hooks.onChange();
   }
+}
+
+/** The part of `key` Redis hashes to pick its slot: the first non-empty {tag}, else the whole key. */
+function hashTag(key: string): string {
+  const open = key.indexOf("{");
+  const close = open < 0 ? -1 : key.indexOf("}", open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : key;
 }
 
 function unavailable(why: string): StoreUnavailableError {

@@ -15,11 +15,11 @@ interface Batch {
 }
 
 /**
- * Confirms writes with WAIT on the connection that sent them. Writes started in one turn of the
- * event loop form a batch, and one WAIT sent after them (in the check phase, behind the corked
- * scripts) acknowledges them all: WAIT covers every write its connection sent before it. A write's
- * promise settles only after its batch's WAIT: with the reply when `wanted` replicas hold it,
- * with StoreUnacknowledgedError when fewer did within `timeoutMs`.
+ * Confirms writes with WAIT on the connection that sent them (one server, or one Cluster master).
+ * Writes started in one turn of the event loop form a batch, and one WAIT sent after them (in the
+ * check phase, behind the corked scripts) acknowledges them all: WAIT covers every write its
+ * connection sent before it. A write's promise settles only after its batch's WAIT: with the reply
+ * when `wanted` replicas hold it, with StoreUnacknowledgedError when fewer did within `timeoutMs`.
  */
 export class ReplicaAcks {
   private batch?: Batch;
@@ -29,10 +29,16 @@ export class ReplicaAcks {
     /** Replicas to wait for; 0 sends no WAIT at all. */
     private readonly wanted: () => number,
     private readonly timeoutMs: number,
-    /** A channel nobody needs to listen on: a PUBLISH to it is the batch's one sure write. */
-    private readonly markChannel: string,
+    /**
+     * The batch's one sure write, sent just before its WAIT: a read-only script moves this
+     * connection's replication offset nowhere, yet may report another connection's write; the mark
+     * (replicated) moves it past everything so far.
+     */
+    private readonly mark: (redis: Redis) => Promise<unknown>,
     /** Told every WAIT's result (health, and the grants held back until acknowledged). */
     private readonly onResult: (result: AckResult, socket: unknown) => void,
+    /** Whose replicas, in the error message (e.g. " of its Cluster shard"). */
+    private readonly scope = "",
   ) {}
 
   /** The connection writes go out on now; a WAIT on another one acknowledges nothing of them. */
@@ -53,7 +59,7 @@ export class ReplicaAcks {
     const [value, result] = await Promise.all([reply, ack]);
     if (!result.ok) {
       unacknowledged?.(value, socket);
-      throw unacknowledgedError(result, this.timeoutMs);
+      throw unacknowledgedError(result, this.timeoutMs, this.scope);
     }
     return value;
   }
@@ -80,10 +86,8 @@ export class ReplicaAcks {
     let result: AckResult = { ok: false, acked: 0, wanted };
     try {
       // A reconnect in between means the writes went to a connection this WAIT cannot speak for.
-      if (this.socket === socket) {
-        // A read-only script moves this connection's replication offset nowhere, yet may report
-        // another connection's write: the PUBLISH (replicated) moves it past everything so far.
-        this.redis.publish(this.markChannel, "").catch(() => {});
+      if (this.socket === socket && this.redis.status === "ready") {
+        this.mark(this.redis).catch(() => {});
         const acked = Number(await this.redis.wait(wanted, this.timeoutMs));
         result = { ok: acked >= wanted, acked, wanted };
       }
@@ -95,11 +99,11 @@ export class ReplicaAcks {
   }
 }
 
-function unacknowledgedError(result: AckResult, timeoutMs: number): StoreUnavailableError {
+function unacknowledgedError(result: AckResult, timeoutMs: number, scope: string): StoreUnavailableError {
   return new StoreUnacknowledgedError(
     result.acked,
     result.wanted,
-    `redis: the write reached ${result.acked} of the ${result.wanted} replicas it must reach within ${timeoutMs} ms; ` +
+    `redis: the write reached ${result.acked} of the ${result.wanted} replicas${scope} it must reach within ${timeoutMs} ms; ` +
       "its outcome is unknown until they acknowledge it: retry later",
   );
 }
