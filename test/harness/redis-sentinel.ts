@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { freePort } from "./free-port.js";
 import { startRedis, type TestRedis } from "./redis-server.js";
-import { until } from "./until.js";
+import { notYetOnError, until } from "./until.js";
 import { waitForOutput } from "./wait-for-output.js";
 
 /** How long a Sentinel step may take before a test gives up (failovers take seconds). */
@@ -93,11 +93,7 @@ export async function startRedisSentinel(): Promise<TestSentinel> {
       await current.wait(1, 10_000).finally(() => current.disconnect());
       // Refused (NOGOODSLAVE) until the Sentinel has fresh INFO from the replica: retry.
       await until(
-        () =>
-          admin.call("SENTINEL", "FAILOVER", MASTER_NAME).then(
-            () => true,
-            () => false,
-          ),
+        notYetOnError(() => admin.call("SENTINEL", "FAILOVER", MASTER_NAME).then(() => true)),
         "SENTINEL FAILOVER to be accepted",
         SENTINEL_WAIT_MS,
         50,

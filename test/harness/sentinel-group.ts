@@ -161,11 +161,7 @@ export async function startSentinelGroup(
       const from = await masterPort();
       // Refused (INPROG, NOGOODSLAVE) while a failover runs or the replicas' INFO is stale: retry.
       await until(
-        () =>
-          admin.call("SENTINEL", "FAILOVER", MASTER_NAME).then(
-            () => true,
-            () => false,
-          ),
+        notYetOnError(() => admin.call("SENTINEL", "FAILOVER", MASTER_NAME).then(() => true)),
         "SENTINEL FAILOVER to be accepted",
         60_000,
         50,
