@@ -1,4 +1,4 @@
-import type { Failed, FailureReason } from "../gen/ts/turnstile/v1/turnstile.js";
+import type { Failed } from "../gen/ts/turnstile/v1/turnstile.js";
 import { wholeMsFromDuration } from "../wire/duration.js";
 import { type FailureReasonName, failureReasonName } from "../wire/failure-reasons.js";
 
@@ -43,21 +43,13 @@ export class TurnstileError extends Error {
 }
 
 /**
- * Translates a server `FailureReason` into the client's error reason. Unspecified or unknown
- * values (a newer server) become 'internal' so the reason set stays closed.
- */
-export function errorReasonFromFailure(reason: FailureReason): TurnstileErrorReason {
-  return failureReasonName(reason);
-}
-
-/**
  * Builds the error a request rejects with from the server's `failed` answer: the reason via
- * `errorReasonFromFailure`, the lock name and server message for humans, the answer as `cause`.
+ * `failureReasonName` (unknown values from a newer server become 'internal'), the lock name and server message for humans, the answer as `cause`.
  */
 export function errorFromFailed(failed: Failed): TurnstileError {
-  const reason = errorReasonFromFailure(failed.reason);
+  const reason = failureReasonName(failed.reason);
   const subject = failed.name === "" ? "" : `"${failed.name}": `;
-  const blockedBy = (failed.blockedBy ?? []).map((b) => ({
+  const blockedBy = failed.blockedBy.map((b) => ({
     sessionId: b.sessionId,
     owner: b.owner,
     clientName: b.clientName,

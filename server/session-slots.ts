@@ -10,11 +10,6 @@ export class SessionSlots {
 
   constructor(private readonly max: number) {}
 
-  /** Streams holding a slot: open sessions plus Opens in flight. */
-  get used(): number {
-    return this.taken;
-  }
-
   /**
    * Takes one slot, or throws `resource-exhausted` when none is free. Returns the function that
    * gives it back (idempotent).

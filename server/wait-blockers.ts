@@ -28,7 +28,7 @@ export async function waitBlockers(
 }
 
 /** The TIMEOUT error of an acquire whose `waitMs` ran out behind `blockers`, naming them in words. */
-export function timeoutError(waitMs: number, blockers: HolderState[]): ServerError {
+function timeoutError(waitMs: number, blockers: HolderState[]): ServerError {
   const behind = blockers.map((b) => `"${b.owner}" of session ${b.sessionId} (held ${b.heldMs ?? 0} ms)`);
   const why = `acquire.wait: ${waitMs} ms ran out${behind.length ? `; waited behind ${behind.join(", ")}` : ""}`;
   return new ServerError("timeout", why);

@@ -12,7 +12,7 @@ export interface SessionStreamHandlers {
 }
 
 /** How many requests a SessionStream queues behind a full write buffer before it gives up on the stream. */
-export const DEFAULT_MAX_QUEUED = 10_000;
+const DEFAULT_MAX_QUEUED = 10_000;
 
 type Kind = SessionRequest["kind"];
 
@@ -54,7 +54,6 @@ export class SessionStream {
       call.off("data", onData);
       call.off("end", onEnd);
       call.off("status", onStatus);
-      call.off("drain", this.#onDrain);
       this.#dropQueue();
       this.end();
       handlers.ended(this.#overflow ?? errorFromStatus(final), final);

@@ -9,7 +9,7 @@ export interface NamePrefixOptions {
 }
 
 /** The label of names that match no prefix, have no "/", or came after the label cap was reached. */
-export const OTHER_PREFIX = "other";
+const OTHER_PREFIX = "other";
 
 /**
  * Maps lock names to a bounded set of metric label values, so that no series is ever made per

@@ -121,10 +121,11 @@ export class PrometheusMetrics implements Metrics {
       byPrefix = new Map();
       const now = performance.now();
       for (const w of readers()?.queuedWaiters() ?? []) {
-        const entry = byPrefix.get(prefixes.of(w.name)) ?? { count: 0, oldestMs: 0 };
+        const prefix = prefixes.of(w.name);
+        const entry = byPrefix.get(prefix) ?? { count: 0, oldestMs: 0 };
         entry.count++;
         entry.oldestMs = Math.max(entry.oldestMs, now - w.receivedAtMs);
-        byPrefix.set(prefixes.of(w.name), entry);
+        byPrefix.set(prefix, entry);
       }
     };
     new Gauge({

@@ -42,8 +42,16 @@ interface Descriptor {
   field: { name: string; number: number; label: string; type: string; typeName: string }[];
 }
 
-/** Reads the field tables of turnstile.v1 (and the well-known types it uses) from the .proto. */
+// The .proto does not change while the process runs: every coordinator it starts shares one schema.
+let loaded: MessageSchema | undefined;
+
+/** The field tables of turnstile.v1 (and the well-known types it uses), read from the .proto once. */
 export function loadMessageSchema(): MessageSchema {
+  loaded ??= readMessageSchema();
+  return loaded;
+}
+
+function readMessageSchema(): MessageSchema {
   const definition = loadSync(["turnstile/v1/turnstile.proto"], { includeDirs: [PROTO_DIR], keepCase: true });
   const messages = new Map<string, Map<number, FieldSpec>>();
   const requestTypes = new Map<string, string>();

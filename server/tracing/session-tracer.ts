@@ -1,4 +1,5 @@
 import type { Acquire, Release, SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { holderKey } from "../../wire/holder-key.js";
 import type { TraceSpan, Tracing } from "./tracing.js";
 
 /**
@@ -139,18 +140,14 @@ export class SessionTracer {
   }
 
   private hold(name: string, owner: string, traceParent: string): void {
-    const key = holderKey(this.sessionId, owner, name);
+    const key = holderKey(this.sessionId, name, owner);
     this.held.set(key, name);
     this.traces.holders.set(name, key, traceParent);
   }
 
   private unhold(name: string, owner: string): void {
-    const key = holderKey(this.sessionId, owner, name);
+    const key = holderKey(this.sessionId, name, owner);
     this.held.delete(key);
     this.traces.holders.delete(name, key);
   }
-}
-
-function holderKey(sessionId: string, owner: string, name: string): string {
-  return JSON.stringify([sessionId, owner, name]);
 }

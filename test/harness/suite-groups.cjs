@@ -117,7 +117,6 @@ module.exports = {
   REDIS_STARTERS,
   IGNORED,
   SKIPPED_REPORT,
-  testFiles,
   importSpecifiers,
   suiteGroups,
   specWithoutRedis,

@@ -27,11 +27,7 @@ export class ReleasesInFlight {
    * `send` writes on the stream when there is one (and drops the request otherwise); `ended` says
    * whether the session is over (a release waiting to be sent again then ends with that error).
    */
-  constructor(
-    pending: RequestRegistry,
-    send: (kind: SessionRequest["kind"]) => void,
-    ended: () => Error | undefined = () => undefined,
-  ) {
+  constructor(pending: RequestRegistry, send: (kind: SessionRequest["kind"]) => void, ended: () => Error | undefined) {
     this.#pending = pending;
     this.#send = send;
     this.#ended = ended;

@@ -119,7 +119,8 @@ export class RedisStore implements Store {
   }
 
   async acquire(args: AcquireArgs): Promise<AcquireOutcome> {
-    const reply = await this.run("acquire", lockKeys(this.prefix, args.name), [
+    const keys = lockKeys(this.prefix, args.name);
+    const reply = await this.run("acquire", keys, [
       args.sessionId,
       args.owner,
       args.requestId,
@@ -132,7 +133,7 @@ export class RedisStore implements Store {
       bufferOf(args.value),
       eventChannel(this.prefix, args.name),
       this.publish,
-      this.writer.floors(lockKeys(this.prefix, args.name)[0]),
+      this.writer.floors(keys[0]),
     ]);
     return translateReply(reply as ScriptReply) as AcquireOutcome;
   }

@@ -44,7 +44,7 @@ export function expandIncludes(script: string, text: string, readInclude: Includ
 const SCRIPTS = new URL("./scripts/", import.meta.url);
 
 /** Reads an include from scripts/includes/ beside this module (in dist/ too: the build copies them). */
-export const readInclude: IncludeReader = (name) => {
+const readInclude: IncludeReader = (name) => {
   try {
     return readFileSync(new URL(`includes/${name}.lua`, SCRIPTS), "utf8");
   } catch (err) {
@@ -53,7 +53,15 @@ export const readInclude: IncludeReader = (name) => {
   }
 };
 
-/** The text Redis runs for script `name`: scripts/<name>.lua with its includes expanded. */
+// The files never change while the process runs; a LockScripts made later (one per Cluster master) reads none.
+const sources = new Map<string, string>();
+
+/** The text Redis runs for script `name`: scripts/<name>.lua with its includes expanded (read once). */
 export function scriptSource(name: string): string {
-  return expandIncludes(name, readFileSync(new URL(`${name}.lua`, SCRIPTS), "utf8"), readInclude);
+  let source = sources.get(name);
+  if (source === undefined) {
+    source = expandIncludes(name, readFileSync(new URL(`${name}.lua`, SCRIPTS), "utf8"), readInclude);
+    sources.set(name, source);
+  }
+  return source;
 }
