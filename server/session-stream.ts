@@ -17,6 +17,7 @@ import type { Revocation } from "./store/store.js";
 import type { AdmissionLane, StoreAdmission } from "./store-admission.js";
 import { malformedFailure } from "./strict-wire/strict-service.js";
 import { SessionTracer, type SessionTraces } from "./tracing/session-tracer.js";
+import { ADMITTED, READ, WRITTEN } from "./tracing/wire-marks.js";
 
 /** What every session stream of one coordinator shares. */
 export interface SessionDeps {
@@ -110,6 +111,7 @@ export class SessionStream {
 
   private onMessage(message: SessionRequest): void {
     if (this.ended) return;
+    if (READ.hasSubscribers && this.session) READ.publish({ sessionId: this.session.id, kind: message.kind });
     if (this.early) {
       const max = this.deps.intake.limits.maxEarlyMessages;
       if (this.early.length < max) return void this.early.push(message);
@@ -223,6 +225,7 @@ export class SessionStream {
   private admit(requestId: string, name: string, op: () => Promise<void>): void {
     try {
       this.lane.submit(requestId, async () => {
+        if (ADMITTED.hasSubscribers) ADMITTED.publish({ sessionId: this.session?.id, requestId });
         try {
           await op();
         } catch (err) {
@@ -266,8 +269,10 @@ export class SessionStream {
     // The stream is in object mode: writableLength counts messages. 'drain' only reflects this
     // local buffer, so this bound is what stops a client that never reads from growing it.
     const max = this.deps.limits.maxOutboundMessages;
-    if (this.call.writableLength < max) this.call.write(response);
-    else this.abort(status.RESOURCE_EXHAUSTED, `session: more than ${max} messages unread by the client`);
+    if (this.call.writableLength < max) {
+      this.call.write(response);
+      if (WRITTEN.hasSubscribers) WRITTEN.publish({ sessionId: this.session?.id, kind: response.kind });
+    } else this.abort(status.RESOURCE_EXHAUSTED, `session: more than ${max} messages unread by the client`);
   }
 
   /** Marks this stream done and unregisters its session; true the first time only. */

@@ -24,13 +24,15 @@ const STORE_LOG = {
  * Starts `node --import tsx bin/turnstile-cli.ts serve --redis URL --listen 127.0.0.1:0` (as the test harness's
  * spawnCoordinator does) and resolves once it listens; with `redisUrl` undefined it starts the same
  * command without `--redis`, on the embedded in-process store. With `profileDir`, node writes a CPU
- * profile there on exit; `extraArgs` go to `serve` (the TLS row's certificates, the replicated row's replica acks). Its output is drained
+ * profile there on exit; `extraArgs` go to `serve` (the TLS row's certificates, the replicated row's replica acks);
+ * `launch` adds node options (after `--import tsx`) and environment variables (the anatomy's mark recorder). Its output is drained
  * so a chatty log can never block it.
  */
 export async function startCoordinator(
   redisUrl: string | undefined,
   profileDir?: string,
   extraArgs: string[] = [],
+  launch: { nodeArgs?: string[]; env?: Record<string, string> } = {},
 ): Promise<BenchCoordinator> {
   const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const storeArgs = redisUrl ? ["--redis", redisUrl] : [];
@@ -38,6 +40,7 @@ export async function startCoordinator(
     ...nodeArgs,
     "--import",
     "tsx",
+    ...(launch.nodeArgs ?? []),
     BIN,
     "serve",
     "--listen",
@@ -49,7 +52,10 @@ export async function startCoordinator(
   ];
   // Settings come from the flags alone: a TURNSTILE_* variable (TURNSTILE_REDIS, a config file)
   // must neither put the embedded coordinator on Redis nor make the two coordinators differ.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("TURNSTILE_")));
+  const env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("TURNSTILE_"))),
+    ...launch.env,
+  };
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env });
   const storeLog = STORE_LOG[redisUrl ? "redis" : "embedded"].source;
   const listening = new RegExp(`${storeLog}[\\s\\S]*?"port":(\\d+)[^\\n]*"msg":"listening"`);

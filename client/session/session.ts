@@ -16,6 +16,7 @@ import { SessionOpening } from "./session-opening.js";
 import type { SessionOptions } from "./session-options.js";
 import { SessionResumer } from "./session-resume.js";
 import { decideStreamEnd, expiryError, type FinalStatus } from "./stream-end.js";
+import { CLIENT_RECEIVED, CLIENT_SENT } from "./wire-marks.js";
 
 export type { SessionEvent, SessionState } from "./session-event.js";
 
@@ -158,6 +159,7 @@ export class Session {
 
   #onMessage(message: SessionResponse): void {
     if (this.#ended !== undefined) return;
+    if (CLIENT_RECEIVED.hasSubscribers) CLIENT_RECEIVED.publish({ sessionId: this.sessionId, kind: message.kind });
     const kind = message.kind;
     switch (kind?.$case) {
       case "acquired":
@@ -207,7 +209,9 @@ export class Session {
   }
 
   #send(kind: SessionRequest["kind"]): void {
-    if (this.#ended === undefined) this.#link.send(kind);
+    if (this.#ended !== undefined) return;
+    this.#link.send(kind);
+    if (CLIENT_SENT.hasSubscribers) CLIENT_SENT.publish({ sessionId: this.sessionId, kind });
   }
 
   // Called last in every handler: a throwing listener cannot leave the session half-updated.

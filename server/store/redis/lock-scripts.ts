@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import { REDIS_FLUSH } from "../../tracing/wire-marks.js";
 import type { RedisClient } from "./redis-connection.js";
 import { scriptSource } from "./script-source.js";
 
@@ -73,6 +74,7 @@ export class LockScripts {
     setImmediate(() => {
       this.corked = false;
       socket.uncork();
+      if (REDIS_FLUSH.hasSubscribers) REDIS_FLUSH.publish({});
     });
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Cluster, Redis } from "ioredis";
+import { storeMark } from "../../tracing/wire-marks.js";
 import { HealthSignal } from "../health-signal.js";
 import type {
   AcquireArgs,
@@ -120,6 +121,7 @@ export class RedisStore implements Store {
 
   async acquire(args: AcquireArgs): Promise<AcquireOutcome> {
     const keys = lockKeys(this.prefix, args.name);
+    const answered = storeMark("acquire", args);
     const reply = await this.run("acquire", keys, [
       args.sessionId,
       args.owner,
@@ -135,6 +137,7 @@ export class RedisStore implements Store {
       this.publish,
       this.writer.floors(keys[0]),
     ]);
+    answered?.();
     return translateReply(reply as ScriptReply) as AcquireOutcome;
   }
 
@@ -256,6 +259,7 @@ export class RedisStore implements Store {
 
   private async letGo(claim: Claim, how: "one" | "all" | "cancel" | "abandon"): Promise<ReleaseOutcome> {
     const freedAtMs = performance.now();
+    const answered = storeMark("release", claim);
     const reply = (await this.run(
       "release",
       lockKeys(this.prefix, claim.name),
@@ -263,6 +267,7 @@ export class RedisStore implements Store {
       claim.name,
       (r) => r[2],
     )) as [number, number, string[]];
+    answered?.();
     this.outbox.deliver(claim.name, reply[2], freedAtMs);
     return translateReply(reply) as ReleaseOutcome;
   }

@@ -1,0 +1,110 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { Client, type ClientDuplexStream, credentials } from "@grpc/grpc-js";
+import { Redis } from "ioredis";
+import { waitForOutput } from "../../test/harness/wait-for-output.js";
+import { type LatencySummary, summarize } from "../stats.js";
+
+const SERVER = fileURLToPath(new URL("./echo-server.ts", import.meta.url));
+/** The script of the EVALSHA floors, as small as a useful script gets: one write, one read. */
+export const TRIVIAL_SCRIPT = "redis.call('SET', KEYS[1], ARGV[1]) return redis.call('GET', KEYS[1])";
+
+/** About the size of an acquire or release message on the wire. */
+const PAYLOAD_BYTES = 96;
+
+/** One echo trip's legs, in ms, on the machine's monotonic clock. */
+export interface EchoLegs {
+  /** Client write → server reads it. */
+  toServer: LatencySummary;
+  /** The server's EVALSHA: handed to ioredis → answered (0 for the plain echo). */
+  script: LatencySummary;
+  /** Server about to write → client reads it. */
+  toClient: LatencySummary;
+  /** The whole round trip as the client sees it. */
+  roundTrip: LatencySummary;
+}
+
+/** The bare floors of a Turnstile request on this machine, measured in the same run. */
+export interface Floors {
+  /** A grpc-js bidi echo between two processes. */
+  grpcEcho: EchoLegs;
+  /** One EVALSHA of a trivial two-call script, from this process (ioredis). */
+  evalsha: LatencySummary;
+  /** The two together: a minimal echo server that runs one EVALSHA per message. */
+  grpcEchoEval: EchoLegs;
+}
+
+/** Starts the echo server on `redisUrl` and measures `count` sequential trips of each kind. */
+export async function measureFloors(redisUrl: string, count: number): Promise<Floors> {
+  const child = spawn(process.execPath, ["--import", "tsx", SERVER, redisUrl], { stdio: ["ignore", "pipe", "pipe"] });
+  const redis = new Redis(redisUrl);
+  try {
+    const port = (await waitForOutput(child, /listening (\d+)/, 15_000))[1];
+    const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
+    try {
+      const grpcEcho = await echoTrips(client, "/bench.Echo/Echo", count);
+      const evalsha = await evalshaTrips(redis, count);
+      const grpcEchoEval = await echoTrips(client, "/bench.Echo/EchoEval", count);
+      return { grpcEcho, evalsha, grpcEchoEval };
+    } finally {
+      client.close();
+    }
+  } finally {
+    redis.disconnect();
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+  }
+}
+
+async function evalshaTrips(redis: Redis, count: number): Promise<LatencySummary> {
+  const sha = (await redis.script("LOAD", TRIVIAL_SCRIPT)) as string;
+  const us: number[] = [];
+  for (let i = -Math.min(200, count); i < count; i++) {
+    const t = process.hrtime.bigint();
+    await redis.evalsha(sha, 1, "bench-floor", "v");
+    if (i >= 0) us.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return summarize(us);
+}
+
+async function echoTrips(client: Client, path: string, count: number): Promise<EchoLegs> {
+  const identity = (b: Buffer) => b;
+  const call: ClientDuplexStream<Buffer, Buffer> = client.makeBidiStreamRequest(path, identity, identity);
+  let next: ((reply: Buffer) => void) | undefined;
+  call.on("data", (reply: Buffer) => next?.(reply));
+  call.on("error", () => {});
+  const legs = {
+    toServer: [] as number[],
+    script: [] as number[],
+    toClient: [] as number[],
+    roundTrip: [] as number[],
+  };
+  const payload = Buffer.alloc(PAYLOAD_BYTES, 7);
+  try {
+    for (let i = -Math.min(200, count); i < count; i++) {
+      const replied = new Promise<Buffer>((resolve) => {
+        next = resolve;
+      });
+      const sent = process.hrtime.bigint();
+      call.write(payload);
+      const reply = await replied;
+      const received = process.hrtime.bigint();
+      if (i < 0) continue;
+      const at = (k: number) => reply.readBigUInt64LE(PAYLOAD_BYTES + 8 * k);
+      const [read, scriptSent, scriptAnswered, written] = [at(0), at(1), at(2), at(3)];
+      legs.toServer.push(Number(read - sent) / 1e6);
+      legs.script.push(Number(scriptAnswered - scriptSent) / 1e6);
+      legs.toClient.push(Number(received - written) / 1e6);
+      legs.roundTrip.push(Number(received - sent) / 1e6);
+    }
+  } finally {
+    call.end();
+  }
+  return {
+    toServer: summarize(legs.toServer),
+    script: summarize(legs.script),
+    toClient: summarize(legs.toClient),
+    roundTrip: summarize(legs.roundTrip),
+  };
+}

@@ -1,0 +1,75 @@
+import { type Channel, channel } from "node:diagnostics_channel";
+import { describeKind, type Mark, type MarkSource } from "./marks.js";
+
+/** A message published on one of Turnstile's wire-mark channels (see server/ and client/ wire-marks.ts). */
+interface Published {
+  sessionId?: string;
+  requestId?: string;
+  kind?: { $case: string };
+  phase?: string;
+  op?: string;
+  name?: string;
+}
+
+/** The channels of each side and the event prefix each one's marks get. */
+const CHANNELS: Record<MarkSource, [string, (m: Published) => string][]> = {
+  client: [
+    ["turnstile:client:sent", () => "sent"],
+    ["turnstile:client:received", () => "received"],
+  ],
+  coordinator: [
+    ["turnstile:coordinator:read", () => "read"],
+    ["turnstile:coordinator:admitted", () => "admitted"],
+    ["turnstile:coordinator:written", () => "written"],
+    ["turnstile:coordinator:store", (m) => `store-${m.phase}:${m.op}`],
+    ["turnstile:coordinator:redis-flush", () => "flush"],
+  ],
+};
+
+/**
+ * Subscribes to one side's wire-mark channels and keeps every mark with its monotonic timestamp,
+ * taken first thing in the (synchronous) subscriber. The messages are kept as published and turned
+ * into Marks only when asked, so recording costs a clock read and an array push per point.
+ */
+export class MarkRecorder {
+  readonly #raw: { t: bigint; prefix: string; message: Published }[] = [];
+  readonly #subscriptions: [Channel, (message: unknown) => void][] = [];
+
+  constructor(readonly source: MarkSource) {
+    for (const [name, prefix] of CHANNELS[source]) {
+      const handler = (message: unknown) => {
+        const t = process.hrtime.bigint();
+        this.#raw.push({ t, prefix: prefix(message as Published), message: message as Published });
+      };
+      const ch = channel(name);
+      ch.subscribe(handler);
+      this.#subscriptions.push([ch, handler]);
+    }
+  }
+
+  /** Records a point the bench itself sees (e.g. "resolved", "release-called") for `sessionId`. */
+  mark(event: string, sessionId: string, name = ""): void {
+    this.#raw.push({ t: process.hrtime.bigint(), prefix: event, message: { sessionId, name } });
+  }
+
+  /** Every mark so far, in the order taken. */
+  marks(): Mark[] {
+    return this.#raw.map(({ t, prefix, message }) => {
+      const described = message.kind ? describeKind(message.kind) : undefined;
+      return {
+        t: Number(t),
+        source: this.source,
+        event: described ? `${prefix}:${described.kind}` : prefix,
+        sessionId: message.sessionId ?? "",
+        requestId: described?.requestId ?? message.requestId ?? "",
+        name: described?.name || message.name || "",
+      };
+    });
+  }
+
+  /** Stops recording. */
+  close(): void {
+    for (const [ch, handler] of this.#subscriptions) ch.unsubscribe(handler);
+    this.#subscriptions.length = 0;
+  }
+}

@@ -1,0 +1,186 @@
+import type { EchoLegs } from "../anatomy/floors.js";
+import type { AnatomyResult, ChainSummary } from "../anatomy/run-anatomy.js";
+import type { LatencySummary } from "../stats.js";
+import { count, table } from "./format.js";
+
+/** The legs of both chains (hand-off and uncontended acquire follow the same nine steps). */
+const LEGS = [
+  "client: release() / acquire() called → request written",
+  "request written → coordinator reads it",
+  "coordinator: read → admitted (admission lane)",
+  "coordinator: admitted → script handed to ioredis",
+  "script handed over → Redis socket written (uncork)",
+  "socket written → script answered",
+  "coordinator: answered → grant written",
+  "grant written → client reads it (the waiter, in a hand-off)",
+  "client: reads the grant → acquire resolves",
+];
+
+/** The floor of each leg: a measured floor, "zero" where the echo server does it in the same tick, or none. */
+function legFloors(result: AnatomyResult): (LatencySummary | "zero" | undefined)[] {
+  const f = result.floors;
+  return [
+    undefined,
+    f.grpcEcho.toServer,
+    "zero",
+    "zero",
+    undefined,
+    f.grpcEchoEval.script,
+    "zero",
+    f.grpcEcho.toClient,
+  ];
+}
+
+/** µs from ms, no decimals. */
+function us(ms: number | undefined): string {
+  return ms === undefined || !Number.isFinite(ms) ? "–" : count(ms * 1000);
+}
+
+/** One leg that holds time: its name, its value and its floor's (µs). */
+export interface HeldLeg {
+  leg: string;
+  us: number;
+  floorUs: number;
+}
+
+/**
+ * The hand-off legs ordered by how far they sit above their floor (at the median or the p99): the
+ * legs that hold a hand-off's time. A leg with no measured floor counts from zero.
+ */
+export function legsAboveFloor(result: AnatomyResult, at: "p50Ms" | "p99Ms", chain = result.handOff): HeldLeg[] {
+  const floors = legFloors(result);
+  return chain.legs
+    .map((l, i) => {
+      const floor = floors[i];
+      const floorMs = floor === undefined || floor === "zero" ? 0 : floor[at];
+      return { leg: LEGS[i], us: l.summary[at] * 1000, floorUs: floorMs * 1000 };
+    })
+    .filter((l) => Number.isFinite(l.us))
+    .sort((a, b) => b.us - b.floorUs - (a.us - a.floorUs));
+}
+
+/** "leg (n µs, floor m µs)" for the leg that holds the most at `at`: the targets table's pointer. */
+export function heldByText(result: AnatomyResult | undefined, at: "p50Ms" | "p99Ms"): string {
+  if (!result) return "";
+  const top = legsAboveFloor(result, at)[0];
+  if (!top) return "";
+  const which = at === "p50Ms" ? "median" : "p99";
+  return `anatomy: *${top.leg}*, ${count(top.us)} µs ${which} (floor ${count(top.floorUs)})`;
+}
+
+function floorText(f: LatencySummary | "zero" | undefined, at: "p50Ms" | "p99Ms"): string {
+  return f === undefined ? "–" : f === "zero" ? "≈ 0" : us(f[at]);
+}
+
+function legTable(result: AnatomyResult): string {
+  const floors = legFloors(result);
+  const h = result.handOff;
+  const u = result.uncontended;
+  const rows = LEGS.map((leg, i) => [
+    leg,
+    us(h.legs[i]?.summary.p50Ms),
+    us(h.legs[i]?.summary.p99Ms),
+    us(u.legs[i]?.summary.p50Ms),
+    us(u.legs[i]?.summary.p99Ms),
+    floorText(floors[i], "p50Ms"),
+    floorText(floors[i], "p99Ms"),
+  ]);
+  const f = result.floors.grpcEchoEval.roundTrip;
+  rows.push([
+    "**whole trip** (release()/acquire() called → acquire resolves)",
+    us(h.total.p50Ms),
+    us(h.total.p99Ms),
+    us(u.total.p50Ms),
+    us(u.total.p99Ms),
+    us(f.p50Ms),
+    us(f.p99Ms),
+  ]);
+  const head = [
+    "leg",
+    "hand-off median µs",
+    "p99 µs",
+    "uncontended acquire median µs",
+    "p99 µs",
+    "floor median µs",
+    "p99 µs",
+  ];
+  return table(head, rows);
+}
+
+function echoRows(label: string, e: EchoLegs, withScript: boolean): string[][] {
+  const row = (what: string, s: LatencySummary) => [`${label}: ${what}`, us(s.p50Ms), us(s.p99Ms), us(s.meanMs)];
+  return [
+    row("round trip", e.roundTrip),
+    row("client write → server reads it", e.toServer),
+    ...(withScript ? [row("EVALSHA in the server, handed to ioredis → answered", e.script)] : []),
+    row("server writes → client reads it", e.toClient),
+  ];
+}
+
+function floorTable(result: AnatomyResult): string {
+  const f = result.floors;
+  const rows = [
+    ...echoRows("grpc-js bidi echo between two processes", f.grpcEcho, false),
+    [
+      "one EVALSHA of a two-call script from the bench process (ioredis)",
+      us(f.evalsha.p50Ms),
+      us(f.evalsha.p99Ms),
+      us(f.evalsha.meanMs),
+    ],
+    ...echoRows("echo server running one EVALSHA per message", f.grpcEchoEval, true),
+  ];
+  return table(["floor", "median µs", "p99 µs", "mean µs"], rows);
+}
+
+function holdsParagraph(result: AnatomyResult): string {
+  const h = result.handOff;
+  const floor = result.floors.grpcEchoEval.roundTrip;
+  const top = (at: "p50Ms" | "p99Ms", chain: ChainSummary) =>
+    legsAboveFloor(result, at, chain)
+      .slice(0, 3)
+      .map((l) => `*${l.leg}* (${count(l.us)} µs, ${count(l.us - l.floorUs)} above its floor)`)
+      .join(", ");
+  return [
+    `**What holds the time.** A hand-off took ${us(h.total.p50Ms)} µs median / ${us(h.total.p99Ms)} µs p99 from release() to the`,
+    `waiter's resolved acquire, against ${us(floor.p50Ms)} µs median for the same client → server → Redis → server → client`,
+    `trip through the minimal echo server (${count(h.total.p50Ms / floor.p50Ms, 1)}× the floor). At the median the legs furthest`,
+    `above their floor are ${top("p50Ms", h)}; at p99 ${top("p99Ms", h)}.`,
+    `An uncontended acquire took ${us(result.uncontended.total.p50Ms)} µs median; its legs furthest above their floor are`,
+    `${top("p50Ms", result.uncontended)}.`,
+  ].join(" ");
+}
+
+/**
+ * The anatomy section of BENCHMARKS.md: how it was measured, the legs of a hand-off and of an
+ * uncontended acquire beside their floors, the floors themselves, and which legs hold the time.
+ */
+export function anatomySection(result: AnatomyResult): string {
+  const run = result.handOffRun;
+  const cpuUs =
+    run.counters.serverCpuSeconds === undefined ? undefined : (run.counters.serverCpuSeconds * 1e6) / run.handOffs;
+  return [
+    "## Anatomy of a hand-off",
+    "",
+    "Timestamps on the machine's one monotonic clock (`process.hrtime.bigint()`, CLOCK_MONOTONIC, shared by",
+    "every process here) at each point of a request's path: the client and the coordinator publish them on",
+    "`node:diagnostics_channel` channels (`client/session/wire-marks.ts`, `server/tracing/wire-marks.ts`; nothing is",
+    "published while nobody subscribes). A separate coordinator process records its marks (loaded with",
+    "`--import bench/anatomy/record-coordinator-marks.ts`) while the bench process records the clients';",
+    "`bench/anatomy/leg-chains.ts` follows each operation across both by session and request id. The hand-off run",
+    `is the hand-off workload (${result.contenders} contenders, one process, same discipline); the uncontended acquire is one worker's`,
+    "acquire → release loop on its own lock. The floors are measured in the same run, on the same Redis, between",
+    "the bench process and `bench/anatomy/echo-server.ts` (grpc-js on raw bytes, no protobuf; ioredis EVALSHA).",
+    "`npx tsx bench/anatomy/main.ts` runs this section alone.",
+    "",
+    `Hand-offs followed: ${count(result.handOff.followed)} (${count(result.handOff.unmatched)} with a mark missing, left out);`,
+    `uncontended acquires followed: ${count(result.uncontended.followed)} (${count(result.uncontended.unmatched)} left out).`,
+    `With the marks recorded, that run handed off ${count(run.handOffsPerS)}/s, gap mean ${us(run.gap.meanMs)} µs, p99 ${us(run.gap.p99Ms)} µs,`,
+    `coordinator CPU ${count(cpuUs)} µs per hand-off.`,
+    "",
+    legTable(result),
+    "",
+    floorTable(result),
+    "",
+    holdsParagraph(result),
+  ].join("\n");
+}
