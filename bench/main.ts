@@ -97,7 +97,15 @@ async function main(argv: string[]): Promise<number> {
     progress.note(`bench: Redis ${redis.url}, coordinator ${coordinator.address} (pid ${coordinator.pid})`);
     if (embedded) progress.note(`bench: embedded-store coordinator ${embedded.address} (pid ${embedded.pid})`);
     progress.note(`bench: etcd ${etcd ? `${etcd.address} (data in ${etcd.dataDir})` : "not on PATH: skipped"}`);
-    const results: BenchResults = await runPlan({ options, impls, redis: counter, serverPids, coordinator, notes });
+    const results: BenchResults = await runPlan({
+      options,
+      impls,
+      redis: counter,
+      redisUrl: redis.url,
+      serverPids,
+      coordinator,
+      notes,
+    });
     machine.loadEnd = loadavg()[0];
     await coordinator.stop(); // so that a --cpu-prof profile is written
     const profile = options.profileDir ? cpuProfileSummary(options.profileDir) : undefined;

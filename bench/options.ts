@@ -3,6 +3,8 @@ import { parseArgs } from "node:util";
 /** How the benchmark runs: sizes and durations of every workload. */
 export interface BenchOptions {
   quick: boolean;
+  /** Run the anatomy of a hand-off (wire marks) and its floors. */
+  anatomy: boolean;
   /** Implementation ids to run (all when empty). */
   only: string[];
   rounds: number;
@@ -22,6 +24,7 @@ export interface BenchOptions {
 export const USAGE = `Usage: npm run bench [-- options]
 
   --quick               short run (~1 min): 1 round of 1.5 s windows, fleet of 1,000 sessions
+  --no-anatomy          leave out the anatomy of a hand-off (wire marks and bare floors)
   --only ID,ID          run only these implementations (turnstile, turnstile-replicated,
                         turnstile-embedded, turnstile-mtls, spin, redis-semaphore, redlock, etcd)
   --rounds N            measurement rounds per workload, implementations interleaved (default 2)
@@ -38,6 +41,7 @@ export function parseOptions(argv: string[], repoRoot: string): BenchOptions {
     args: argv,
     options: {
       quick: { type: "boolean", default: false },
+      "no-anatomy": { type: "boolean", default: false },
       only: { type: "string" },
       rounds: { type: "string" },
       "measure-ms": { type: "string" },
@@ -53,6 +57,7 @@ export function parseOptions(argv: string[], repoRoot: string): BenchOptions {
   const sessions = int("--fleet-sessions", values["fleet-sessions"], quick ? 1000 : 10_000, 0);
   return {
     quick,
+    anatomy: values["no-anatomy"] !== true,
     only: values.only ? values.only.split(",").map((s) => s.trim()) : [],
     rounds: int("--rounds", values.rounds, quick ? 1 : 2, 1),
     warmupMs: quick ? 500 : 1000,

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { type AnatomyResult, runAnatomy } from "./anatomy/run-anatomy.js";
 import type { BenchCoordinator } from "./env/coordinator-process.js";
 import type { LockImpl } from "./impls/lock-impl.js";
 import type { BenchOptions } from "./options.js";
@@ -13,6 +14,8 @@ import { runSpread, type SpreadResult } from "./workloads/spread.js";
 export interface BenchResults {
   /** Bare round trips measured first: the floor under every lock operation. */
   roundTrips?: RoundTrips;
+  /** The legs of a hand-off and of an uncontended acquire, and the bare floors beside them. */
+  anatomy?: AnatomyResult;
   handOff: { contenders: number; results: HandOffResult[] }[];
   spread: { workers: number; results: SpreadResult[] }[];
   fleet?: FleetResult;
@@ -23,6 +26,8 @@ export interface PlanContext {
   options: BenchOptions;
   impls: LockImpl[];
   redis: Redis;
+  /** The URL of that Redis (the anatomy starts its own coordinator on it). */
+  redisUrl: string;
   serverPids: Record<string, number | undefined>;
   coordinator: BenchCoordinator;
   /** Notes for the report (skips, failures), appended to. */
@@ -38,7 +43,8 @@ export async function runPlan(ctx: PlanContext): Promise<BenchResults> {
   const { options, impls, notes } = ctx;
   const sizes = options.handOffContenders.length + options.spreadWorkers.length;
   const fleet = options.fleet && impls.some((i) => i.id === "turnstile") ? options.fleet : null;
-  const progress = new Progress(1 + sizes * options.rounds * impls.length + (fleet ? 1 : 0));
+  const anatomy = options.anatomy && impls.some((i) => i.id === "turnstile");
+  const progress = new Progress(1 + (anatomy ? 1 : 0) + sizes * options.rounds * impls.length + (fleet ? 1 : 0));
   const results: BenchResults = { handOff: [], spread: [] };
   progress.begin("round trips: Redis PING, coordinator keepalive");
   results.roundTrips = await measureRoundTrips(ctx.redis, ctx.coordinator.address, options.quick ? 500 : 2000);
@@ -46,6 +52,26 @@ export async function runPlan(ctx: PlanContext): Promise<BenchResults> {
   progress.done(
     `Redis PING p50 ${rt.redisPing.p50Ms.toFixed(3)} ms, keepalive p50 ${rt.coordinatorKeepAlive.p50Ms.toFixed(3)} ms`,
   );
+  if (anatomy) {
+    progress.begin("anatomy of a hand-off (wire marks) and the bare floors");
+    try {
+      results.anatomy = await runAnatomy({
+        redisUrl: ctx.redisUrl,
+        contenders: 8,
+        warmupMs: options.warmupMs,
+        measureMs: options.measureMs,
+        floorTrips: options.quick ? 1000 : 3000,
+        progress: (d) => progress.update(d),
+      });
+      const a = results.anatomy;
+      progress.done(
+        `hand-off whole trip p50 ${(a.handOff.total.p50Ms * 1000).toFixed(0)} µs, echo + EVALSHA floor p50 ${(a.floors.grpcEchoEval.roundTrip.p50Ms * 1000).toFixed(0)} µs`,
+      );
+    } catch (err) {
+      notes.push(`The anatomy failed: ${(err as Error).message}`);
+      progress.done(`failed: ${(err as Error).message}`);
+    }
+  }
   const common = (impl: LockImpl) => ({
     warmupMs: options.warmupMs,
     measureMs: options.measureMs,

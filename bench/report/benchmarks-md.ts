@@ -2,6 +2,7 @@ import type { MachineInfo } from "../env/machine-info.js";
 import type { LockImpl } from "../impls/lock-impl.js";
 import type { BenchOptions } from "../options.js";
 import type { BenchResults } from "../run-plan.js";
+import { anatomySection } from "./anatomy-section.js";
 import { limitsSection } from "./limits-section.js";
 import type { Plot } from "./plots.js";
 import { fleetTable, handOffTable, spreadTable } from "./tables.js";
@@ -116,6 +117,7 @@ export function writeBenchmarksMd(input: ReportInput): string {
       "",
     );
   } else out.push("Not run in this invocation.", "");
+  if (results.anatomy) out.push(anatomySection(results.anatomy), "");
   out.push(limitsSection(results), "");
   if (profile) out.push("### Coordinator CPU profile (this run)", "", profile, "");
   if (notes.length) out.push("## Notes from this run", "", ...notes.map((n) => `- ${n}`), "");
