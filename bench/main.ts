@@ -111,8 +111,9 @@ async function main(argv: string[]): Promise<number> {
     const profile = options.profileDir ? cpuProfileSummary(options.profileDir) : undefined;
     const resultsDir = join(options.outDir, "bench", "results");
     mkdirSync(resultsDir, { recursive: true });
-    const plots = writePlots(results, impls, resultsDir);
-    const md = writeBenchmarksMd({ options, machine, impls, results, plots, notes, profile });
+    const reported = [...impls, ...(results.extraImpls ?? [])];
+    const plots = writePlots(results, reported, resultsDir);
+    const md = writeBenchmarksMd({ options, machine, impls: reported, results, plots, notes, profile });
     writeFileSync(join(options.outDir, "BENCHMARKS.md"), md);
     writeFileSync(join(resultsDir, "results.json"), `${JSON.stringify(summaryJson(results, machine), null, 2)}\n`);
     progress.note(`bench: wrote ${join(options.outDir, "BENCHMARKS.md")} and ${plots.length} plots in ${resultsDir}`);

@@ -5,6 +5,8 @@ export interface BenchOptions {
   quick: boolean;
   /** Run the anatomy of a hand-off (wire marks) and its floors. */
   anatomy: boolean;
+  /** Run the shapes users run: contenders in processes, Redisson, the scale-out over coordinators. */
+  shapes: boolean;
   /** Implementation ids to run (all when empty). */
   only: string[];
   rounds: number;
@@ -25,6 +27,7 @@ export const USAGE = `Usage: npm run bench [-- options]
 
   --quick               short run (~1 min): 1 round of 1.5 s windows, fleet of 1,000 sessions
   --no-anatomy          leave out the anatomy of a hand-off (wire marks and bare floors)
+  --no-shapes           leave out contenders in their own processes, the Redisson rows and the scale-out
   --only ID,ID          run only these implementations (turnstile, turnstile-replicated,
                         turnstile-embedded, turnstile-mtls, spin, redis-semaphore, redlock, etcd)
   --rounds N            measurement rounds per workload, implementations interleaved (default 2)
@@ -42,6 +45,7 @@ export function parseOptions(argv: string[], repoRoot: string): BenchOptions {
     options: {
       quick: { type: "boolean", default: false },
       "no-anatomy": { type: "boolean", default: false },
+      "no-shapes": { type: "boolean", default: false },
       only: { type: "string" },
       rounds: { type: "string" },
       "measure-ms": { type: "string" },
@@ -58,6 +62,7 @@ export function parseOptions(argv: string[], repoRoot: string): BenchOptions {
   return {
     quick,
     anatomy: values["no-anatomy"] !== true,
+    shapes: values["no-shapes"] !== true,
     only: values.only ? values.only.split(",").map((s) => s.trim()) : [],
     rounds: int("--rounds", values.rounds, quick ? 1 : 2, 1),
     warmupMs: quick ? 500 : 1000,

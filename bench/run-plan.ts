@@ -4,6 +4,8 @@ import type { BenchCoordinator } from "./env/coordinator-process.js";
 import type { LockImpl } from "./impls/lock-impl.js";
 import type { BenchOptions } from "./options.js";
 import { Progress } from "./progress.js";
+import { runShapes } from "./shapes/run-shapes.js";
+import type { ScaleOutRow } from "./shapes/scale-out.js";
 import { type HandOffResult, runHandOff } from "./workloads/hand-off.js";
 import { type FleetResult, runIdleFleet } from "./workloads/idle-fleet.js";
 import { mergeHandOffRounds, mergeSpreadRounds } from "./workloads/merge-rounds.js";
@@ -19,6 +21,10 @@ export interface BenchResults {
   handOff: { contenders: number; results: HandOffResult[] }[];
   spread: { workers: number; results: SpreadResult[] }[];
   fleet?: FleetResult;
+  /** Spread workers in processes over 1, 2 and 4 coordinators on one Redis. */
+  scaleOut?: ScaleOutRow[];
+  /** Report labels of the rows run outside LockImpl.connect (contender processes, Redisson). */
+  extraImpls?: LockImpl[];
 }
 
 /** What the plan needs: options, implementations, the counter connection, server processes. */
@@ -44,7 +50,9 @@ export async function runPlan(ctx: PlanContext): Promise<BenchResults> {
   const sizes = options.handOffContenders.length + options.spreadWorkers.length;
   const fleet = options.fleet && impls.some((i) => i.id === "turnstile") ? options.fleet : null;
   const anatomy = options.anatomy && impls.some((i) => i.id === "turnstile");
-  const progress = new Progress(1 + (anatomy ? 1 : 0) + sizes * options.rounds * impls.length + (fleet ? 1 : 0));
+  const shapes = options.shapes && impls.some((i) => i.id === "turnstile");
+  const steps = 1 + (anatomy ? 1 : 0) + sizes * options.rounds * impls.length + (shapes ? 5 : 0) + (fleet ? 1 : 0);
+  const progress = new Progress(steps);
   const results: BenchResults = { handOff: [], spread: [] };
   progress.begin("round trips: Redis PING, coordinator keepalive");
   results.roundTrips = await measureRoundTrips(ctx.redis, ctx.coordinator.address, options.quick ? 500 : 2000);
@@ -103,6 +111,12 @@ export async function runPlan(ctx: PlanContext): Promise<BenchResults> {
       return r?.length ? [mergeSpreadRounds(r)] : [];
     });
     results.spread.push({ workers, results: merged });
+  }
+  if (shapes) {
+    const turnstile = { redisUrl: ctx.redisUrl, redis: ctx.redis, coordinator: ctx.coordinator };
+    const added = await runShapes({ options, ...turnstile, ...results, notes, progress });
+    results.extraImpls = added.impls;
+    results.scaleOut = added.scaleOut;
   }
   if (fleet) {
     progress.begin(`idle fleet, ${fleet.sessions} sessions × ${fleet.locksPerSession} locks`);
