@@ -39,7 +39,7 @@ export class ContenderProcesses {
 
   /** Calls `handler` with the index of the process and each message it sends. */
   onMessage(handler: (index: number, message: ChildMessage) => void): void {
-    this.children.forEach((child, i) => child.on("message", (m: ChildMessage) => handler(i, m)));
+    for (const [i, child] of this.children.entries()) child.on("message", (m: ChildMessage) => handler(i, m));
   }
 
   send(index: number, message: object): void {
