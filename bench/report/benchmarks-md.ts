@@ -5,6 +5,7 @@ import type { BenchResults } from "../run-plan.js";
 import { anatomySection } from "./anatomy-section.js";
 import { limitsSection } from "./limits-section.js";
 import type { Plot } from "./plots.js";
+import { shapesSection } from "./shapes-section.js";
 import { fleetTable, handOffTable, spreadTable } from "./tables.js";
 import { targetRows, targetTable } from "./targets.js";
 
@@ -117,6 +118,7 @@ export function writeBenchmarksMd(input: ReportInput): string {
       "",
     );
   } else out.push("Not run in this invocation.", "");
+  if (options.shapes) out.push(shapesSection(results.scaleOut, m.cores), "");
   if (results.anatomy) out.push(anatomySection(results.anatomy), "");
   out.push(limitsSection(results), "");
   if (profile) out.push("### Coordinator CPU profile (this run)", "", profile, "");

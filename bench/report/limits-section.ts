@@ -16,20 +16,19 @@ export function limitsSection(results: BenchResults): string {
   const spin = h8.find((r) => r.impl === "spin");
   const spreadTs = results.spread.find((s) => s.workers === 16)?.results.find((r) => r.impl === "turnstile");
   if (t && rt) {
-    // A keepalive makes the hand-off's trip (coordinator, then Redis: it renews the session record).
-    const floor = rt.coordinatorKeepAlive.p50Ms;
+    // The anatomy's echo server makes the hand-off's trip (client → server → Redis → server → client)
+    // with nothing of Turnstile's on it: that is the floor. Without it, a keepalive (Turnstile's own path).
+    const echo = results.anatomy?.floors.grpcEchoEval.roundTrip.p50Ms;
+    const floor = echo ?? rt.coordinatorKeepAlive.p50Ms;
     out.push(
       "**Hand-off gap.** A Turnstile hand-off is one coordinator round trip plus one Redis round trip: the",
       "release travels to the coordinator, its release script grants the head waiter inside Redis, and the",
       "coordinator pushes `Acquired` down the waiter's stream (client and waiter share this process, so both",
-      "legs are on the clock). The bare round trips measured at the start of this run are",
-      `${ms(rt.redisPing.p50Ms)} ms p50 for a Redis PING from this process and ${ms(rt.coordinatorKeepAlive.p50Ms)} ms p50 for a keepalive, which`,
-      "makes the same trip as a hand-off with the cheapest Redis command (the coordinator renews the session",
-      `record with one PEXPIRE): a floor of about ${ms(floor)} ms, against a measured gap of ${ms(t.gap.p50Ms)} ms p50 /`,
-      `${ms(t.gap.meanMs)} ms mean with 8 contenders.`,
-      floor >= 0.25
-        ? "The 0.25 ms mean target is below what these two loopback hops through two Node processes cost on this machine, before any lock work."
-        : `The gap is ${ms(t.gap.p50Ms - floor)} ms (p50) above that floor: the release script and routing the grant to the waiter's stream.`,
+      "legs are on the clock).",
+      echo === undefined
+        ? `The bare round trips measured at the start of this run are ${ms(rt.redisPing.p50Ms)} ms p50 for a Redis PING and ${ms(rt.coordinatorKeepAlive.p50Ms)} ms p50 for a keepalive through the coordinator (run without the anatomy, this run has no floor without Turnstile's own message path on it).`
+        : `The floor of that trip, measured in this run by the anatomy (a grpc-js echo server between two processes that runs one EVALSHA per message), is ${ms(echo)} ms p50; a keepalive through Turnstile's own message path took ${ms(rt.coordinatorKeepAlive.p50Ms)} ms p50.`,
+      `The measured gap is ${ms(t.gap.p50Ms)} ms p50 / ${ms(t.gap.meanMs)} ms mean with 8 contenders, ${ms(t.gap.p50Ms - floor)} ms (p50) above that floor${echo === undefined ? "." : ": the anatomy table above shows which legs hold it."}`,
       ...(spin && t.handOffsPerS > spin.handOffsPerS
         ? [
             `The spin lock's gap (${ms(spin.gap.p50Ms)} ms p50) is set by its 1 ms retry timer, which is why Turnstile still hands off faster.`,
