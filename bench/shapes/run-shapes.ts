@@ -1,4 +1,6 @@
 import { spawnSync } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Redis } from "ioredis";
 import type { BenchCoordinator } from "../env/coordinator-process.js";
@@ -13,6 +15,18 @@ import { REDISSON_IMPLS, redissonUnavailable, runRedisson } from "./redisson-run
 import { runScaleOut, type ScaleOutRow } from "./scale-out.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** True when dist/client/index.js is newer than every source file the client is built from. */
+function distIsFresh(): boolean {
+  const built = statSync(join(ROOT, "dist/client/index.js"), { throwIfNoEntry: false })?.mtimeMs;
+  if (built === undefined) return false;
+  for (const tree of ["client", "gen", "wire"]) {
+    for (const f of readdirSync(join(ROOT, tree), { recursive: true, encoding: "utf8" })) {
+      if ((statSync(join(ROOT, tree, f)).mtimeMs ?? 0) > built) return false;
+    }
+  }
+  return true;
+}
 
 /** The label of the rows whose contenders each run in a process of their own. */
 export const PROCESS_IMPL: LockImpl = {
@@ -60,11 +74,12 @@ export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]
   const built = await step(
     "npm run build (the contender processes run dist/)",
     async () => {
+      if (distIsFresh()) return "dist/ is newer than its sources: not rebuilt";
       const r = spawnSync("npm", ["run", "-s", "build"], { cwd: ROOT, encoding: "utf8" });
       if (r.status !== 0) throw new Error(`npm run build failed: ${(r.stdout + r.stderr).slice(-600)}`);
-      return true;
+      return "built";
     },
-    () => "built",
+    (r) => r,
   );
   const h8 = ctx.handOff.find((h) => h.contenders === 8);
   const s16 = ctx.spread.find((s) => s.workers === 16);
