@@ -25,7 +25,7 @@ export interface BenchOptions {
 
 export const USAGE = `Usage: npm run bench [-- options]
 
-  --quick               short run (~1 min): 1 round of 1.5 s windows, fleet of 1,000 sessions
+  --quick               short run (~3 min): 1 round of 1.5 s windows, fleet of 1,000 sessions
   --no-anatomy          leave out the anatomy of a hand-off (wire marks and bare floors)
   --no-shapes           leave out contenders in their own processes, the Redisson rows and the scale-out
   --only ID,ID          run only these implementations (turnstile, turnstile-replicated,

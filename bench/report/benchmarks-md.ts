@@ -84,6 +84,7 @@ export function writeBenchmarksMd(input: ReportInput): string {
     "",
     targetTable(targetRows(results)),
     "",
+    ...(results.anatomy ? [anatomySection(results.anatomy), ""] : []),
     "## 1. Hand-off: N contenders on one lock",
     "",
     "After releasing, a contender asks again only once another contender has taken the lock, and a holder",
@@ -119,7 +120,6 @@ export function writeBenchmarksMd(input: ReportInput): string {
     );
   } else out.push("Not run in this invocation.", "");
   if (options.shapes) out.push(shapesSection(results.scaleOut, m.cores), "");
-  if (results.anatomy) out.push(anatomySection(results.anatomy), "");
   out.push(limitsSection(results), "");
   if (profile) out.push("### Coordinator CPU profile (this run)", "", profile, "");
   if (notes.length) out.push("## Notes from this run", "", ...notes.map((n) => `- ${n}`), "");
@@ -128,10 +128,12 @@ export function writeBenchmarksMd(input: ReportInput): string {
     "",
     "```sh",
     "sudo apt-get install -y redis-server etcd-server   # etcd is optional: without it that column is skipped",
+    "# Java 17 and Maven are optional: without them the Redisson rows are skipped (Maven fetches Redisson)",
     "npm ci",
-    "npm run bench                 # full run, about 5–8 minutes; writes BENCHMARKS.md and bench/results/",
-    "npm run bench -- --quick      # about a minute",
-    "npm run bench -- --help       # sizes, rounds, --only, --profile DIR (coordinator under node --cpu-prof)",
+    "npm run bench                 # full run, about 10–15 minutes; writes BENCHMARKS.md and bench/results/",
+    "npm run bench -- --quick      # about 3 minutes",
+    "npm run bench -- --help       # sizes, rounds, --only, --no-anatomy, --no-shapes, --profile DIR",
+    "npx tsx bench/anatomy/main.ts # the anatomy of a hand-off alone (add --quick for a short run)",
     "```",
     "",
   );
