@@ -30,7 +30,9 @@ export const HAND_OFF: Chain = {
   start: "release-called",
   steps: [
     { leg: "client: release() called → release written", event: "sent:release", match: "session", adopt: true },
-    { leg: "release written → coordinator reads it", event: "read:release", match: "same" },
+    { leg: "release written → coordinator starts decoding it", event: "decode-start:release", match: "same" },
+    { leg: "decoding (protobuf + strict-wire check)", event: "decoded:release", match: "same" },
+    { leg: "decoded → session stream reads it", event: "read:release", match: "same" },
     { leg: "read → admitted (admission lane)", event: "admitted", match: "same" },
     { leg: "admitted → release script sent", event: "store-sent:release", match: "session" },
     { leg: "script sent → Redis socket written (uncork)", event: "flush", match: "any", optional: true },
@@ -46,7 +48,9 @@ export const UNCONTENDED_ACQUIRE: Chain = {
   start: "acquire-called",
   steps: [
     { leg: "client: acquire() called → acquire written", event: "sent:acquire", match: "session", adopt: true },
-    { leg: "acquire written → coordinator reads it", event: "read:acquire", match: "same" },
+    { leg: "acquire written → coordinator starts decoding it", event: "decode-start:acquire", match: "same" },
+    { leg: "decoding (protobuf + strict-wire check)", event: "decoded:acquire", match: "same" },
+    { leg: "decoded → session stream reads it", event: "read:acquire", match: "same" },
     { leg: "read → admitted (admission lane)", event: "admitted", match: "same" },
     { leg: "admitted → acquire script sent", event: "store-sent:acquire", match: "same" },
     { leg: "script sent → Redis socket written (uncork)", event: "flush", match: "any", optional: true },

@@ -9,7 +9,12 @@ interface Published {
   phase?: string;
   op?: string;
   name?: string;
+  /** DECODED: the decoded request and when its bytes reached the deserializer. */
+  message?: { kind?: object };
+  startedAt?: bigint;
 }
+
+const DECODED = "turnstile:coordinator:decoded";
 
 /** The channels of each side and the event prefix each one's marks get. */
 const CHANNELS: Record<MarkSource, [string, (m: Published) => string][]> = {
@@ -18,6 +23,7 @@ const CHANNELS: Record<MarkSource, [string, (m: Published) => string][]> = {
     ["turnstile:client:received", () => "received"],
   ],
   coordinator: [
+    [DECODED, () => "decoded"],
     ["turnstile:coordinator:read", () => "read"],
     ["turnstile:coordinator:admitted", () => "admitted"],
     ["turnstile:coordinator:written", () => "written"],
@@ -34,12 +40,26 @@ const CHANNELS: Record<MarkSource, [string, (m: Published) => string][]> = {
 export class MarkRecorder {
   readonly #raw: { t: bigint; prefix: string; message: Published }[] = [];
   readonly #subscriptions: [Channel, (message: unknown) => void][] = [];
+  /** When each decoded request's bytes reached the deserializer and when it was decoded, by its `kind` object. */
+  readonly #decoded = new WeakMap<object, { startedAt: bigint; decodedAt: bigint }>();
 
   constructor(readonly source: MarkSource) {
     for (const [name, prefix] of CHANNELS[source]) {
       const handler = (message: unknown) => {
         const t = process.hrtime.bigint();
-        this.#raw.push({ t, prefix: prefix(message as Published), message: message as Published });
+        const m = message as Published;
+        if (name === DECODED) {
+          if (m.message?.kind && m.startedAt !== undefined)
+            this.#decoded.set(m.message.kind, { startedAt: m.startedAt, decodedAt: t });
+          return;
+        }
+        // The read of a decoded request: its decoding's two points join the same request.
+        const decoded = m.kind ? this.#decoded.get(m.kind) : undefined;
+        if (decoded) {
+          this.#raw.push({ t: decoded.startedAt, prefix: "decode-start", message: m });
+          this.#raw.push({ t: decoded.decodedAt, prefix: "decoded", message: m });
+        }
+        this.#raw.push({ t, prefix: prefix(m), message: m });
       };
       const ch = channel(name);
       ch.subscribe(handler);

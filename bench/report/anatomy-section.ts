@@ -3,10 +3,12 @@ import type { AnatomyResult, ChainSummary } from "../anatomy/run-anatomy.js";
 import type { LatencySummary } from "../stats.js";
 import { count, table } from "./format.js";
 
-/** The legs of both chains (hand-off and uncontended acquire follow the same nine steps). */
+/** The legs of both chains (hand-off and uncontended acquire follow the same eleven steps). */
 const LEGS = [
   "client: release() / acquire() called → request written",
-  "request written → coordinator reads it",
+  "request written → coordinator starts decoding it (HTTP/2, sockets, scheduling)",
+  "coordinator: decoding (protobuf + strict-wire check)",
+  "coordinator: decoded → session stream reads it (grpc-js delivery)",
   "coordinator: read → admitted (admission lane)",
   "coordinator: admitted → script handed to ioredis",
   "script handed over → Redis socket written (uncork)",
@@ -16,19 +18,19 @@ const LEGS = [
   "client: reads the grant → acquire resolves",
 ];
 
-/** The floor of each leg: a measured floor, "zero" where the echo server does it in the same tick, or none. */
+/** Indexes of the coordinator's own legs (decode → … → script handed over; answered → grant written). */
+export const COORDINATOR_LEGS = [2, 3, 4, 5, 8];
+/** Indexes of the client's own legs (call → request written; grant read → acquire resolved). */
+export const CLIENT_LEGS = [0, 10];
+
+/**
+ * The floor of each leg: a measured one, "zero" where the echo server has no such step (raw bytes,
+ * no decoding; EVALSHA sent at once, no cork), or none (the client's own legs).
+ */
 function legFloors(result: AnatomyResult): (LatencySummary | "zero" | undefined)[] {
   const f = result.floors;
-  return [
-    undefined,
-    f.grpcEcho.toServer,
-    "zero",
-    "zero",
-    undefined,
-    f.grpcEchoEval.script,
-    "zero",
-    f.grpcEcho.toClient,
-  ];
+  const z = "zero" as const;
+  return [undefined, f.grpcEcho.toServer, z, z, z, z, z, f.grpcEchoEval.script, z, f.grpcEcho.toClient, undefined];
 }
 
 /** µs from ms, no decimals. */

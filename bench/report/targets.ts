@@ -1,5 +1,5 @@
 import type { BenchResults } from "../run-plan.js";
-import { heldByText } from "./anatomy-section.js";
+import { CLIENT_LEGS, COORDINATOR_LEGS, heldByText } from "./anatomy-section.js";
 import { count, ms, ratio, verdict } from "./format.js";
 
 /** One row of the targets table. */
@@ -175,14 +175,14 @@ export function targetRows(results: BenchResults): TargetRow[] {
 
 /** The coordinator's own legs of a hand-off (read → admitted → script sent; answered → grant written), median µs. */
 function coordinatorLegsText(p50Ms: number[]): string {
-  const own = [2, 3, 6].map((i) => p50Ms[i] ?? Number.NaN);
+  const own = COORDINATOR_LEGS.map((i) => p50Ms[i] ?? Number.NaN);
   const total = own.reduce((s, v) => s + v, 0) * 1000;
-  return `anatomy: the coordinator's own legs (read → admitted → script sent, answered → grant written) take ${count(total)} µs median; the CPU profile (--profile) splits it`;
+  return `anatomy: the coordinator's own legs (decoding → read → admitted → script sent, answered → grant written) take ${count(total)} µs median; the CPU profile (--profile) splits it`;
 }
 
 /** The client's own legs of a hand-off (release() → written; grant read → acquire resolved), median µs. */
 function clientLegsText(p50Ms: number[]): string {
-  const own = [0, 8].map((i) => p50Ms[i] ?? Number.NaN);
+  const own = CLIENT_LEGS.map((i) => p50Ms[i] ?? Number.NaN);
   return `anatomy: the client's own legs (call → request written, grant read → resolved) take ${count(own.reduce((s, v) => s + v, 0) * 1000)} µs median; the rest is grpc-js and HTTP/2 work in the client process`;
 }
 

@@ -6,6 +6,11 @@ import type { SessionRequest, SessionResponse } from "../../gen/ts/turnstile/v1/
 // monotonic clock. Nothing is built or published while nobody subscribes: every publisher checks
 // `hasSubscribers` first, so the points cost one property read each.
 
+/**
+ * A request message was decoded (and checked by strict-wire): `{ message, startedAt }`, `startedAt`
+ * being the monotonic time its bytes reached the deserializer (taken only while subscribed).
+ */
+export const DECODED = channel("turnstile:coordinator:decoded");
 /** A session message was read off the stream: `{ sessionId, kind }` (the SessionRequest kind). */
 export const READ = channel("turnstile:coordinator:read");
 /** A request's admission lane started it: `{ sessionId, requestId }`. */

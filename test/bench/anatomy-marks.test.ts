@@ -38,9 +38,10 @@ describe("anatomy marks", () => {
     expect(() => parseMarks(`${good}nope\n`)).to.throw(/line 2: not JSON/);
   });
 
-  it("records what the coordinator's channels publish, in order, until closed", () => {
+  it("records what the coordinator's channels publish, a read joined by its decoding's two points, until closed", () => {
     const recorder = new MarkRecorder("coordinator");
     const acquire = { $case: "acquire", acquire: { requestId: "4", name: "x" } };
+    channel("turnstile:coordinator:decoded").publish({ message: { kind: acquire }, startedAt: 5n });
     channel("turnstile:coordinator:read").publish({ sessionId: "s", kind: acquire });
     channel("turnstile:coordinator:store").publish({
       phase: "sent",
@@ -54,11 +55,14 @@ describe("anatomy marks", () => {
     channel("turnstile:coordinator:redis-flush").publish({});
     const marks = recorder.marks();
     expect(marks.map((x) => [x.event, x.sessionId, x.requestId, x.name])).to.deep.equal([
+      ["decode-start:acquire", "s", "4", "x"],
+      ["decoded:acquire", "s", "4", "x"],
       ["read:acquire", "s", "4", "x"],
       ["store-sent:acquire", "s", "4", "x"],
       ["flush", "", "", ""],
     ]);
-    expect(marks[0].t).to.be.at.most(marks[1].t);
+    expect(marks[0].t).to.equal(5);
+    expect(marks[1].t).to.be.at.most(marks[2].t);
     expect(channel("turnstile:coordinator:read").hasSubscribers).to.equal(false);
   });
 });

@@ -18,6 +18,8 @@ function handOffMarks(at: number): Mark[] {
     m(at, "client", "release-called", "A"),
     m(at + 10, "client", "sent:release", "A", "5"),
     m(at + 20, "client", "sent:acquire", "A", "6"), // A asks again: queued, never granted here
+    m(at + 40, "coordinator", "decode-start:release", "A", "5"),
+    m(at + 45, "coordinator", "decoded:release", "A", "5"),
     m(at + 60, "coordinator", "read:release", "A", "5"),
     m(at + 62, "coordinator", "admitted", "A", "5"),
     m(at + 70, "coordinator", "store-sent:release", "A", "", "L"),
@@ -35,15 +37,15 @@ describe("anatomy leg chains", () => {
     const { chains, unmatched } = followChains(handOffMarks(0), HAND_OFF);
     expect(unmatched).to.equal(0);
     expect(chains).to.have.length(1);
-    expect(chains[0].legsMs).to.deep.equal([0.01, 0.05, 0.002, 0.008, 0.02, 0.06, 0.01, 0.06, 0.01]);
+    expect(chains[0].legsMs).to.deep.equal([0.01, 0.03, 0.005, 0.015, 0.002, 0.008, 0.02, 0.06, 0.01, 0.06, 0.01]);
     expect(chains[0].totalMs).to.equal(0.23);
   });
 
   it("keeps a chain whose optional flush is missing, timing the next leg from the step before", () => {
     const marks = handOffMarks(0).filter((x) => x.event !== "flush");
     const { chains } = followChains(marks, HAND_OFF);
-    expect(chains[0].legsMs[4]).to.equal(undefined);
-    expect(chains[0].legsMs[5]).to.equal(0.08);
+    expect(chains[0].legsMs[6]).to.equal(undefined);
+    expect(chains[0].legsMs[7]).to.equal(0.08);
   });
 
   it("leaves out (and counts) a hand-off whose grant never went to another session", () => {
@@ -64,6 +66,8 @@ describe("anatomy leg chains", () => {
     const marks = [
       m(0, "client", "acquire-called", "S"),
       m(5, "client", "sent:acquire", "S", "1"),
+      m(30, "coordinator", "decode-start:acquire", "S", "1"),
+      m(35, "coordinator", "decoded:acquire", "S", "1"),
       m(40, "coordinator", "read:acquire", "S", "1"),
       m(41, "coordinator", "admitted", "S", "1"),
       m(50, "coordinator", "store-sent:acquire", "S", "1"),
@@ -76,6 +80,6 @@ describe("anatomy leg chains", () => {
     const { chains } = followChains(marks, UNCONTENDED_ACQUIRE);
     expect(chains).to.have.length(1);
     expect(chains[0].totalMs).to.equal(0.155);
-    expect(chains[0].legsMs[5]).to.equal(0.04);
+    expect(chains[0].legsMs[7]).to.equal(0.04);
   });
 });

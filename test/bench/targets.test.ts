@@ -4,7 +4,7 @@ import { heldByText, legsAboveFloor } from "../../bench/report/anatomy-section.j
 import { targetRows, targetTable } from "../../bench/report/targets.js";
 import { counters, handOff, latency, onRedis, spread } from "./bench-result-fixtures.js";
 
-/** A chain whose nine legs have the given medians (ms), p99 = 4 × the median. */
+/** A chain whose eleven legs have the given medians (ms), p99 = 4 × the median. */
 function chain(p50s: number[]): ChainSummary {
   const legs = p50s.map((p50, i) => ({ leg: `leg ${i}`, summary: latency(p50, p50, 4 * p50) }));
   const total = p50s.reduce((a, b) => a + b, 0);
@@ -20,8 +20,8 @@ const floorEcho = {
 const anatomy = {
   contenders: 8,
   // the flush leg (4) holds the most above its floor (none): 0.3 ms
-  handOff: chain([0.02, 0.1, 0.005, 0.01, 0.3, 0.08, 0.03, 0.07, 0.02]),
-  uncontended: chain([0.02, 0.25, 0.005, 0.01, 0.05, 0.05, 0.03, 0.06, 0.02]),
+  handOff: chain([0.02, 0.1, 0.01, 0.005, 0.005, 0.01, 0.3, 0.08, 0.03, 0.07, 0.02]),
+  uncontended: chain([0.02, 0.25, 0.01, 0.005, 0.005, 0.01, 0.05, 0.05, 0.03, 0.06, 0.02]),
   floors: { grpcEcho: floorEcho, evalsha: latency(0.05, 0.05, 0.2), grpcEchoEval: floorEcho },
 } as unknown as AnatomyResult;
 
@@ -30,7 +30,7 @@ describe("bench targets and the anatomy's pointers", () => {
     const legs = legsAboveFloor(anatomy, "p50Ms");
     expect(legs[0].leg).to.match(/Redis socket written/);
     expect(legs[0].us).to.be.closeTo(300, 1e-6);
-    expect(legs[1].leg).to.match(/coordinator reads it/);
+    expect(legs[1].leg).to.match(/coordinator starts decoding it/);
     expect(legs[1].floorUs).to.be.closeTo(50, 1e-6);
   });
 
@@ -62,7 +62,7 @@ describe("bench targets and the anatomy's pointers", () => {
     expect(rows.find((r) => r.target.includes("Redisson RLock"))?.measured).to.equal("Redisson not run");
     const spreadRow = rows.find((r) => r.target.includes("0.5× the spin lock"));
     expect(spreadRow?.met).to.equal(false);
-    expect(spreadRow?.heldBy).to.match(/coordinator reads it/);
+    expect(spreadRow?.heldBy).to.match(/coordinator starts decoding it/);
     const table = targetTable(rows);
     expect(table).to.include(
       "| hand-off, 8 contenders: hand-offs/s ≥ 1.8× the spin lock | 2.00× (2,000 vs 1,000) | **met** |  |",

@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from "@grpc/grpc-js";
+import { DECODED } from "../../tracing/wire-marks.js";
 import { ServerError } from "../server-error.js";
 import { loadMessageSchema, type MessageSchema } from "./message-schema.js";
 import { wireProblem } from "./wire-problem.js";
@@ -46,6 +47,17 @@ export function malformedFailure(
 }
 
 function reader<T>(schema: MessageSchema, typeName: string, root: string, decode: (bytes: Buffer) => T) {
+  const read = strictReader(schema, typeName, root, decode);
+  return (bytes: Buffer): T => {
+    if (!DECODED.hasSubscribers) return read(bytes);
+    const startedAt = process.hrtime.bigint();
+    const message = read(bytes);
+    DECODED.publish({ message, startedAt });
+    return message;
+  };
+}
+
+function strictReader<T>(schema: MessageSchema, typeName: string, root: string, decode: (bytes: Buffer) => T) {
   return (bytes: Buffer): T => {
     const problem = wireProblem(schema, typeName, bytes, root);
     let decoded: T | undefined;
