@@ -1,5 +1,4 @@
 import { channel } from "node:diagnostics_channel";
-import type { SessionRequest, SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
 
 // The client's points on the path of a request, as diagnostics channels: `npm run bench`'s anatomy
 // subscribes and timestamps each on the monotonic clock, beside the coordinator's. Nothing is built
@@ -10,14 +9,3 @@ export const CLIENT_SENT = channel("turnstile:client:sent");
 /** A server message was read off the session's stream: `{ sessionId, kind }` (the SessionResponse kind). */
 export const CLIENT_RECEIVED = channel("turnstile:client:received");
 
-/** What CLIENT_SENT publishes. */
-export interface ClientSentMark {
-  sessionId: string;
-  kind: SessionRequest["kind"];
-}
-
-/** What CLIENT_RECEIVED publishes. */
-export interface ClientReceivedMark {
-  sessionId: string;
-  kind: SessionResponse["kind"];
-}

@@ -1,5 +1,4 @@
 import { channel } from "node:diagnostics_channel";
-import type { SessionRequest, SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
 
 // The coordinator's points on the path of a request, as diagnostics channels: `npm run bench`'s
 // anatomy subscribes (in the coordinator process, through --import) and timestamps each on the
@@ -22,20 +21,8 @@ export const STORE = channel("turnstile:coordinator:store");
 /** The Redis command socket was uncorked: the scripts of this turn went out in one write. `{}` */
 export const REDIS_FLUSH = channel("turnstile:coordinator:redis-flush");
 
-/** What READ publishes. */
-export interface ReadMark {
-  sessionId: string;
-  kind: SessionRequest["kind"];
-}
-
-/** What WRITTEN publishes. */
-export interface WrittenMark {
-  sessionId: string;
-  kind: SessionResponse["kind"];
-}
-
 /** What STORE publishes. */
-export interface StoreMark {
+interface StoreMark {
   phase: "sent" | "answered";
   op: "acquire" | "release";
   sessionId: string;
