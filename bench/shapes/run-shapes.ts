@@ -129,8 +129,9 @@ export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]
         runRedisson(ctx.redisUrl, {
           warmupMs,
           measureMs: window.measureMs,
-          handOff: ctx.handOff.map((h) => h.contenders),
-          spread: ctx.spread.map((s) => s.workers),
+          // --quick: the targets' sizes only.
+          handOff: ctx.handOff.map((h) => h.contenders).filter((n) => !options.quick || n === 8),
+          spread: ctx.spread.map((s) => s.workers).filter((n) => !options.quick || n === 16),
         }),
       (r) => `${r.handOff.length + r.spread.length} rows`,
     );
