@@ -34,11 +34,11 @@ const CHANNELS: Record<MarkSource, [string, (m: Published) => string][]> = {
 
 /**
  * Subscribes to one side's wire-mark channels and keeps every mark with its monotonic timestamp,
- * taken first thing in the (synchronous) subscriber. The messages are kept as published and turned
- * into Marks only when asked, so recording costs a clock read and an array push per point.
+ * taken first thing in the (synchronous) subscriber. Each mark is reduced to its ids at once, so no
+ * message is kept alive by the recording (which would add garbage-collection work to what is measured).
  */
 export class MarkRecorder {
-  readonly #raw: { t: bigint; prefix: string; message: Published }[] = [];
+  readonly #marks: Mark[] = [];
   readonly #subscriptions: [Channel, (message: unknown) => void][] = [];
   /** When each decoded request's bytes reached the deserializer and when it was decoded, by its `kind` object. */
   readonly #decoded = new WeakMap<object, { startedAt: bigint; decodedAt: bigint }>();
@@ -56,10 +56,10 @@ export class MarkRecorder {
         // The read of a decoded request: its decoding's two points join the same request.
         const decoded = m.kind ? this.#decoded.get(m.kind) : undefined;
         if (decoded) {
-          this.#raw.push({ t: decoded.startedAt, prefix: "decode-start", message: m });
-          this.#raw.push({ t: decoded.decodedAt, prefix: "decoded", message: m });
+          this.#push(decoded.startedAt, "decode-start", m);
+          this.#push(decoded.decodedAt, "decoded", m);
         }
-        this.#raw.push({ t, prefix: prefix(m), message: m });
+        this.#push(t, prefix(m), m);
       };
       const ch = channel(name);
       ch.subscribe(handler);
@@ -69,27 +69,29 @@ export class MarkRecorder {
 
   /** Records a point the bench itself sees (e.g. "resolved", "release-called") for `sessionId`. */
   mark(event: string, sessionId: string, name = ""): void {
-    this.#raw.push({ t: process.hrtime.bigint(), prefix: event, message: { sessionId, name } });
+    this.#push(process.hrtime.bigint(), event, { sessionId, name });
   }
 
   /** Every mark so far, in the order taken. */
   marks(): Mark[] {
-    return this.#raw.map(({ t, prefix, message }) => {
-      const described = message.kind ? describeKind(message.kind) : undefined;
-      return {
-        t: Number(t),
-        source: this.source,
-        event: described ? `${prefix}:${described.kind}` : prefix,
-        sessionId: message.sessionId ?? "",
-        requestId: described?.requestId ?? message.requestId ?? "",
-        name: described?.name || message.name || "",
-      };
-    });
+    return [...this.#marks];
   }
 
   /** Stops recording. */
   close(): void {
     for (const [ch, handler] of this.#subscriptions) ch.unsubscribe(handler);
     this.#subscriptions.length = 0;
+  }
+
+  #push(t: bigint, prefix: string, message: Published): void {
+    const described = message.kind ? describeKind(message.kind) : undefined;
+    this.#marks.push({
+      t: Number(t),
+      source: this.source,
+      event: described ? `${prefix}:${described.kind}` : prefix,
+      sessionId: message.sessionId ?? "",
+      requestId: described?.requestId ?? message.requestId ?? "",
+      name: described?.name || message.name || "",
+    });
   }
 }
