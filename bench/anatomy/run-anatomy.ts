@@ -12,6 +12,7 @@ import { MarkRecorder } from "./mark-recorder.js";
 import { markedTurnstileImpl } from "./marked-turnstile-impl.js";
 import { parseMarks } from "./marks.js";
 
+const FRESH_PROCESS_WARMUP_MS = 1500;
 const RECORDER = fileURLToPath(new URL("./record-coordinator-marks.ts", import.meta.url));
 
 /** One leg across the operations followed: its name and the summary of its durations (ms). */
@@ -68,7 +69,8 @@ export async function runAnatomy(options: AnatomyOptions): Promise<AnatomyResult
   try {
     const impl = markedTurnstileImpl(coordinator.address, recorder);
     const common = {
-      warmupMs: options.warmupMs,
+      // Its coordinator is a fresh process: give the JIT a longer warm-up than the bench's own rows.
+      warmupMs: options.warmupMs + FRESH_PROCESS_WARMUP_MS,
       measureMs: options.measureMs,
       sources: { serverPid: coordinator.pid },
       progress: options.progress,
@@ -81,7 +83,7 @@ export async function runAnatomy(options: AnatomyOptions): Promise<AnatomyResult
     recorder.close();
     await coordinator.stop(); // it writes its marks as it exits
     const marks = [...recorder.marks(), ...parseMarks(readFileSync(marksFile, "utf8"))];
-    const warmNs = options.warmupMs * 1e6;
+    const warmNs = (options.warmupMs + FRESH_PROCESS_WARMUP_MS) * 1e6;
     options.progress("floors: grpc-js echo, EVALSHA, echo + EVALSHA");
     const floors = await measureFloors(options.redisUrl, options.floorTrips);
     return {
