@@ -31,6 +31,9 @@ const CLIENT_DEPENDENCIES = ["@bufbuild/protobuf", "@grpc/grpc-js"];
 // 2.1, the client itself 0.9 (half of it source maps) — against 33.4 MB for the coordinator's install.
 const CLIENT_INSTALL_BOUND_BYTES = 14e6;
 
+// What npm puts in every tarball besides the files list.
+const EVERY_PACKAGE = ["package.json", "README.md", "LICENSE"];
+
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 const paths = (packed: Packed) => packed.files.map((f) => f.path);
 const installedManifest = (project: string, name: string) =>
@@ -76,9 +79,7 @@ describe("the npm packages (npm pack of both, installed into fresh projects)", (
     it("ships the compiled client, generated code and wire layer with their .d.ts: no sources, server or CLI", () => {
       const files = paths(packed.client);
       expect(files).to.include.members([
-        "package.json",
-        "README.md",
-        "LICENSE",
+        ...EVERY_PACKAGE,
         "dist/client/index.js",
         "dist/client/index.d.ts",
         "dist/client/index.js.map",
@@ -157,9 +158,7 @@ describe("the npm packages (npm pack of both, installed into fresh projects)", (
     it("ships the compiled coordinator, CLI, bin and docs; its client/ only re-exports the client package", () => {
       const files = paths(packed.coordinator);
       expect(files).to.include.members([
-        "package.json",
-        "README.md",
-        "LICENSE",
+        ...EVERY_PACKAGE,
         "bin/turnstile.js",
         "dist/bin/turnstile-cli.js",
         "dist/client/index.js",
