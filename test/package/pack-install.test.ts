@@ -283,6 +283,27 @@ describe("the npm packages (npm pack of both, installed into fresh projects)", (
         expect(BigInt(result.tokens[1]) > BigInt(result.tokens[0]), result.tokens.join(" < ")).to.equal(true);
       });
 
+      it("runs `turnstile lock` from the full install: COMMAND runs under the lock, with its name and fencing token", async () => {
+        const lock = await runCommand(
+          join(pkg.project, "node_modules/.bin/turnstile"),
+          [
+            "lock",
+            "--server",
+            `127.0.0.1:${server.port}`,
+            "--wait",
+            "10s",
+            "cli/job",
+            "--",
+            process.execPath,
+            "-e",
+            "console.log(process.env.TURNSTILE_LOCK_NAME, process.env.TURNSTILE_FENCING_TOKEN)",
+          ],
+          { cwd: pkg.project, env: pkg.env, timeoutMs: 60_000 },
+        );
+        expect(lock.code, lock.stderr).to.equal(0);
+        expect(lock.stdout).to.match(/^cli\/job \d+\n$/);
+      });
+
       it("serves reflection from the packaged descriptor sets: stock grpcurl describes LockService and calls Health/Check", async function () {
         const binary = findGrpcurl();
         if (binary === undefined) {
