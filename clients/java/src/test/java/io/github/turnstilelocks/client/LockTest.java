@@ -1,0 +1,132 @@
+package io.github.turnstilelocks.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.turnstilelocks.client.TurnstileException.Reason;
+import io.github.turnstilelocks.client.harness.Fleet;
+import io.github.turnstilelocks.client.harness.FleetExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Exclusive locks against a real coordinator and redis-server. */
+@ExtendWith(FleetExtension.class)
+class LockTest {
+  private static final Duration LONG = Duration.ofSeconds(30);
+
+  @Test
+  void acquireAndReleaseWithTryWithResourcesFreesTheLockForTheNextHolder(Fleet fleet) throws Exception {
+    String name = "java/acquire-release";
+    try (TurnstileClient a = fleet.client("a").build(); TurnstileClient b = fleet.client("b").build()) {
+      long first;
+      try (Lock lock = a.acquire(name)) {
+        first = lock.fencingToken();
+        assertTrue(lock.isValid(), "a fresh lock is valid");
+        assertEquals(a.sessionId(), fleet.describe(name).getHolders(0).getSessionId(), "the coordinator names a's session");
+        assertTrue(b.tryAcquire(name).isEmpty(), "a second client's try-once finds it taken");
+      }
+      assertEquals(0, fleet.describe(name).getHoldersCount(), "released at the end of the try block");
+      Optional<Lock> next = b.tryAcquire(name);
+      assertTrue(next.isPresent(), "free again after the release");
+      assertTrue(next.get().fencingToken() > first, "the next token is greater");
+      assertEquals("done", b.withLock("java/with-lock", () -> "done"));
+      next.get().release();
+      next.get().release(); // a second release does nothing
+      assertFalse(next.get().lost().isDone(), "a released lock is not reported lost");
+    }
+  }
+
+  @Test
+  void handsTheLockOnFirstInFirstOutBetweenClients(Fleet fleet) throws Exception {
+    String name = "java/fifo";
+    try (TurnstileClient holder = fleet.client("holder").build();
+        TurnstileClient first = fleet.client("first").build();
+        TurnstileClient second = fleet.client("second").build()) {
+      Lock held = holder.acquire(name);
+      List<String> grants = new CopyOnWriteArrayList<>();
+      CompletableFuture<Lock> firstWaits = first.acquireAsync(name, AcquireOptions.defaults());
+      firstWaits.thenAccept(l -> grants.add("first"));
+      fleet.awaitWaiters(name, 1);
+      CompletableFuture<Lock> secondWaits = second.acquireAsync(name, AcquireOptions.defaults());
+      secondWaits.thenAccept(l -> grants.add("second"));
+      fleet.awaitWaiters(name, 2);
+      held.release();
+      Lock firstLock = firstWaits.get(30, TimeUnit.SECONDS);
+      assertTrue(firstLock.fencingToken() > held.fencingToken());
+      assertFalse(secondWaits.isDone(), "the second waiter still waits while the first holds");
+      assertEquals(1, fleet.describe(name).getWaitersCount());
+      firstLock.release();
+      Lock secondLock = secondWaits.get(30, TimeUnit.SECONDS);
+      assertTrue(secondLock.fencingToken() > firstLock.fencingToken());
+      assertEquals(List.of("first", "second"), grants);
+      secondLock.release();
+    }
+  }
+
+  @Test
+  void aWaitThatRunsOutFailsWithTimeoutNamingTheBlocker(Fleet fleet) throws Exception {
+    String name = "java/timeout";
+    try (TurnstileClient holder = fleet.client("the-holder").build(); TurnstileClient waiter = fleet.client("waiter").build()) {
+      Lock held = holder.acquire(name);
+      TurnstileException e = assertThrows(TurnstileException.class,
+          () -> waiter.acquire(name, AcquireOptions.waitAtMost(Duration.ofMillis(300))));
+      assertEquals(Reason.TIMEOUT, e.reason(), e.getMessage());
+      assertEquals(1, e.blockedBy().size(), "one blocker");
+      assertEquals("the-holder", e.blockedBy().get(0).clientName());
+      assertEquals(holder.sessionId(), e.blockedBy().get(0).sessionId());
+      assertEquals(held.fencingToken(), e.blockedBy().get(0).fencingToken());
+      assertTrue(e.getMessage().contains("the-holder"), "the message names the blocker: " + e.getMessage());
+      held.release();
+    }
+  }
+
+  @Test
+  void interruptingAWaitingAcquireWithdrawsItFromTheQueue(Fleet fleet) throws Exception {
+    String name = "java/interrupt";
+    try (TurnstileClient holder = fleet.client("holder").build(); TurnstileClient waiter = fleet.client("waiter").build()) {
+      Lock held = holder.acquire(name);
+      AtomicReference<Throwable> outcome = new AtomicReference<>();
+      Thread waiting = new Thread(() -> {
+        try {
+          waiter.acquire(name, AcquireOptions.waitAtMost(LONG));
+          outcome.set(new AssertionError("acquired although interrupted"));
+        } catch (Throwable t) {
+          outcome.set(t);
+        }
+      }, "test-waiter");
+      waiting.start();
+      fleet.awaitWaiters(name, 1);
+      waiting.interrupt();
+      waiting.join(30_000);
+      assertTrue(outcome.get() instanceof InterruptedException, "acquire ends with InterruptedException: " + outcome.get());
+      fleet.awaitWaiters(name, 0); // the cancel reached the coordinator: nobody waits any more
+      held.release();
+      assertEquals(0, fleet.describe(name).getHoldersCount(), "nobody was granted the lock");
+    }
+  }
+
+  @Test
+  void cancellingAnAsyncAcquireWithdrawsIt(Fleet fleet) throws Exception {
+    String name = "java/cancel-async";
+    try (TurnstileClient holder = fleet.client("holder").build(); TurnstileClient waiter = fleet.client("waiter").build()) {
+      Lock held = holder.acquire(name);
+      CompletableFuture<Lock> waiting = waiter.acquireAsync(name, AcquireOptions.defaults());
+      fleet.awaitWaiters(name, 1);
+      assertTrue(waiting.cancel(true));
+      fleet.awaitWaiters(name, 0);
+      held.release();
+      Optional<Lock> again = waiter.tryAcquire(name);
+      assertTrue(again.isPresent(), "free after the cancel: the cancelled waiter was not granted it");
+      again.get().release();
+    }
+  }
+}
