@@ -43,8 +43,9 @@ class ThreadLeakTest {
     List<Thread> started = List.copyOf(startedSet);
     for (Thread t : started) t.join(TimeUnit.SECONDS.toMillis(10));
     List<String> alive = started.stream().filter(Thread::isAlive).map(Thread::getName).toList();
-    System.out.printf("thread leak check: %d threads started while the client was open (%d named turnstile-), %d alive after close%n",
-        started.size(), clientThreadsWhileOpen, alive.size());
+    List<String> others = started.stream().map(Thread::getName).filter(n -> !n.startsWith("turnstile-")).toList();
+    System.out.printf("thread leak check: %d threads started while the client was open (%d named turnstile-, others %s), %d alive after close%n",
+        started.size(), clientThreadsWhileOpen, others, alive.size());
     assertTrue(clientThreadsWhileOpen > 0, "the check sees the client's threads (named turnstile-...)");
     assertEquals(List.of(), alive, "threads the client started that outlived close()");
     assertEquals(0, fleet.describe("java/leak-left-held").getHoldersCount(), "close() released what was held");
