@@ -6,15 +6,12 @@ import io.github.turnstilelocks.client.TurnstileException.Reason;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import turnstile.v1.Turnstile.Acquire;
 import turnstile.v1.Turnstile.Acquired;
 import turnstile.v1.Turnstile.Cancel;
 import turnstile.v1.Turnstile.Close;
 import turnstile.v1.Turnstile.HeldLock;
-import turnstile.v1.Turnstile.KeepAlive;
-import turnstile.v1.Turnstile.KeepAliveAck;
 import turnstile.v1.Turnstile.Proclaim;
 import turnstile.v1.Turnstile.Release;
 import turnstile.v1.Turnstile.SessionRequest;
@@ -37,9 +34,8 @@ final class Session {
   String id = "";
   String secret = "";
   TurnstileException ended; // guarded by mu
-  private long keepAliveSeq;
+  final SessionKeepAlive keepAlive = new SessionKeepAlive(this);
   private long ownerSeq;
-  private ScheduledFuture<?> keepAliveTask;
 
   Session(ClientContext ctx) {
     this.ctx = ctx;
@@ -168,7 +164,7 @@ final class Session {
       case PROCLAIMED -> settle(reply.getProclaimed().getRequestId(), reply);
       case FAILED -> settle(reply.getFailed().getRequestId(), reply);
       case LOST -> held.lostReported(reply.getLost());
-      case KEEP_ALIVE_ACK -> onKeepAliveAck(reply.getKeepAliveAck());
+      case KEEP_ALIVE_ACK -> keepAlive.acked(reply.getKeepAliveAck());
       default -> {
         // `queued` only reports a position; unknown kinds come from a newer server.
       }
@@ -218,34 +214,6 @@ final class Session {
     if (p != null) p.answer.complete(new Answer(reply, null));
   }
 
-  private void onKeepAliveAck(KeepAliveAck ack) {
-    synchronized (mu) {
-      clock.keepAliveAcked(ack.getSeq());
-      long ttlNanos = ProtoDuration.toNanos(ack.getTtl());
-      if (ttlNanos > 0) clock.setTtlNanos(ttlNanos);
-    }
-    held.rearmAll(); // deadlines moved forward (a `lost` for an expired hold came before this ack)
-  }
-
-  /** Sends keep_alive{seq} every ttl/3, re-reading the TTL each time (an ack may change it). */
-  void scheduleKeepAlive() {
-    synchronized (mu) {
-      if (ended != null) return;
-      keepAliveTask = ctx.timers().schedule(this::keepAlive, clock.ttlNanos() / 3, TimeUnit.NANOSECONDS);
-    }
-  }
-
-  private void keepAlive() {
-    long seq;
-    synchronized (mu) {
-      if (ended != null) return;
-      seq = ++keepAliveSeq;
-      clock.keepAliveSent(seq);
-    }
-    send(SessionRequest.newBuilder().setKeepAlive(KeepAlive.newBuilder().setSeq(seq)).build());
-    scheduleKeepAlive();
-  }
-
   private void abandon(Pending p) {
     synchronized (mu) {
       if (!pending.contains(p)) return;
@@ -293,7 +261,7 @@ final class Session {
     synchronized (mu) {
       if (ended != null) return;
       ended = error;
-      if (keepAliveTask != null) keepAliveTask.cancel(false);
+      keepAlive.stop();
       held.loseAll(LossReason.SESSION_ENDED);
       failed = pending.takeAll();
     }

@@ -38,10 +38,19 @@ final class SessionOpener {
         return;
       }
       adopt(session, stream, opened);
-      session.scheduleKeepAlive();
+      session.keepAlive.schedule();
       session.ctx.emit(new ClientEvent(ClientEvent.Kind.CONNECTED, opened.getSessionId(), 0, ""));
-      if (!result.complete(session)) session.close(); // the client closed meanwhile
+      if (!result.complete(session)) closeUnwanted(session, stream); // the client closed meanwhile
     });
+  }
+
+  // Not here: this runs on the stream's own callback, which close() would wait for.
+  private static void closeUnwanted(Session session, SessionStream stream) {
+    try {
+      session.ctx.callbacks().execute(session::close);
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      stream.cancel("client closed");
+    }
   }
 
   private static void adopt(Session session, SessionStream stream, Opened opened) {

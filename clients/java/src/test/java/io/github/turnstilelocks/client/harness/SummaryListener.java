@@ -17,6 +17,13 @@ public final class SummaryListener implements TestExecutionListener {
   private final AtomicInteger failures = new AtomicInteger();
   private final AtomicInteger errors = new AtomicInteger();
   private final AtomicInteger skipped = new AtomicInteger();
+  private final java.util.Set<String> reasons = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private volatile TestPlan plan;
+
+  @Override
+  public void testPlanExecutionStarted(TestPlan testPlan) {
+    plan = testPlan;
+  }
 
   @Override
   public void executionSkipped(TestIdentifier test, String reason) {
@@ -29,8 +36,16 @@ public final class SummaryListener implements TestExecutionListener {
   @Override
   public void executionFinished(TestIdentifier test, TestExecutionResult result) {
     if (!test.isTest()) {
-      // A class whose @BeforeAll aborted (a skip) or failed: Surefire counts its tests the same way.
+      // A class whose @BeforeAll failed counts as one error (as Surefire counts it); one that
+      // aborted (a part is missing) skips all its tests, and says why once.
       if (result.getStatus() == TestExecutionResult.Status.FAILED) errors.incrementAndGet();
+      if (result.getStatus() == TestExecutionResult.Status.ABORTED && plan != null) {
+        long tests = plan.getDescendants(test).stream().filter(TestIdentifier::isTest).count();
+        run.addAndGet((int) tests);
+        skipped.addAndGet((int) tests);
+        String why = result.getThrowable().map(Throwable::getMessage).orElse("aborted");
+        if (reasons.add(why)) System.out.println(why);
+      }
       return;
     }
     run.incrementAndGet();
