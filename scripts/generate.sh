@@ -3,7 +3,7 @@
 # plus gen/reflection: complete file descriptor sets (imports included) that server reflection serves.
 # The two Go plugins are pinned here and installed with `go install` into .tools/bin (once per
 # version), which goes first on PATH so buf runs exactly these. Java stubs are generated inside the
-# Maven build of examples/java instead (see docs/protocol.md, "Generated code").
+# Maven build of clients/java instead (see docs/protocol.md, "Generated code").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -37,14 +37,15 @@ final class ClientThreads implements AutoCloseable {
   }
 
   /**
-   * A channel to {@code address} on this client's threads, with HTTP/2 keepalive pings every 5 s
-   * (2.5 s timeout, as the TypeScript client) so a coordinator that died silently is noticed.
+   * A channel to {@code address} on this client's threads, with HTTP/2 keepalive pings every 10 s
+   * (grpc-java's minimum; the coordinator permits one every 4 s) and a 2.5 s timeout, as the
+   * TypeScript client, so a coordinator that died silently is noticed.
    */
   ManagedChannel channel(String address, ChannelCredentials credentials) {
     ManagedChannel channel = NettyChannelBuilder.forTarget(address, credentials)
         .eventLoopGroup(eventLoop).channelType(NioSocketChannel.class)
         .executor(grpc).offloadExecutor(grpc)
-        .keepAliveTime(5, TimeUnit.SECONDS).keepAliveTimeout(2500, TimeUnit.MILLISECONDS).keepAliveWithoutCalls(true)
+        .keepAliveTime(10, TimeUnit.SECONDS).keepAliveTimeout(2500, TimeUnit.MILLISECONDS).keepAliveWithoutCalls(true)
         .build();
     channels.add(channel);
     return channel;

@@ -16,13 +16,30 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import turnstile.v1.Turnstile.DescribeResponse;
 
-/** A session survives its coordinator's drain (SIGTERM): it resumes on the next address with its locks and its place in a queue. */
+/**
+ * A session survives its coordinator's drain (SIGTERM) or crash (SIGKILL): it resumes on the next
+ * address with its locks and its place in a queue.
+ */
 @ExtendWith(FleetExtension.class)
 class ResumeTest {
+  /** How the first coordinator goes away. */
+  private interface Fault {
+    void inject(CoordinatorProcess coordinator) throws Exception;
+  }
+
   @Test
-  void resumesOnTheOtherCoordinatorKeepingItsLockAndItsPlaceInAQueue(Fleet fleet) throws Exception {
-    String held = "java/resume-held";
-    String queued = "java/resume-queued";
+  void resumesAfterADrainOnTheOtherCoordinatorKeepingItsLockAndItsPlaceInAQueue(Fleet fleet) throws Exception {
+    resumeAfter(fleet, "drain", coordinator -> assertEquals(0, coordinator.drain(), "the drained coordinator exits 0"));
+  }
+
+  @Test
+  void resumesAfterACrashOnTheOtherCoordinatorKeepingItsLockAndItsPlaceInAQueue(Fleet fleet) throws Exception {
+    resumeAfter(fleet, "crash", CoordinatorProcess::crash);
+  }
+
+  private static void resumeAfter(Fleet fleet, String label, Fault fault) throws Exception {
+    String held = "java/resume-" + label + "-held";
+    String queued = "java/resume-" + label + "-queued";
     BlockingQueue<ClientEvent> events = new LinkedBlockingQueue<>();
     try (CoordinatorProcess drained = CoordinatorProcess.start(fleet.redisUrl());
         CoordinatorProcess survivor = CoordinatorProcess.start(fleet.redisUrl());
@@ -35,7 +52,7 @@ class ResumeTest {
       CompletableFuture<Lock> waiting = client.acquireAsync(queued, AcquireOptions.defaults());
       fleet.awaitWaiters(queued, 1);
 
-      assertEquals(0, drained.drain(), "the drained coordinator exits 0");
+      fault.inject(drained);
       ClientEvent resumed = next(events, ClientEvent.Kind.RESUMED);
       assertEquals(sessionId, resumed.sessionId(), "the same session went on");
       assertEquals(1, resumed.locks(), "with its lock");

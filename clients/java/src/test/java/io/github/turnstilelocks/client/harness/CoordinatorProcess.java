@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
 /**
  * A real coordinator, `node bin/turnstile.js serve --redis URL --listen 127.0.0.1:0 ...`, whose
  * bound port is read from its "listening" log line. {@link #drain()} sends SIGTERM (it ends every
- * session with UNAVAILABLE and exits); {@link #close()} kills it if it still runs.
+ * session with UNAVAILABLE and exits), {@link #crash()} SIGKILL; {@link #close()} kills it if it
+ * still runs.
  */
 public final class CoordinatorProcess implements AutoCloseable {
   private static final Pattern LISTENING = Pattern.compile("\"port\":(\\d+)[^\\n]*\"msg\":\"listening\"");
@@ -51,6 +52,11 @@ public final class CoordinatorProcess implements AutoCloseable {
     process.destroy();
     if (!process.waitFor(30, TimeUnit.SECONDS)) throw new IllegalStateException("coordinator did not exit after SIGTERM:\n" + output.text());
     return process.exitValue();
+  }
+
+  /** SIGKILL, as a crash, and waits for the exit. */
+  public void crash() throws InterruptedException {
+    process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
   }
 
   /** Everything it logged so far. */
