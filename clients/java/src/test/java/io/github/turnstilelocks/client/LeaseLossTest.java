@@ -24,8 +24,7 @@ class LeaseLossTest {
   void aFrozenSessionLearnsItsLockIsLostBeforeTheNextWaiterIsGrantedIt(Fleet fleet) throws Exception {
     String name = "java/told-first";
     try (TcpProxy proxy = new TcpProxy(fleet.address());
-        TurnstileClient frozen = TurnstileClient.builder(proxy.address()).clientName("frozen").ttl(Duration.ofSeconds(4))
-            .openTimeout(Duration.ofSeconds(2)).build();
+        TurnstileClient frozen = TurnstileClient.builder(proxy.address()).clientName("frozen").ttl(Duration.ofSeconds(4)).build();
         TurnstileClient next = fleet.client("next").build()) {
       Lock lock = frozen.acquire(name);
       CompletableFuture<LossReason> lost = lock.lost();
