@@ -129,4 +129,36 @@ class LockTest {
       again.get().release();
     }
   }
+
+  @Test
+  void reEnteringWithTheSameOwnerKeepsTheTokenAndCountsHolds(Fleet fleet) throws Exception {
+    String name = "java/reentry";
+    try (TurnstileClient client = fleet.client("reentrant").build()) {
+      AcquireOptions mine = AcquireOptions.defaults().withOwner("job-7");
+      Lock outer = client.acquire(name, mine);
+      Lock inner = client.acquire(name, mine);
+      assertEquals(outer.fencingToken(), inner.fencingToken(), "a re-entry keeps the token");
+      assertEquals(2, inner.holdCount());
+      inner.release();
+      assertEquals(1, fleet.describe(name).getHolders(0).getHoldCount(), "one hold left");
+      assertTrue(outer.isValid());
+      outer.release();
+      assertEquals(0, fleet.describe(name).getHoldersCount());
+    }
+  }
+
+  @Test
+  void aRevokedHoldIsReportedLostWithReasonRevoked(Fleet fleet) throws Exception {
+    String name = "java/revoked";
+    try (TurnstileClient client = fleet.client("revoked").build()) {
+      Lock lock = client.acquire(name);
+      CompletableFuture<LossReason> heard = new CompletableFuture<>();
+      lock.onLost(heard::complete);
+      fleet.revoke(name, client.sessionId(), lock.owner());
+      assertEquals(LossReason.REVOKED, heard.get(30, TimeUnit.SECONDS), "the listener hears the revocation");
+      assertEquals(LossReason.REVOKED, lock.lost().getNow(null));
+      assertFalse(lock.isValid());
+      lock.release(); // a lost lock's release does nothing
+    }
+  }
 }

@@ -10,6 +10,7 @@ import java.util.function.BooleanSupplier;
 import turnstile.v1.LockServiceGrpc;
 import turnstile.v1.Turnstile.DescribeRequest;
 import turnstile.v1.Turnstile.DescribeResponse;
+import turnstile.v1.Turnstile.RevokeRequest;
 
 /**
  * The suite's real parts: one redis-server and one coordinator, started once for the whole run
@@ -54,6 +55,12 @@ public final class Fleet implements AutoCloseable {
   public DescribeResponse describe(String name) {
     return LockServiceGrpc.newBlockingStub(admin).withDeadlineAfter(10, TimeUnit.SECONDS)
         .describe(DescribeRequest.newBuilder().setName(name).build());
+  }
+
+  /** Revokes the hold of ({@code sessionId}, {@code owner}) on {@code name}, as an operator would. */
+  public void revoke(String name, String sessionId, String owner) {
+    LockServiceGrpc.newBlockingStub(admin).withDeadlineAfter(10, TimeUnit.SECONDS)
+        .revoke(RevokeRequest.newBuilder().setName(name).setSessionId(sessionId).setOwner(owner).build());
   }
 
   /** Waits until {@code name} has {@code count} waiters (Describe, re-read until true or 30 s). */
