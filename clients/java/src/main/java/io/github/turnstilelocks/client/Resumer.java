@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import turnstile.v1.Turnstile.Acquire;
+import turnstile.v1.Turnstile.Cancel;
 import turnstile.v1.Turnstile.HeldLock;
 import turnstile.v1.Turnstile.Open;
 import turnstile.v1.Turnstile.Opened;
@@ -111,6 +112,12 @@ final class Resumer implements Runnable {
       for (Pending p : session.pending.all()) {
         if (p.releasing != null && opened.getHeldList().stream().noneMatch(h -> sameHold(h, p.releasing))) {
           done.add(session.pending.take(p.requestId));
+        } else if (p.request.hasAcquire() && p.abandoned) {
+          // Given up on while away: a try-once then a cancel, so a grant that raced the break is
+          // answered (and released) instead of the acquire waiting on in the queue.
+          resend.add(SessionRequest.newBuilder().setAcquire(p.request.getAcquire().toBuilder()
+              .setWait(ProtoDuration.ofNanos(0))).build());
+          resend.add(SessionRequest.newBuilder().setCancel(Cancel.newBuilder().setRequestId(p.requestId)).build());
         } else if (p.request.hasAcquire() && p.waitEndNanos != null) {
           long leftNanos = Math.max(0, p.waitEndNanos - System.nanoTime());
           Acquire left = p.request.getAcquire().toBuilder().setWait(ProtoDuration.ofNanos(leftNanos)).build();

@@ -89,7 +89,7 @@ final class Session {
           if (!result.complete(answer.lock())) releaseQuietly(answer.lock());
         };
       }
-      runOnCallbacks(deliver, () -> result.completeExceptionally(closed()));
+      ctx.runOnCallbacks(deliver, () -> result.completeExceptionally(closed()));
     });
     result.whenComplete((lock, error) -> {
       if (result.isCancelled()) abandon(p);
@@ -107,11 +107,11 @@ final class Session {
     } catch (TurnstileException sessionEnded) {
       return CompletableFuture.completedFuture(null); // the store lets it go when the lease runs out
     }
-    return p.answer.handle((answer, error) -> {
+    return ctx.onCallbacks(p.answer.handle((answer, error) -> {
       if (error != null || !answer.reply().hasFailed()) return null;
       if (answer.reply().getFailed().getReason() == turnstile.v1.Turnstile.FailureReason.FAILURE_REASON_NOT_HELD) return null;
       throw TurnstileException.fromFailed(answer.reply().getFailed());
-    });
+    }));
   }
 
   /** Replaces the value of {@code lock}'s hold (elections); fails LOST when it is no longer held. */
@@ -129,10 +129,10 @@ final class Session {
       to = stream;
     }
     to.send(p.request);
-    return p.answer.thenApply(answer -> {
+    return ctx.onCallbacks(p.answer.thenApply(answer -> {
       if (answer.reply().hasFailed()) throw TurnstileException.fromFailed(answer.reply().getFailed());
       return null;
-    });
+    }));
   }
 
   /** Ends the session (locks lost first), sends {@code close} and waits up to 5 s for the stream to end. */
@@ -178,7 +178,7 @@ final class Session {
     }
     if (Resumer.resumable(error)) {
       ctx.emit(new ClientEvent(ClientEvent.Kind.RECONNECTING, id, held.size(), String.valueOf(error.getMessage())));
-      runOnCallbacks(new Resumer(this, error), () -> {});
+      ctx.runOnCallbacks(new Resumer(this, error), () -> {});
     } else {
       end(new TurnstileException(Reason.SESSION_ENDED, error == null ? "session stream ended by the server"
           : "session stream failed: " + error.getMessage(), error), true);
@@ -275,14 +275,6 @@ final class Session {
       to = stream;
     }
     to.send(request);
-  }
-
-  private void runOnCallbacks(Runnable task, Runnable ifClosed) {
-    try {
-      ctx.callbacks().execute(task);
-    } catch (java.util.concurrent.RejectedExecutionException closing) {
-      ifClosed.run();
-    }
   }
 
   private static TurnstileException closed() {

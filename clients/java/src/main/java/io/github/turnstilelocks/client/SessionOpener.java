@@ -46,11 +46,7 @@ final class SessionOpener {
 
   // Not here: this runs on the stream's own callback, which close() would wait for.
   private static void closeUnwanted(Session session, SessionStream stream) {
-    try {
-      session.ctx.callbacks().execute(session::close);
-    } catch (java.util.concurrent.RejectedExecutionException closing) {
-      stream.cancel("client closed");
-    }
+    session.ctx.runOnCallbacks(session::close, () -> stream.cancel("client closed"));
   }
 
   private static void adopt(Session session, SessionStream stream, Opened opened) {
