@@ -72,11 +72,23 @@ class LockTest {
     }
   }
 
+  /** What a test does while a client named "the-holder" holds {@code name} and "waiter" is free to wait. */
+  private interface WhileHeld {
+    void run(TurnstileClient holder, Lock held, TurnstileClient waiter) throws Exception;
+  }
+
+  private static void whileHeld(Fleet fleet, String name, WhileHeld body) throws Exception {
+    try (TurnstileClient holder = fleet.client("the-holder").build(); TurnstileClient waiter = fleet.client("waiter").build()) {
+      Lock held = holder.acquire(name);
+      body.run(holder, held, waiter);
+      held.release();
+    }
+  }
+
   @Test
   void aWaitThatRunsOutFailsWithTimeoutNamingTheBlocker(Fleet fleet) throws Exception {
     String name = "java/timeout";
-    try (TurnstileClient holder = fleet.client("the-holder").build(); TurnstileClient waiter = fleet.client("waiter").build()) {
-      Lock held = holder.acquire(name);
+    whileHeld(fleet, name, (holder, held, waiter) -> {
       TurnstileException e = assertThrows(TurnstileException.class,
           () -> waiter.acquire(name, AcquireOptions.waitAtMost(Duration.ofMillis(300))));
       assertEquals(Reason.TIMEOUT, e.reason(), e.getMessage());
@@ -85,15 +97,13 @@ class LockTest {
       assertEquals(holder.sessionId(), e.blockedBy().get(0).sessionId());
       assertEquals(held.fencingToken(), e.blockedBy().get(0).fencingToken());
       assertTrue(e.getMessage().contains("the-holder"), "the message names the blocker: " + e.getMessage());
-      held.release();
-    }
+    });
   }
 
   @Test
   void interruptingAWaitingAcquireWithdrawsItFromTheQueue(Fleet fleet) throws Exception {
     String name = "java/interrupt";
-    try (TurnstileClient holder = fleet.client("holder").build(); TurnstileClient waiter = fleet.client("waiter").build()) {
-      Lock held = holder.acquire(name);
+    whileHeld(fleet, name, (holder, held, waiter) -> {
       AtomicReference<Throwable> outcome = new AtomicReference<>();
       Thread waiting = new Thread(() -> {
         try {
@@ -109,25 +119,20 @@ class LockTest {
       waiting.join(30_000);
       assertTrue(outcome.get() instanceof InterruptedException, "acquire ends with InterruptedException: " + outcome.get());
       fleet.awaitWaiters(name, 0); // the cancel reached the coordinator: nobody waits any more
-      held.release();
-      assertEquals(0, fleet.describe(name).getHoldersCount(), "nobody was granted the lock");
-    }
+    });
+    assertEquals(0, fleet.describe(name).getHoldersCount(), "nobody was granted the lock after its release");
   }
 
   @Test
   void cancellingAnAsyncAcquireWithdrawsIt(Fleet fleet) throws Exception {
     String name = "java/cancel-async";
-    try (TurnstileClient holder = fleet.client("holder").build(); TurnstileClient waiter = fleet.client("waiter").build()) {
-      Lock held = holder.acquire(name);
+    whileHeld(fleet, name, (holder, held, waiter) -> {
       CompletableFuture<Lock> waiting = waiter.acquireAsync(name, AcquireOptions.defaults());
       fleet.awaitWaiters(name, 1);
       assertTrue(waiting.cancel(true));
       fleet.awaitWaiters(name, 0);
-      held.release();
-      Optional<Lock> again = waiter.tryAcquire(name);
-      assertTrue(again.isPresent(), "free after the cancel: the cancelled waiter was not granted it");
-      again.get().release();
-    }
+    });
+    assertEquals(0, fleet.describe(name).getHoldersCount(), "the cancelled waiter was not granted the lock after its release");
   }
 
   @Test
