@@ -74,7 +74,7 @@ type Blocker struct {
 // Error is the one error type of this package. Reason is from a closed set; Name is the lock
 // concerned ("" when none); BlockedBy names the holders a timed-out acquire waited behind;
 // LostReason and Token describe a lost lock. Err, when set, is the cause (a gRPC status error, or
-// ctx.Err() for ReasonCancelled), reachable with errors.Is/As.
+// ctx.Err() for ReasonCancelled), reachable with errors.Is/As; Message already says what it said.
 type Error struct {
 	Reason     Reason
 	Message    string
@@ -95,9 +95,6 @@ func (e *Error) Error() string {
 		b.WriteString(e.Message)
 	} else {
 		b.WriteString(string(e.Reason))
-	}
-	if e.Err != nil && e.Reason != ReasonCancelled {
-		fmt.Fprintf(&b, " (%v)", e.Err)
 	}
 	return b.String()
 }
