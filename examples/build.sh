@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds both example clients (npm run build:examples; npm run test:interop runs it first):
-#   examples/go/bin/turnstile-example       go build, from the committed stubs in examples/go/gen
+#   examples/go/bin/turnstile-example       go build, on the Go client library in clients/go
 #   examples/java/target/turnstile-example.jar  mvn package, generating its stubs (self-contained jar)
 # Each step prints how long it took. Needs Go >= 1.26, Java 17 and Maven.
 set -euo pipefail

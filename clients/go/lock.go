@@ -66,11 +66,24 @@ func (l *Lock) Err() error {
 }
 
 // Valid reports whether the lease is still confirmed on the local clock right now. Check it
-// just before each use of the protected resource: timers alone may fire late.
+// just before each use of the protected resource: timers alone may fire late. A lock found past
+// its deadline here is lost at once (Done closes, Err says lease-unconfirmed).
 func (l *Lock) Valid() bool {
-	l.session.mu.Lock()
-	defer l.session.mu.Unlock()
-	return l.err == nil && !l.released && time.Now().Before(l.session.clock.deadline(l.acquireSent))
+	s := l.session
+	s.mu.Lock()
+	if l.err != nil || l.released {
+		s.mu.Unlock()
+		return false
+	}
+	if time.Now().Before(s.clock.deadline(l.acquireSent)) {
+		s.mu.Unlock()
+		return true
+	}
+	l.lose(LostLeaseUnconfirmed)
+	holds := l.holds
+	s.mu.Unlock()
+	s.releaseQuietly(l, holds)
+	return false
 }
 
 // Deadline is the local lease deadline now: max(acquire sent, newest confirmed renewal) + ttl −
@@ -145,24 +158,18 @@ func (l *Lock) arm() {
 	}
 }
 
-// checkLease runs at the lease deadline: unless a newer ack moved it, the lock is lost locally
-// (told first) and a release is sent, best effort.
+// checkLease runs at the lease deadline: unless a newer ack moved it (then it re-arms), the lock
+// is lost locally (told first) and a release is sent, best effort.
 func (l *Lock) checkLease() {
 	s := l.session
 	s.mu.Lock()
-	if l.err != nil || l.released {
-		s.mu.Unlock()
-		return
-	}
-	if time.Now().Before(s.clock.deadline(l.acquireSent)) {
+	if l.err == nil && !l.released && time.Now().Before(s.clock.deadline(l.acquireSent)) {
 		l.arm()
 		s.mu.Unlock()
 		return
 	}
-	l.lose(LostLeaseUnconfirmed)
-	holds := l.holds
 	s.mu.Unlock()
-	s.releaseQuietly(l, holds)
+	l.Valid()
 }
 
 // lose marks the lock lost and closes Done before anything else; call with session.mu held.
