@@ -64,21 +64,27 @@ func NewClient(addresses []string, opts Options) (*Client, error) {
 // last one ended.
 func (c *Client) session(ctx context.Context) (*session, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closed {
+		c.mu.Unlock()
 		return nil, &Error{Reason: ReasonSessionEnded, Message: "client closed"}
 	}
 	if c.sess != nil && !c.sess.isEnded() {
+		defer c.mu.Unlock()
 		return c.sess, nil
 	}
 	if c.sess != nil {
 		c.sess.stop() // its goroutines are gone or going: wait for them
 	}
-	s, err := openSession(ctx, c)
+	s, address, err := openSession(ctx, c)
+	if err == nil {
+		c.sess = s
+	}
+	c.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	c.sess = s
+	// Reported outside c.mu, so OnEvent may call the client.
+	c.emit(Event{Kind: EventConnected, SessionID: s.id, Address: address})
 	return s, nil
 }
 

@@ -70,18 +70,7 @@ func (l *Leadership) Proclaim(ctx context.Context, value []byte) error {
 	stream := s.stream
 	s.mu.Unlock()
 	_ = s.sendOn(stream, &pb.SessionRequest{Kind: &pb.SessionRequest_Proclaim{Proclaim: req}})
-	select {
-	case a := <-p.answer:
-		if a.err != nil {
-			return a.err
-		}
-		if failed := a.reply.GetFailed(); failed != nil {
-			return errorFromFailed(failed)
-		}
-		return nil
-	case <-ctx.Done():
-		return &Error{Reason: ReasonCancelled, Name: l.name, Message: "proclaim: gave up waiting for the answer", Err: ctx.Err()}
-	}
+	return s.awaitReply(ctx, p, l.name, "proclaim")
 }
 
 // Resign gives the leadership up (releases the lock): the next candidate is elected at once.

@@ -85,6 +85,7 @@ type Error struct {
 	Err        error
 }
 
+// Error says what failed: the lock name (when there is one) and the message or reason.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("turnstile: ")

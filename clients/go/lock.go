@@ -2,6 +2,7 @@ package turnstile
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	pb "github.com/turnstile-locks/turnstile/clients/go/gen/turnstile/v1"
@@ -131,17 +132,27 @@ func (l *Lock) Release(ctx context.Context) error {
 	s.mu.Unlock()
 	// A write to a broken stream is no answer: a resume claims the hold and sends it again.
 	_ = s.sendOn(stream, &pb.SessionRequest{Kind: &pb.SessionRequest_Release{Release: p.release}})
+	err := s.awaitReply(ctx, p, l.name, "release")
+	if errors.Is(err, ErrSessionEnded) {
+		return nil // the session's holds are released (close) or run out (lease) without it
+	}
+	return err
+}
+
+// awaitReply waits for the answer of a release or proclaim: nil, the `failed` as an *Error, the
+// session's end, or cancelled when ctx ends first.
+func (s *session) awaitReply(ctx context.Context, p *pending, name, what string) error {
 	select {
 	case a := <-p.answer:
 		if a.err != nil {
-			return nil // the session ended: its holds are released (close) or run out (lease)
+			return a.err
 		}
 		if failed := a.reply.GetFailed(); failed != nil {
 			return errorFromFailed(failed)
 		}
 		return nil
 	case <-ctx.Done():
-		return &Error{Reason: ReasonCancelled, Name: l.name, Message: "release: gave up waiting for the answer", Err: ctx.Err()}
+		return &Error{Reason: ReasonCancelled, Name: name, Message: what + ": gave up waiting for the answer", Err: ctx.Err()}
 	}
 }
 

@@ -36,6 +36,9 @@ func (c *Client) WithLock(ctx context.Context, name string, fn func(ctx context.
 }
 
 func (c *Client) acquire(ctx context.Context, name string, want claim, opts *AcquireOptions, try bool) (*Lock, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Reason: ReasonCancelled, Name: name, Message: "acquire: " + err.Error(), Err: err}
+	}
 	opts = opts.orDefault()
 	owner := opts.Owner
 	if owner == "" {

@@ -58,8 +58,8 @@ type session struct {
 }
 
 // openSession opens a session on the first coordinator that answers (each tried once, bounded
-// by ctx) and starts its receive and keepalive goroutines.
-func openSession(ctx context.Context, c *Client) (*session, error) {
+// by ctx), starts its receive and keepalive goroutines, and returns it with that address.
+func openSession(ctx context.Context, c *Client) (*session, string, error) {
 	root, stopRoot := context.WithCancel(context.Background())
 	var lastErr error
 	for i, stub := range c.stubs {
@@ -86,11 +86,10 @@ func openSession(ctx context.Context, c *Client) (*session, error) {
 		s.workers.Add(2)
 		go s.receive()
 		go s.keepAlive()
-		c.emit(Event{Kind: EventConnected, SessionID: s.id, Address: c.addresses[i]})
-		return s, nil
+		return s, c.addresses[i], nil
 	}
 	stopRoot()
-	return nil, connectionError("open a session on any of the coordinators", lastErr)
+	return nil, "", connectionError("open a session on any of the coordinators", lastErr)
 }
 
 // close ends the session: every held lock is lost locally first, then `close` is sent and the
