@@ -11,6 +11,25 @@ import (
 // session on the next address, keeping its lock (same token, Done never closed) and its place in
 // a queue, and releases it there.
 func TestResumeOnTheOtherCoordinatorAfterADrain(t *testing.T) {
+	resumeAcross(t, func(t *testing.T, c *coordinator) {
+		if !c.signal(syscall.SIGTERM, eventually) {
+			t.Fatal("the drained coordinator did not exit after SIGTERM")
+		}
+		if c.exitCode() != 0 {
+			t.Fatalf("drained coordinator exit code %d; output:\n%s", c.exitCode(), c.output())
+		}
+	})
+}
+
+// A coordinator that dies without a word (SIGKILL) looks the same to the client, from the broken
+// connection: it resumes on the other one within the lease.
+func TestResumeOnTheOtherCoordinatorAfterACrash(t *testing.T) {
+	resumeAcross(t, func(t *testing.T, c *coordinator) { c.kill() })
+}
+
+// resumeAcross holds a lock and queues a second acquire on one coordinator, applies fault to it,
+// and checks the session goes on on the other with both.
+func resumeAcross(t *testing.T, fault func(*testing.T, *coordinator)) {
 	requireTools(t)
 	ctx := testContext(t)
 	name := lockName(t)
@@ -42,12 +61,7 @@ func TestResumeOnTheOtherCoordinatorAfterADrain(t *testing.T) {
 	}()
 	receive(t, position, "the second acquire queued")
 
-	if !drained.signal(syscall.SIGTERM, eventually) {
-		t.Fatal("the drained coordinator did not exit after SIGTERM")
-	}
-	if drained.exitCode() != 0 {
-		t.Fatalf("drained coordinator exit code %d; output:\n%s", drained.exitCode(), drained.output())
-	}
+	fault(t, drained)
 	var resumed turnstile.Event
 	for resumed.Kind != turnstile.EventResumed {
 		resumed = receive(t, events, "resumed event")

@@ -5,7 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
 	turnstile "github.com/turnstile-locks/turnstile/clients/go"
+	pb "github.com/turnstile-locks/turnstile/clients/go/gen/turnstile/v1"
 )
 
 // A holder whose session is frozen (its connection stalls: no keepalive reaches the coordinator,
@@ -67,4 +71,37 @@ func TestFrozenSessionIsToldFirst(t *testing.T) {
 		ttl, toldAt.Sub(frozenAt).Round(time.Millisecond), g.at.Sub(toldAt).Round(time.Millisecond))
 	_ = g.lock.Release(ctx)
 	proxy.Close() // the holder's stream breaks now, so its Close need not wait for a frozen one
+}
+
+// An operator's Revoke takes the hold away: the coordinator sends `lost{REVOKED}` and the lock's
+// Done closes with that reason; the lock is handed to the waiter.
+func TestRevokedLockIsLost(t *testing.T) {
+	requireTools(t)
+	ctx := testContext(t)
+	name := lockName(t)
+	holder := newClient(t, []string{shared.address}, turnstile.Options{})
+	held, err := holder.Acquire(ctx, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := grpc.NewClient(shared.address, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	revoked, err := pb.NewLockServiceClient(conn).Revoke(ctx, &pb.RevokeRequest{Name: name, SessionId: holder.SessionID(), Owner: held.Owner()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if revoked.GetFencingToken() != held.Token() {
+		t.Fatalf("revoked token %d, held %d", revoked.GetFencingToken(), held.Token())
+	}
+	closed(t, held.Done(), "Done of the revoked lock")
+	var e *turnstile.Error
+	if !errors.As(held.Err(), &e) || e.LostReason != turnstile.LostRevoked || e.Token != held.Token() {
+		t.Fatalf("revoked lock's Err: %v, want lost (revoked)", held.Err())
+	}
+	if !errors.Is(held.Release(ctx), turnstile.ErrLost) {
+		t.Fatal("Release of a revoked lock does not report the loss")
+	}
 }
