@@ -63,7 +63,9 @@ func (s *session) acquire(ctx context.Context, req *pb.Acquire, wait time.Durati
 	select {
 	case a := <-p.answer:
 		if a.lock != nil { // granted before the cancel was marked: hand it back
-			_ = a.lock.Release(context.WithoutCancel(ctx))
+			releaseCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), cancelGrace)
+			_ = a.lock.Release(releaseCtx)
+			stop()
 		}
 	case <-timer.C:
 	case <-s.done:

@@ -95,6 +95,9 @@ func openSession(ctx context.Context, c *Client) (*session, string, error) {
 // close ends the session: every held lock is lost locally first, then `close` is sent and the
 // stream read until it ends (bounded by ctx); then the goroutines are stopped.
 func (s *session) close(ctx context.Context) error {
+	// A write stuck behind HTTP/2 flow control (a stalled coordinator) ends with the streams when
+	// ctx does, so Close keeps its bound.
+	defer context.AfterFunc(ctx, s.stopRoot)()
 	var err error
 	if s.end(&Error{Reason: ReasonSessionEnded, Message: "client closed"}) {
 		if err = s.send(&pb.SessionRequest{Kind: &pb.SessionRequest_Close{Close: &pb.Close{}}}); err == nil {
