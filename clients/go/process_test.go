@@ -46,6 +46,7 @@ func startProcess(name string, args ...string) (*process, error) {
 	out := &watchedOutput{changed: make(chan struct{})}
 	cmd := exec.Command(name, args...)
 	cmd.Stdout, cmd.Stderr = out, out
+	dieWithTests(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
