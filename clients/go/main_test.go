@@ -40,7 +40,13 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "clients/go tests: skipping every test: %s\n", skipReason)
 		return m.Run()
 	}
-	redis, url, err := startRedis()
+	dir, err := os.MkdirTemp("", "turnstile-go-redis-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	redis, url, err := startRedis(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -76,12 +82,9 @@ func requireTools(t *testing.T) {
 	}
 }
 
-func startRedis() (*process, string, error) {
+// startRedis starts redis-server on a free port with its data directory dir (nothing persisted).
+func startRedis(dir string) (*process, string, error) {
 	port, err := freePort()
-	if err != nil {
-		return nil, "", err
-	}
-	dir, err := os.MkdirTemp("", "turnstile-go-redis-")
 	if err != nil {
 		return nil, "", err
 	}
