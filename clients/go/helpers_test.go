@@ -108,3 +108,34 @@ func waitForGoroutines(t *testing.T, want int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// waitForNoClientGoroutines waits until no goroutine runs code of the client package or grpc-go
+// (the harness's own goroutines, which watch child processes, do not count), then reports the
+// stacks of those left if they never end.
+func waitForNoClientGoroutines(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		left := clientGoroutines()
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines of the client or grpc-go still running after Close:\n%s", len(left), strings.Join(left, "\n\n"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// clientGoroutines are the stacks of goroutines running the client package or grpc-go.
+func clientGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var found []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "turnstile/clients/go.") || strings.Contains(g, "google.golang.org/grpc") {
+			found = append(found, g)
+		}
+	}
+	return found
+}

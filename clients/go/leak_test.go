@@ -51,6 +51,9 @@ func TestCloseLeavesNoGoroutineBehind(t *testing.T) {
 		t.Fatal("the clients run no goroutines: the count proves nothing")
 	}
 	during := runtime.NumGoroutine()
+	if len(clientGoroutines()) == 0 {
+		t.Fatal("no goroutine of the client found by its stack: waitForNoClientGoroutines would prove nothing")
+	}
 
 	if err := waiter.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -65,5 +68,6 @@ func TestCloseLeavesNoGoroutineBehind(t *testing.T) {
 	}
 	closed(t, held.Done(), "Done of a lock held at Close")
 	waitForGoroutines(t, before)
+	waitForNoClientGoroutines(t)
 	t.Logf("goroutines: %d before the clients, %d while in use, %d after Close", before, during, runtime.NumGoroutine())
 }

@@ -92,4 +92,11 @@ func resumeAcross(t *testing.T, fault func(*testing.T, *coordinator)) {
 		t.Fatal(err)
 	}
 	t.Logf("session %s resumed on %s with its lock (token %d) and its queued acquire", sessionID, survivor.address, lock.Token())
+	// Nothing of the broken stream or the resume outlives Close.
+	for _, c := range []*turnstile.Client{client, rival} {
+		if err := c.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitForNoClientGoroutines(t)
 }

@@ -71,6 +71,12 @@ func TestFrozenSessionIsToldFirst(t *testing.T) {
 		ttl, toldAt.Sub(frozenAt).Round(time.Millisecond), g.at.Sub(toldAt).Round(time.Millisecond))
 	_ = g.lock.Release(ctx)
 	proxy.Close() // the holder's stream breaks now, so its Close need not wait for a frozen one
+	for _, c := range []*turnstile.Client{holder, waiter} {
+		if err := c.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitForNoClientGoroutines(t) // nothing of the frozen session, its lease timer or its resume attempts is left
 }
 
 // An operator's Revoke takes the hold away: the coordinator sends `lost{REVOKED}` and the lock's
