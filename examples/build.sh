@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds both example clients (npm run build:examples; npm run test:interop runs it first):
-#   examples/go/bin/turnstile-example       go build, from the committed stubs in examples/go/gen
+#   examples/go/bin/turnstile-example       go build, on the Go client library in clients/go
 #   examples/java/target/turnstile-example.jar  mvn package on the Java client library (clients/java,
 #                                               installed first into the local Maven repository;
 #                                               its tests run in their own step: mvn test there)

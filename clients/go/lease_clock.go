@@ -1,14 +1,14 @@
-package main
+package turnstile
 
 import "time"
 
-// leaseClock is the told-first lease arithmetic of one session (docs/protocol.md, "Judging the
-// lease"). Every time.Time here comes from time.Now(), so comparisons use Go's monotonic clock
-// and a wall-clock jump cannot stretch a lease. It is not safe for concurrent use: Session
-// guards it with its mutex.
+// leaseClock is the told-first lease arithmetic of one session (docs/protocol.md, "Keepalive and
+// judging the lease"). Every time.Time here comes from time.Now(), so comparisons use Go's
+// monotonic clock and a wall-clock jump cannot stretch a lease. Not safe for concurrent use: the
+// session guards it with its mutex.
 type leaseClock struct {
 	ttl time.Duration
-	// Send time of the newest keepalive the server acknowledged; zero before the first ack.
+	// Send time of the newest renewal the server confirmed (an acked keepalive, or an answered open).
 	lastConfirmed time.Time
 	// Send times of keepalives not yet acknowledged, by seq.
 	keepAliveSent map[uint64]time.Time
@@ -23,14 +23,14 @@ func (c *leaseClock) margin() time.Duration {
 	return min(2*time.Second, c.ttl/10)
 }
 
-// sent records that keepalive seq is being sent now; call it just before the write so the lease
+// sent records that keepalive seq is being sent now; called just before the write, so the lease
 // is measured from no later than the real send.
 func (c *leaseClock) sent(seq uint64) {
 	c.keepAliveSent[seq] = time.Now()
 }
 
 // acked records the ack of keepalive seq: every lease of the session is confirmed up to that
-// keepalive's send time + ttl. Acks arrive in order, so older unanswered seqs are dropped.
+// keepalive's send time + ttl. Acks never go backwards, so older unanswered seqs are dropped.
 func (c *leaseClock) acked(seq uint64) {
 	sentAt, ok := c.keepAliveSent[seq]
 	if !ok {
@@ -41,27 +41,24 @@ func (c *leaseClock) acked(seq uint64) {
 			delete(c.keepAliveSent, pending)
 		}
 	}
+	c.confirm(sentAt)
+}
+
+// confirm records that the server renewed every lease of the session as of sentAt.
+func (c *leaseClock) confirm(sentAt time.Time) {
 	if sentAt.After(c.lastConfirmed) {
 		c.lastConfirmed = sentAt
 	}
 }
 
 // deadline is when a lock granted for an acquire sent at acquireSent must be treated as lost:
-// max(acquire sent, newest acked keepalive sent) + ttl − margin.
+// max(acquire sent, newest confirmation) + ttl − margin.
 func (c *leaseClock) deadline(acquireSent time.Time) time.Time {
 	base := acquireSent
 	if c.lastConfirmed.After(base) {
 		base = c.lastConfirmed
 	}
 	return base.Add(c.ttl - c.margin())
-}
-
-// confirm records that the server renewed every lease of the session as of sentAt (the send time
-// of an `open` answered by `opened`), as an acked keepalive sent then would.
-func (c *leaseClock) confirm(sentAt time.Time) {
-	if sentAt.After(c.lastConfirmed) {
-		c.lastConfirmed = sentAt
-	}
 }
 
 // sessionEnd is when no coordinator can still hold the session: newest confirmation + ttl.
