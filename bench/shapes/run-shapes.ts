@@ -16,16 +16,14 @@ import { runScaleOut, type ScaleOutRow } from "./scale-out.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-/** True when dist/client/index.js is newer than every source file the client is built from. */
+/** True when dist/client/index.js is newer than the build script and every source the client is built from. */
 function distIsFresh(): boolean {
   const built = statSync(join(ROOT, "dist/client/index.js"), { throwIfNoEntry: false })?.mtimeMs;
   if (built === undefined) return false;
-  for (const tree of ["client", "gen", "wire"]) {
-    for (const f of readdirSync(join(ROOT, tree), { recursive: true, encoding: "utf8" })) {
-      if ((statSync(join(ROOT, tree, f)).mtimeMs ?? 0) > built) return false;
-    }
-  }
-  return true;
+  const sources = ["scripts/build.js", "package.json"];
+  for (const tree of ["client", "gen", "wire"])
+    for (const f of readdirSync(join(ROOT, tree), { recursive: true, encoding: "utf8" })) sources.push(join(tree, f));
+  return sources.every((f) => (statSync(join(ROOT, f), { throwIfNoEntry: false })?.mtimeMs ?? 0) <= built);
 }
 
 /** The label of the rows whose contenders each run in a process of their own. */
