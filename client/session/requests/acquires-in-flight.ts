@@ -54,6 +54,8 @@ export interface PendingAcquire {
   readonly requestId: string;
   readonly request: SessionAcquire;
   readonly firstSentAtMs: number;
+  /** When the client gives up waiting for the answer (see AcquireDeadlines); Infinity for no wait. */
+  readonly giveUpAtMs: number;
   /** The caller gave up (abort, or its wait ran out while disconnected): a late grant is released. */
   abandoned: boolean;
   /** Rejects the caller's promise; the request itself stays in flight until answered. */
@@ -132,11 +134,11 @@ export class AcquiresInFlight {
   }
 
   /**
-   * Registers `request` (first sent now); the answer resolves with the Lock, or rejects with a
+   * Registers `request` (first sent now; the client gives up on it at `giveUpAtMs`); the answer resolves with the Lock, or rejects with a
    * TurnstileError for a `failed` answer or the end of the session, or with a LostLockError when
    * the lease had already run out at grant time.
    */
-  add(request: SessionAcquire): AcquireTicket {
+  add(request: SessionAcquire, giveUpAtMs: number): AcquireTicket {
     let requestId = "";
     let granted: Lock | undefined;
     const answer = new Promise<Lock>((resolve, reject) => {
@@ -149,7 +151,8 @@ export class AcquiresInFlight {
           reject(error);
         },
       });
-      this.#acquires.set(requestId, { requestId, request, firstSentAtMs: this.#now(), abandoned: false, fail: reject });
+      const firstSentAtMs = this.#now();
+      this.#acquires.set(requestId, { requestId, request, firstSentAtMs, giveUpAtMs, abandoned: false, fail: reject });
     });
     const abandon = () => {
       const attempt = this.#acquires.get(requestId);
