@@ -1,9 +1,9 @@
 import { Redis } from "ioredis";
 import type { RedisClient } from "./redis-connection.js";
+import { RECONNECT_MAX_DELAY_MS } from "./redis-store-options.js";
 
 /** Backoff of the reconnect attempts after ioredis gave a connection up (ms). */
-const FIRST_DELAY_MS = 100;
-const MAX_DELAY_MS = 1000;
+const FIRST_DELAY_MS = 50;
 
 /**
  * Keeps an ioredis connection alive for good: ioredis ends a client ("end": it never reconnects
@@ -25,7 +25,7 @@ function revive(client: Redis): () => void {
   let timer: NodeJS.Timeout | undefined;
   const schedule = () => {
     if (stopped || timer) return;
-    const delayMs = Math.min(FIRST_DELAY_MS * 2 ** attempt++, MAX_DELAY_MS);
+    const delayMs = Math.min(FIRST_DELAY_MS * 2 ** attempt++, RECONNECT_MAX_DELAY_MS);
     timer = setTimeout(() => {
       timer = undefined;
       // Someone else (a command, the caller) may have reconnected meanwhile.

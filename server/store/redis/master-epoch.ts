@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
-import { Redis, type RedisOptions } from "ioredis";
+import type { Redis, RedisOptions } from "ioredis";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 import type { HostPort, RedisAuth, RedisTarget } from "./redis-connection.js";
+import { askSentinelMaster } from "./sentinel-master.js";
 
 /** Bits of a fencing token below the epoch: tokens are `epoch << 32 | counter` (docs/data-model.md). */
 export const EPOCH_SHIFT = 32n;
@@ -111,7 +112,8 @@ export class MasterEpoch {
       } catch {
         // A Sentinel or the server did not answer: ask again.
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 500)));
+      // Short: the Sentinels' views converge within moments of the naming, and writes wait for this.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(25 * 2 ** attempt, 100)));
     }
   }
 }
@@ -136,32 +138,15 @@ async function askSentinel(
   at: HostPort,
   source: Extract<EpochSource, { kind: "sentinel" }>,
 ): Promise<SentinelView | undefined> {
-  const sentinel = new Redis({
-    ...source.options,
-    ...at,
-    lazyConnect: true,
-    connectTimeout: 1000,
-    commandTimeout: 1000,
-  });
-  sentinel.on("error", () => {});
-  try {
-    await sentinel.connect();
-    const reply = (await sentinel.call("SENTINEL", "MASTER", source.masterName)) as string[] | Record<string, string>;
-    // RESP3 answers a map, RESP2 a flat list of names and values.
-    const field = (name: string) => (Array.isArray(reply) ? reply[reply.indexOf(name) + 1] : reply[name]);
-    const [ip, port] = [field("ip"), Number(field("port"))];
-    return {
-      epoch: Number(field("config-epoch")),
-      runId: field("runid"),
-      ip,
-      port,
-      replicas: Number(field("num-slaves")),
-    };
-  } catch {
-    return undefined;
-  } finally {
-    sentinel.disconnect();
-  }
+  const field = await askSentinelMaster(at, source.masterName, source.options);
+  if (!field) return undefined;
+  return {
+    epoch: Number(field("config-epoch")),
+    runId: field("runid") ?? "",
+    ip: field("ip") ?? "",
+    port: Number(field("port")),
+    replicas: Number(field("num-slaves")),
+  };
 }
 
 /** The epoch source of a target: its Sentinels (with their password and TLS), or none. */

@@ -24,6 +24,13 @@ export interface RedisStoreOptions {
   replicaAckTimeoutMs?: number;
 }
 
+/**
+ * The longest pause between two reconnect attempts of a store connection (to Redis, to a Sentinel, or
+ * after ioredis gave a connection up), in ms. Short, because the next attempt after the Sentinels
+ * name a new master is when locking resumes (docs/operations.md: within 1 s of the naming).
+ */
+export const RECONNECT_MAX_DELAY_MS = 200;
+
 /** The ioredis settings of the store's connections: fail fast (no offline queue, no retries), reconnect with backoff. */
 export function commandOptions(options: RedisStoreOptions): RedisOptions {
   return {
@@ -31,6 +38,6 @@ export function commandOptions(options: RedisStoreOptions): RedisOptions {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: options.commandTimeoutMs ?? 2000,
-    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, RECONNECT_MAX_DELAY_MS),
   };
 }
