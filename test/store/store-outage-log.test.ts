@@ -1,20 +1,7 @@
-import { Writable } from "node:stream";
 import { expect } from "chai";
-import { pino } from "pino";
 import { StoreOutageLog } from "../../server/store/store-outage-log.js";
 import { StoreUnavailableError } from "../../server/store/store-unavailable-error.js";
-
-/** A pino logger at `level` whose lines are collected, parsed, in `lines`. */
-function capture(level: string) {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: pino({ level }, sink), lines };
-}
+import { captureLog as capture } from "../harness/log-capture.js";
 
 describe("StoreOutageLog", () => {
   const down = new StoreUnavailableError("redis: connection is closed", { outcome: "unchanged" });
