@@ -5,10 +5,14 @@ import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { PNG } from "pngjs";
 import { type Lock, TurnstileClient } from "../../client/index.js";
-import { browserRequired, CHROMIUM, launchChromium } from "../harness/chromium.js";
-import { cells, signIn, untilRead as until } from "../harness/console-page.js";
-import { CONSOLE_TOKENS, startConsole, type TestConsole } from "../harness/console-server.js";
-import { startRedis, type TestRedis } from "../harness/redis-server.js";
+import {
+  type ConsoleUnderTest,
+  cells,
+  signIn,
+  startConsoleInChromium,
+  untilRead as until,
+} from "../harness/console-page.js";
+import { CONSOLE_TOKENS, type TestConsole } from "../harness/console-server.js";
 
 const HOSTILE = "<img src=x onerror=alert(1)>";
 const seconds = (text: string) => Number.parseFloat(text);
@@ -17,10 +21,9 @@ const seconds = (text: string) => Number.parseFloat(text);
 // TokenAccess test rules: "ops-admin" may read and revoke everything, "viewer" may only read.
 describe("web console in Chromium", function () {
   this.timeout(120_000);
-  let redis: TestRedis;
   let web: TestConsole;
-  let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
+  let started: ConsoleUnderTest | undefined;
   let shots: string;
   /** Every dialog the page opened; a confirm is accepted only while `answer` says so. */
   const dialogs: { type: string; message: string }[] = [];
@@ -35,27 +38,18 @@ describe("web console in Chromium", function () {
   let second: Promise<Lock>;
 
   before(async function () {
-    if (!browserRequired() && !(await import("node:fs")).existsSync(CHROMIUM)) {
-      console.log(`      skipped: ${CHROMIUM} is missing (apt-get install chromium); CI=true makes this fail`);
-      this.skip();
-    }
-    redis = await startRedis();
-    web = await startConsole(redis.url);
-    browser = await launchChromium();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.on("dialog", (d) => {
-      dialogs.push({ type: d.type(), message: d.message() });
-      void (d.type() === "confirm" && answer === "accept" ? d.accept() : d.dismiss());
-    });
+    started = await startConsoleInChromium(this, (page) =>
+      page.on("dialog", (d) => {
+        dialogs.push({ type: d.type(), message: d.message() });
+        void (d.type() === "confirm" && answer === "accept" ? d.accept() : d.dismiss());
+      }),
+    );
+    ({ web, page } = started);
     shots = mkdtempSync(join(tmpdir(), "turnstile-console-shots-"));
-    await page.goto(`${web.url}/`);
-    await signIn(page, CONSOLE_TOKENS.admin, "ops-admin");
   });
   after(async () => {
     for (const c of clients) await c.close();
-    await browser?.close();
-    await web?.stop();
-    await redis?.stop();
+    await started?.close();
     if (shots) rmSync(shots, { recursive: true, force: true });
   });
 

@@ -1,12 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { TurnstileClient } from "../../client/index.js";
-import { browserRequired, CHROMIUM, launchChromium } from "../harness/chromium.js";
-import { cellLayouts, cells, signIn, untilRead } from "../harness/console-page.js";
-import { CONSOLE_TOKENS, startConsole, type TestConsole } from "../harness/console-server.js";
-import { startRedis, type TestRedis } from "../harness/redis-server.js";
+import {
+  type ConsoleUnderTest,
+  cellLayouts,
+  cells,
+  startConsoleInChromium,
+  untilRead,
+} from "../harness/console-page.js";
+import type { TestConsole } from "../harness/console-server.js";
 
 const LOCKS = 200;
 
@@ -15,37 +18,28 @@ const LOCKS = 200;
 // loading the page asks for nothing the server does not have (no favicon 404, no console error).
 describe("web console layout in Chromium", function () {
   this.timeout(120_000);
-  let redis: TestRedis;
   let web: TestConsole;
-  let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
+  let started: ConsoleUnderTest | undefined;
   const problems: string[] = [];
   const clients: TurnstileClient[] = [];
 
   before(async function () {
-    if (!browserRequired() && !existsSync(CHROMIUM)) {
-      console.log(`      skipped: ${CHROMIUM} is missing (apt-get install chromium); CI=true makes this fail`);
-      this.skip();
-    }
-    redis = await startRedis();
-    web = await startConsole(redis.url);
-    browser = await launchChromium();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
-    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-    page.on("response", (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.url()}`));
-    // Opening a lock aborts the list's stream on purpose; any other failed request is a problem.
-    page.on("requestfailed", (r) => {
-      if (r.failure()?.errorText !== "net::ERR_ABORTED") problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`);
+    started = await startConsoleInChromium(this, (page) => {
+      page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+      page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+      page.on("response", (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.url()}`));
+      // Opening a lock aborts the list's stream on purpose; any other failed request is a problem.
+      page.on("requestfailed", (r) => {
+        const why = r.failure()?.errorText;
+        if (why !== "net::ERR_ABORTED") problems.push(`failed: ${r.url()} ${why}`);
+      });
     });
-    await page.goto(`${web.url}/`);
-    await signIn(page, CONSOLE_TOKENS.admin, "ops-admin");
+    ({ web, page } = started);
   });
   after(async () => {
     for (const c of clients) await c.close();
-    await browser?.close();
-    await web?.stop();
-    await redis?.stop();
+    await started?.close();
   });
 
   it("loads without a 404 or console error, its icon served by the console", async () => {

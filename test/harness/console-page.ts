@@ -1,4 +1,8 @@
+import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
+import { browserRequired, CHROMIUM, launchChromium } from "./chromium.js";
+import { CONSOLE_TOKENS, startConsole, type TestConsole } from "./console-server.js";
+import { startRedis, type TestRedis } from "./redis-server.js";
 
 /** Reads `read` every 100 ms until `ok` accepts its answer; fails naming `what` and the last answer after `timeoutMs`. */
 export async function untilRead<T>(
@@ -60,4 +64,45 @@ export async function signIn(page: Page, token: string, identity: string): Promi
     (t) => t === `signed in as ${identity}`,
     `sign-in as ${identity}`,
   );
+}
+
+/** A coordinator with its console on a real redis-server, and Debian's Chromium on the console's page. */
+export interface ConsoleUnderTest {
+  redis: TestRedis;
+  web: TestConsole;
+  page: Page;
+  /** Closes the browser, the console and its coordinator, and stops redis-server. */
+  close(): Promise<void>;
+}
+
+/**
+ * For a browser suite's `before`: skips the suite (saying why) when Chromium is missing and CI does
+ * not require it; otherwise starts redis-server, a console and Chromium, lets `prepare` attach its
+ * page listeners, opens the page and signs in as the admin.
+ */
+export async function startConsoleInChromium(
+  suite: Mocha.Context,
+  prepare: (page: Page) => void = () => {},
+): Promise<ConsoleUnderTest> {
+  if (!browserRequired() && !existsSync(CHROMIUM)) {
+    console.log(`      skipped: ${CHROMIUM} is missing (apt-get install chromium); CI=true makes this fail`);
+    suite.skip();
+  }
+  const redis = await startRedis();
+  const web = await startConsole(redis.url);
+  const browser = await launchChromium();
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  prepare(page);
+  await page.goto(`${web.url}/`);
+  await signIn(page, CONSOLE_TOKENS.admin, "ops-admin");
+  return {
+    redis,
+    web,
+    page,
+    async close() {
+      await browser.close();
+      await web.stop();
+      await redis.stop();
+    },
+  };
 }
