@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { ServeConfig } from "../config/serve-config.js";
-import { epochSourceOf } from "../store/redis/master-epoch.js";
-import { readSentinelFailoverTime } from "../store/redis/sentinel-master.js";
+import { epochSourceOf } from "../store/redis/connection/master-epoch.js";
+import { readSentinelFailoverTime } from "../store/redis/connection/sentinel-master.js";
 
 /**
  * With Sentinels, reads how long they may take to replace a failed master (`down-after-milliseconds`

@@ -1,4 +1,4 @@
-import type { ServerErrorReason } from "../server-error.js";
+import type { ServerErrorReason } from "../rpc/server-error.js";
 
 /**
  * Why an acquire failed: the closed set of the `reason` label of `turnstile_acquires_failed_total`.

@@ -5,7 +5,7 @@ import { expect } from "chai";
 import { Redis } from "ioredis";
 import { type Lock, TurnstileClient, TurnstileError } from "../../client/index.js";
 import { ANSWER_GRACE_MS } from "../../client/session/requests/acquire-deadlines.js";
-import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { type CoordinatorProcess, spawnCoordinator } from "../harness/coordinator-process.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 

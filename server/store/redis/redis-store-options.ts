@@ -1,5 +1,6 @@
 import type { RedisOptions } from "ioredis";
-import type { RedisAuth, RedisTarget } from "./redis-connection.js";
+import { reconnectDelayMs } from "./connection/reconnect-delay.js";
+import type { RedisAuth, RedisTarget } from "./connection/redis-connection.js";
 
 /** Settings of the Redis store. */
 export interface RedisStoreOptions {
@@ -24,13 +25,6 @@ export interface RedisStoreOptions {
   replicaAckTimeoutMs?: number;
 }
 
-/**
- * The longest pause between two reconnect attempts of a store connection (to Redis, to a Sentinel, or
- * after ioredis gave a connection up), in ms. Short, because the next attempt after the Sentinels
- * name a new master is when locking resumes (docs/operations.md: within 1 s of the naming).
- */
-export const RECONNECT_MAX_DELAY_MS = 200;
-
 /** The ioredis settings of the store's connections: fail fast (no offline queue, no retries), reconnect with backoff. */
 export function commandOptions(options: RedisStoreOptions): RedisOptions {
   return {
@@ -38,6 +32,6 @@ export function commandOptions(options: RedisStoreOptions): RedisOptions {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: options.commandTimeoutMs ?? 2000,
-    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, RECONNECT_MAX_DELAY_MS),
+    retryStrategy: reconnectDelayMs,
   };
 }
