@@ -89,10 +89,7 @@ export class MasterEpoch {
       try {
         const runId = /run_id:(\w+)/.exec(await redis.info("server"))?.[1];
         const views = await Promise.all(source.sentinels.map((s) => askSentinel(s, source)));
-        const best = views.reduce<SentinelView | undefined>(
-          (a, b) => (b && (!a || b.epoch > a.epoch) ? b : a),
-          undefined,
-        );
+        const best = newestView(views);
         // The newest configuration names another server: this one is a demoted master (or a stale
         // address came back from a Sentinel). No script runs here, so no READONLY error would ever
         // move the connection: reconnect, which asks the Sentinels for the master again.
@@ -125,6 +122,19 @@ interface SentinelView {
   ip: string;
   port: number;
   replicas: number;
+}
+
+/**
+ * The view the newest configuration stands for: of the views with the highest config-epoch, one
+ * naming the address most of them name (the first, on a tie). Right after a promotion the Sentinel
+ * that led the failover reports the new epoch with the old address until its own +switch-master
+ * (about 1 s later), while the others already name the promoted master.
+ */
+function newestView(views: (SentinelView | undefined)[]): SentinelView | undefined {
+  const top = Math.max(...views.map((v) => v?.epoch ?? -1));
+  const newest = views.filter((v): v is SentinelView => v?.epoch === top);
+  const votes = (v: SentinelView) => newest.filter((w) => w.ip === v.ip && w.port === v.port).length;
+  return newest.reduce<SentinelView | undefined>((a, b) => (!a || votes(b) > votes(a) ? b : a), undefined);
 }
 
 /** The Sentinel names the server `redis` is connected to: by run id, or by address while it knows none. */
