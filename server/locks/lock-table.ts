@@ -15,7 +15,12 @@ import { RecheckScheduler } from "./recheck-scheduler.js";
 import { settleAcquire } from "./settle-acquire.js";
 import { answerTimeout } from "./wait-blockers.js";
 
-type Withdrawal = "cancel" | "abandon";
+/**
+ * How giveUp ends a pending acquire: `answer` is the failure it sends ("by-caller": the caller answers, a TIMEOUT
+ * naming the blockers); `how` the store withdrawal; `retryUnchanged` (an unacknowledged acquire) retries the
+ * withdrawal even when an attempt changed nothing.
+ */
+type GiveUp = { answer: ServerError | "by-caller"; how?: "cancel" | "abandon"; retryUnchanged?: boolean };
 
 /**
  * All lock logic of the coordinator: it turns session requests into store operations, routes
@@ -65,7 +70,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     };
     this.addWaiter(p);
     // When the wait runs out: withdraw silently, then answer TIMEOUT naming the holders it waited behind.
-    const timedOut = () => this.giveUp(p, new ServerError("timeout", ""), "cancel", true);
+    const timedOut = () => this.giveUp(p, { answer: "by-caller" });
     if (a.waitMs) p.waitTimer = setTimeout(() => timedOut() && answerTimeout(this.store, p, a.waitMs ?? 0), a.waitMs);
     const args = { ...claimOf(p), ttlMs: session.ttlMs, mode: a.mode, limit: a.limit, mayWait: a.waitMs !== 0 };
     let outcome: AcquireOutcome | ServerError | undefined;
@@ -80,7 +85,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       throw err;
     }
     // A WAIT fell short: answer UNAVAILABLE and withdraw the claim until a WAIT acknowledges that.
-    if (outcome instanceof ServerError) return void this.giveUp(p, outcome, "cancel", false, true);
+    if (outcome instanceof ServerError) return void this.giveUp(p, { answer: outcome, retryUnchanged: true });
     if (outcome === undefined) return; // given up meanwhile: its withdrawal settles the claim
     if (p.done) {
       // Given up while the script ran: a fresh grant is released by the withdrawal, but a
@@ -148,7 +153,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   /** Withdraws a pending acquire; a cancel for a request no longer pending is ignored. */
   cancel(session: Session, requestId: string): void {
     const p = session.pending.get(requestId);
-    if (p) this.giveUp(p, new ServerError("cancelled", `acquire: cancelled by the client`));
+    if (p) this.giveUp(p, { answer: new ServerError("cancelled", `acquire: cancelled by the client`) });
   }
 
   /**
@@ -160,7 +165,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   dropPending(session: Session, how: "abandon" | "cancel" | "detach"): void {
     for (const p of [...session.pending.values()]) {
       if (how === "detach") this.finish(p);
-      else this.giveUp(p, new ServerError("cancelled", "acquire: the session ended"), how);
+      else this.giveUp(p, { answer: new ServerError("cancelled", "acquire: the session ended"), how });
     }
   }
 
@@ -197,12 +202,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       outcome.statuses.forEach((status, i) => {
         const p = waiting[i];
         if (status.kind === "granted")
-          this.grant({
-            name,
-            sessionId: p.session.id,
-            requestId: p.requestId,
-            token: status.token,
-          });
+          this.grant({ name, sessionId: p.session.id, requestId: p.requestId, token: status.token });
         if (status.kind === "gone" && !p.done) {
           this.finish(p);
           this.acquireFailed("expired");
@@ -220,13 +220,12 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     }
   }
 
-  private giveUp(p: Pending, why: ServerError, how: Withdrawal = "cancel", silent = false, retryUnchanged = false) {
+  private giveUp(p: Pending, { answer, how = "cancel", retryUnchanged = false }: GiveUp): boolean {
     if (p.done) return false; // answered already
     this.finish(p);
-    this.acquireFailed(why.reason);
+    this.acquireFailed(answer === "by-caller" ? "timeout" : answer.reason); // "by-caller": only a timed-out wait
     // Issued before the answer is sent, so a new acquire by the same owner queues behind it in Redis.
     // An unknown outcome is retried (a raced grant is let go); meanwhile the owner may not re-acquire.
-    // `retryUnchanged` (an unacknowledged acquire): retried even when an attempt changed nothing.
     let unmark: (() => void) | undefined;
     if (retryUnchanged) unmark = p.session.beginSettling(holdKey(p.name, p.owner));
     this.resolver
@@ -236,7 +235,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       })
       .catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"))
       .finally(() => unmark?.());
-    if (!silent) p.session.send(reply.failed(p.requestId, p.name, why)); // a silent caller answers itself
+    if (answer !== "by-caller") p.session.send(reply.failed(p.requestId, p.name, answer));
     return true;
   }
 

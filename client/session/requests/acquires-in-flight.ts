@@ -56,6 +56,8 @@ export interface PendingAcquire {
   readonly firstSentAtMs: number;
   /** When the client gives up waiting for the answer (see AcquireDeadlines); Infinity for no wait. */
   readonly giveUpAtMs: number;
+  /** The caller's trace context when it asked (W3C traceparent, or ""): a re-sent acquire carries it too. */
+  readonly traceParent: string;
   /** The caller gave up (abort, or its wait ran out while disconnected): a late grant is released. */
   abandoned: boolean;
   /** Rejects the caller's promise; the request itself stays in flight until answered. */
@@ -77,18 +79,19 @@ export function remainingWaitMs(
   return leftMs > 0 ? leftMs : "ran-out";
 }
 
-/** The `acquire` message of a request; `waitMs` undefined waits forever. */
+/** The `acquire` message of a request; `waitMs` undefined waits forever; `traceParent` the caller's, or "". */
 export function acquireMessage(
   requestId: string,
   request: SessionAcquire,
   waitMs: number | undefined,
+  traceParent: string,
 ): NonNullable<SessionRequest["kind"]> {
   const { name, owner, mode, limit, value = new Uint8Array() } = request;
   const wait = waitMs === undefined ? undefined : durationFromMs(waitMs);
   const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   return {
     $case: "acquire",
-    acquire: { requestId, name, mode, limit, wait, owner, value: bytes, traceParent: currentTraceParent() },
+    acquire: { requestId, name, mode, limit, wait, owner, value: bytes, traceParent },
   };
 }
 
@@ -134,13 +137,15 @@ export class AcquiresInFlight {
   }
 
   /**
-   * Registers `request` (first sent now; the client gives up on it at `giveUpAtMs`); the answer resolves with the Lock, or rejects with a
-   * TurnstileError for a `failed` answer or the end of the session, or with a LostLockError when
+   * Registers `request` (first sent now; the client gives up on it at `giveUpAtMs`); the answer
+   * resolves with the Lock, or rejects with a TurnstileError for a `failed` answer or the end of the session, or with a LostLockError when
    * the lease had already run out at grant time.
    */
   add(request: SessionAcquire, giveUpAtMs: number): AcquireTicket {
     let requestId = "";
     let granted: Lock | undefined;
+    // Read now, in the caller's context: a resume re-sends the acquire from a stream event, outside it.
+    const traceParent = currentTraceParent();
     const answer = new Promise<Lock>((resolve, reject) => {
       requestId = this.#pending.add({
         answer: (reply) => {
@@ -152,7 +157,8 @@ export class AcquiresInFlight {
         },
       });
       const firstSentAtMs = this.#now();
-      this.#acquires.set(requestId, { requestId, request, firstSentAtMs, giveUpAtMs, abandoned: false, fail: reject });
+      const attempt = { requestId, request, firstSentAtMs, giveUpAtMs, traceParent, abandoned: false, fail: reject };
+      this.#acquires.set(requestId, attempt);
     });
     const abandon = () => {
       const attempt = this.#acquires.get(requestId);
@@ -160,7 +166,7 @@ export class AcquiresInFlight {
       else granted?.release().catch(() => {});
       return attempt !== undefined;
     };
-    return { requestId, message: acquireMessage(requestId, request, request.waitMs), answer, abandon };
+    return { requestId, message: acquireMessage(requestId, request, request.waitMs, traceParent), answer, abandon };
   }
 
   // Runs in the message handler, so the holding exists before a `lost` right behind the grant.
