@@ -8,4 +8,3 @@ import { channel } from "node:diagnostics_channel";
 export const CLIENT_SENT = channel("turnstile:client:sent");
 /** A server message was read off the session's stream: `{ sessionId, kind }` (the SessionResponse kind). */
 export const CLIENT_RECEIVED = channel("turnstile:client:received");
-
