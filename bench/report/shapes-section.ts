@@ -62,7 +62,7 @@ export function shapesSection(scaleOut: ScaleOutRow[] | undefined, cores: number
     "## 4. Shapes users run",
     "",
     "*Each contender its own process*: the hand-off (8) and spread (16) workloads with every contender in a",
-    "process of its own, running the compiled client from `dist/` under plain node (`bench/shapes/contender-process.mjs`),",
+    "process of its own, running the compiled client package (`packages/client/dist`, published as turnstile-locks-client) under plain node (`bench/shapes/contender-process.mjs`),",
     "as services are deployed. The bench process keeps the hand-off board over IPC; gaps come from the",
     "contenders' own timestamps on the shared monotonic clock, so the board's messages are outside them; client",
     "CPU is the contender processes' summed. Their rows are in the tables above.",

@@ -1,4 +1,4 @@
-// One bench contender process, running the compiled client from dist/ as a user's service would:
+// One bench contender process, running the compiled client (packages/client/dist) as a user's service would:
 // forked by bench/shapes/process-hand-off.ts and process-spread.ts with one JSON argument
 // { mode: "handoff" | "spread", addresses: string[], lock: string, workers: number }.
 // Hand-off: one client on one lock; the parent says "acquire" / "release" (its board keeps the
@@ -6,7 +6,13 @@
 // timestamps (process.hrtime.bigint(), the same clock in every process). Spread: `workers` clients,
 // each looping acquire → release on a lock of its own, on addresses[i % n]; cycles are counted
 // while the parent says "measure" is on, and reported at "stop".
-import { TurnstileClient } from "../../dist/client/index.js";
+import { existsSync } from "node:fs";
+
+// The client package as it is published (turnstile-locks-client, packages/client/dist), or before
+// that package existed the client in dist/.
+const published = new URL("../../packages/client/dist/client/index.js", import.meta.url);
+const entry = existsSync(published) ? published : new URL("../../dist/client/index.js", import.meta.url);
+const { TurnstileClient } = await import(entry.href);
 
 const config = JSON.parse(process.argv[2]);
 const now = () => process.hrtime.bigint().toString();

@@ -15,7 +15,7 @@ export interface ChildMessage {
 }
 
 /**
- * Contender processes running the compiled client (dist/) under plain node, one per config: forked
+ * Contender processes running the compiled client under plain node, one per config: forked
  * with an IPC channel, ready once each has connected. Messages go to one or all; `stop` asks each to
  * close its clients and collects the last message it sent (its result), killing one that does not end.
  */

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Redis } from "ioredis";
@@ -16,9 +16,15 @@ import { runScaleOut, type ScaleOutRow } from "./scale-out.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-/** True when dist/client/index.js is newer than the build script and every source the client is built from. */
+/**
+ * True when the compiled client the contender processes load (packages/client/dist, else dist/client)
+ * is newer than the build script and every source the client is built from.
+ */
 function distIsFresh(): boolean {
-  const built = statSync(join(ROOT, "dist/client/index.js"), { throwIfNoEntry: false })?.mtimeMs;
+  const entry = existsSync(join(ROOT, "packages/client"))
+    ? "packages/client/dist/client/index.js"
+    : "dist/client/index.js";
+  const built = statSync(join(ROOT, entry), { throwIfNoEntry: false })?.mtimeMs;
   if (built === undefined) return false;
   const sources = ["scripts/build.js", "package.json"];
   for (const tree of ["client", "gen", "wire"])
@@ -31,7 +37,7 @@ export const PROCESS_IMPL: LockImpl = {
   id: "turnstile-processes",
   label: "Turnstile (each contender its own process, compiled client)",
   waits: "FIFO queue in Redis; the grant is pushed on the session stream",
-  version: "this repo (dist/, plain node)",
+  version: "this repo (compiled client package, plain node)",
   connect: () => Promise.reject(new Error("runs in contender processes (bench/shapes)")),
 };
 
@@ -70,9 +76,9 @@ export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]
     }
   };
   const built = await step(
-    "npm run build (the contender processes run dist/)",
+    "npm run build (the contender processes run the compiled client)",
     async () => {
-      if (distIsFresh()) return "dist/ is newer than its sources: not rebuilt";
+      if (distIsFresh()) return "the compiled client is newer than its sources: not rebuilt";
       const r = spawnSync("npm", ["run", "-s", "build"], { cwd: ROOT, encoding: "utf8" });
       if (r.status !== 0) throw new Error(`npm run build failed: ${(r.stdout + r.stderr).slice(-600)}`);
       return "built";
