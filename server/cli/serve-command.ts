@@ -59,7 +59,12 @@ export async function run(argv: string[]): Promise<number> {
   const tracing = config.otlpEndpoint
     ? await (await import("../tracing/otel-tracing.js")).startOtelTracing(
         { endpoint: config.otlpEndpoint },
-        { sampleRatio: config.otlpSampleRatio },
+        {
+          sampleRatio: config.otlpSampleRatio,
+          // Tracing problems never stop the coordinator: one warning, with the endpoint.
+          onProblem: (problem) =>
+            log.warn({ otlpEndpoint: config.otlpEndpoint, problem }, "tracing: spans not exported"),
+        },
       )
     : undefined;
   if (config.otlpEndpoint)
