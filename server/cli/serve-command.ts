@@ -89,7 +89,10 @@ export async function run(argv: string[]): Promise<number> {
     process.once("SIGINT", resolve);
   });
   const failed = async (failure: StartUpFailure) => {
-    log.fatal({ exitCode: failure.exitCode, err: failure.err }, failure.msg);
+    log.fatal({ exitCode: failure.exitCode, err: failure.err, hint: failure.hint }, failure.msg);
+    // Said on stderr too, for a person at a terminal; the log line is for the supervisor.
+    if (failure.hint)
+      process.stderr.write(`turnstile serve: ${failure.msg.replace(/^cannot start: /, "")}: ${failure.hint}\n`);
     await tracing?.shutdown();
     return failure.exitCode;
   };
