@@ -108,7 +108,9 @@ async function acquireFailed(err: unknown, args: LockArgs): Promise<number> {
     process.stderr.write(`turnstile lock: ${name} not acquired ${waited}: ${holders}\n`);
     return LockExit.notAcquired;
   }
-  const refused = reason === "invalid-argument" ? refusedArgument(message) : undefined;
+  // A value this coordinator's limits refuse (the session's TTL is refused at Open): still a usage error.
+  const refused =
+    reason === "invalid-argument" || message.includes("INVALID_ARGUMENT") ? refusedArgument(message) : undefined;
   if (refused) return usageError(`${refused} (refused by ${args.server})`);
   process.stderr.write(`turnstile lock: cannot acquire ${name} from ${args.server}: ${message}\n`);
   return LockExit.unavailable;

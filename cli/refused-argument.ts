@@ -12,7 +12,7 @@ const FIELD_FLAGS: Record<string, string> = {
  * replaced by the flag it came from, or undefined when the field is not one the user gave.
  */
 export function refusedArgument(message: string): string | undefined {
-  const match = /(?:^|: )([a-z_]+\.[a-z_]+): (.*)$/.exec(message);
+  const match = /(?:^|\s)([a-z_]+\.[a-z_]+): (.*)$/.exec(message);
   const flag = match && FIELD_FLAGS[match[1]];
   return flag ? `${flag}: ${match[2]}` : undefined;
 }
