@@ -13,7 +13,7 @@ import (
 )
 
 // tlsFlags are the connection security settings, named as the turnstile CLI names them
-// (--tls-ca, --tls-cert, --tls-key, --token and TURNSTILE_TLS_CA, ... in docs/security.md).
+// (--tls-ca, --tls-cert, --tls-key, --token and TURNSTILE_CLIENT_TLS_CA, ... in docs/security.md).
 type tlsFlags struct {
 	ca, cert, key, token string
 }

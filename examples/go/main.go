@@ -32,9 +32,9 @@ func main() {
 	wait := flag.Duration("wait", envDuration("TURNSTILE_WAIT", 30*time.Second), "server-side wait of one acquire before TIMEOUT (env TURNSTILE_WAIT)")
 	ttl := flag.Duration("ttl", envDuration("TURNSTILE_TTL", 15*time.Second), "requested session TTL (env TURNSTILE_TTL)")
 	var security tlsFlags
-	flag.StringVar(&security.ca, "tls-ca", env("TURNSTILE_TLS_CA", ""), "CA certificate (PEM) to verify the coordinator with: TLS (env TURNSTILE_TLS_CA)")
-	flag.StringVar(&security.cert, "tls-cert", env("TURNSTILE_TLS_CERT", ""), "client certificate (PEM) for mTLS (env TURNSTILE_TLS_CERT)")
-	flag.StringVar(&security.key, "tls-key", env("TURNSTILE_TLS_KEY", ""), "client certificate's key (PEM) (env TURNSTILE_TLS_KEY)")
+	flag.StringVar(&security.ca, "tls-ca", env("TURNSTILE_CLIENT_TLS_CA", ""), "CA certificate (PEM) to verify the coordinator with: TLS (env TURNSTILE_CLIENT_TLS_CA)")
+	flag.StringVar(&security.cert, "tls-cert", env("TURNSTILE_CLIENT_TLS_CERT", ""), "client certificate (PEM) for mTLS (env TURNSTILE_CLIENT_TLS_CERT)")
+	flag.StringVar(&security.key, "tls-key", env("TURNSTILE_CLIENT_TLS_KEY", ""), "client certificate's key (PEM) (env TURNSTILE_CLIENT_TLS_KEY)")
 	flag.StringVar(&security.token, "token", env("TURNSTILE_TOKEN", ""), "bearer token, sent over TLS only (env TURNSTILE_TOKEN)")
 	flag.Parse()
 	log.SetFlags(log.Lmicroseconds)

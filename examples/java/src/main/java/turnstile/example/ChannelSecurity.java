@@ -13,7 +13,7 @@ import java.util.concurrent.Executor;
 
 /**
  * The connection security settings, named as the turnstile CLI names them (--tls-ca, --tls-cert,
- * --tls-key, --token; env TURNSTILE_TLS_CA, ...): plaintext when none is set; TLS verifying the
+ * --tls-key, --token; env TURNSTILE_CLIENT_TLS_CA, ...): plaintext when none is set; TLS verifying the
  * coordinator against the CA (else the JDK's trust store); a client certificate for mTLS; a bearer
  * token sent as "authorization: Bearer ..." on every call, refused without TLS.
  */

@@ -38,9 +38,9 @@ public final class Main {
 
     var security =
         new ChannelSecurity(
-            flag(flags, "tls-ca", "TURNSTILE_TLS_CA", ""),
-            flag(flags, "tls-cert", "TURNSTILE_TLS_CERT", ""),
-            flag(flags, "tls-key", "TURNSTILE_TLS_KEY", ""),
+            flag(flags, "tls-ca", "TURNSTILE_CLIENT_TLS_CA", ""),
+            flag(flags, "tls-cert", "TURNSTILE_CLIENT_TLS_CERT", ""),
+            flag(flags, "tls-key", "TURNSTILE_CLIENT_TLS_KEY", ""),
             flag(flags, "token", "TURNSTILE_TOKEN", ""));
     var credentials = security.credentials();
     // Several comma-separated addresses: a session resumes on the next when its coordinator drains.
