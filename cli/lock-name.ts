@@ -1,6 +1,6 @@
 import { REQUEST_LIMITS } from "../wire/request-limits.js";
 
-// What the coordinator refuses in a name besides its length (server/request-validator.ts).
+// What the coordinator refuses in a name besides its length (server/rpc/request-validator.ts).
 const CONTROL = /\p{Cc}/u;
 const LONE_SURROGATE = /\p{Cs}/u;
 const SHOWN_CHARS = 40;

@@ -1,5 +1,5 @@
 /**
- * The default bounds a coordinator enforces on what a client asks for (server/limits.ts starts from
+ * The default bounds a coordinator enforces on what a client asks for (server/config/limits.ts starts from
  * them; `serve --min-ttl` etc. may change them). The CLI checks its flags against them first, so a
  * value the server would refuse is a usage error naming the flag and the limit.
  */
