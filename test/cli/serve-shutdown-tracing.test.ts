@@ -5,10 +5,11 @@ import { freePort } from "../harness/free-port.js";
 import { spawnTurnstile } from "../harness/run-turnstile.js";
 import { waitForOutput } from "../harness/wait-for-output.js";
 
-// docs/operations.md ("Shutdown"): with no stream open, SIGTERM ends `turnstile serve` with exit 0
-// within 2 s whatever the OTLP collector does; spans get a 1 s flush deadline and an export failure
-// is one warning "tracing: spans not exported". Real coordinator processes, real sockets.
-const SHUTDOWN_BOUND_MS = 2000;
+// docs/operations.md ("Shutdown bound"): SIGTERM ends `turnstile serve` with exit 0 within the
+// shutdown grace (5 s) plus 2 s whatever the OTLP collector does; spans get a 1 s flush deadline and
+// an export failure is one warning "tracing: spans not exported". Real processes, real sockets. (An
+// unusable collector used to take 9-10 s and exit 1; on an idle machine this takes well under 2 s.)
+const SHUTDOWN_BOUND_MS = 5000 + 2000;
 
 interface Stopped {
   code: number;
@@ -32,6 +33,7 @@ async function serveTraceAndStop(endpoint: string): Promise<Stopped> {
     const sent = performance.now();
     serve.child.kill("SIGTERM");
     const at = await exited;
+    console.log(`      SIGTERM to exit: ${Math.round(at - sent)} ms`);
     const run = await serve.done;
     const log = run.stdout
       .trim()
