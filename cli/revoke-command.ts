@@ -1,4 +1,5 @@
 import type { RevokeResponse } from "../gen/ts/turnstile/v1/turnstile.js";
+import { REQUEST_LIMITS } from "../wire/request-limits.js";
 import { AdminClient } from "./admin-client.js";
 import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
@@ -54,6 +55,9 @@ function parseRevokeArgs(
   const [name, holder] = args.positionals;
   const slash = holder.indexOf("/");
   if (slash <= 0) return `HOLDER must be SESSION_ID/OWNER (see turnstile describe NAME), got ${shownName(holder)}`;
+  const ownerBytes = Buffer.byteLength(holder.slice(slash + 1), "utf8");
+  if (ownerBytes > REQUEST_LIMITS.maxIdBytes)
+    return `HOLDER's OWNER is ${ownerBytes} bytes: the maximum is ${REQUEST_LIMITS.maxIdBytes} bytes (UTF-8)`;
   if (!/^[0-9a-f]{32}\//.test(holder))
     return `HOLDER's SESSION_ID must be 32 lowercase hex digits (as describe shows it), got ${shownName(holder.slice(0, slash))}`;
   return { ...args, name, holder, sessionId: holder.slice(0, slash), owner: holder.slice(slash + 1) };

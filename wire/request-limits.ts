@@ -6,6 +6,8 @@
 export const REQUEST_LIMITS = {
   /** Longest lock name, in UTF-8 bytes; a name must not be empty. */
   maxNameBytes: 256,
+  /** Longest owner, request id and client name, in UTF-8 bytes. */
+  maxIdBytes: 128,
   /** Shortest session TTL. */
   minTtlMs: 1000,
   /** Longest session TTL. */

@@ -50,7 +50,7 @@ export interface Limits {
 /** Safe defaults for every limit. */
 export const DEFAULT_LIMITS: Limits = {
   maxNameBytes: REQUEST_LIMITS.maxNameBytes,
-  maxIdBytes: 128,
+  maxIdBytes: REQUEST_LIMITS.maxIdBytes,
   maxValueBytes: 4096,
   minTtlMs: REQUEST_LIMITS.minTtlMs,
   maxTtlMs: REQUEST_LIMITS.maxTtlMs,

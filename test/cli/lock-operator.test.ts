@@ -61,6 +61,19 @@ describe("turnstile lock for operators (processes)", () => {
     }
     const describe = await runTurnstile(["describe", long], { env, timeoutMs: 30_000 });
     expect([describe.code, describe.stderr.includes("the maximum is 256 bytes")]).to.deep.equal([2, true]);
+    const badSession = await runTurnstile(["revoke", "x", "not-hex/owner"], { env, timeoutMs: 30_000 });
+    expect([badSession.code, badSession.stderr]).to.deep.equal([
+      2,
+      `turnstile revoke: HOLDER's SESSION_ID must be 32 lowercase hex digits (as describe shows it), got "not-hex" (see turnstile revoke --help)\n`,
+    ]);
+    const longOwner = await runTurnstile(["revoke", "x", `${"a".repeat(32)}/${"o".repeat(129)}`], {
+      env,
+      timeoutMs: 30_000,
+    });
+    expect([longOwner.code, longOwner.stderr.includes("OWNER is 129 bytes: the maximum is 128 bytes")]).to.deep.equal([
+      2,
+      true,
+    ]);
   });
 
   it("says once on stderr that it waits and behind whom, then runs the command when the holder lets go", async () => {
