@@ -1,15 +1,16 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { cleanEnv, runCommand } from "../harness/run-command.js";
 import { startCoordinator, type TestCoordinator } from "../harness/test-coordinator.js";
-import { ROOT } from "./installed-package.js";
+import { installedPackage, ROOT } from "./installed-package.js";
 
 // Every README code block meant to run (sh, js, ts) runs here as written, on the Node running the
-// tests (CI: Node 20), ts blocks as plain .mjs without any transpiler, against a real coordinator
-// on a real redis-server. The conventions are stated in the README: a block whose first line says
+// tests (CI: Node 20), ts blocks as plain .mjs without any transpiler, in a project that installed
+// the packed tarball (as a user would: its import and its `turnstile` command), against a real
+// coordinator on a real redis-server. The conventions are stated in the README: a block whose first line says
 // "not run by the README test" (and why) is skipped; the placeholders below are no-ops; the example
 // addresses are the test's coordinators; a block using `client` without making one gets one.
 
@@ -69,20 +70,17 @@ describe("the README's code blocks, run as written", () => {
   let dir: string;
   let bin: string;
 
-  before(async () => {
+  before(async function () {
+    this.timeout(420_000);
+    const pkg = await installedPackage();
     redis = await startRedis();
     coordinators = [await startCoordinator(redis.url), await startCoordinator(redis.url)];
-    // Inside the repository, so `import … from "<package>/client"` resolves to dist/ by self-reference.
-    mkdirSync(join(ROOT, "tmp"), { recursive: true });
-    dir = mkdtempSync(join(ROOT, "tmp", "readme-"));
-    bin = join(dir, "bin");
-    mkdirSync(bin);
-    symlinkSync(join(ROOT, "bin/turnstile.js"), join(bin, "turnstile"));
+    dir = pkg.project;
+    bin = join(pkg.project, "node_modules/.bin");
   });
   after(async () => {
     for (const c of coordinators ?? []) await c.stop();
     await redis?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it("marks every block it does not run, saying why, and runs the rest (js/ts as .mjs, sh with set -e)", () => {
@@ -103,7 +101,7 @@ describe("the README's code blocks, run as written", () => {
         // Outside the repository: a shell block never reaches this clone's package.json or node_modules.
         run = await runCommand("sh", ["-ec", block.code], { cwd: tmpdir(), env, timeoutMs: 50_000 });
       } else {
-        const file = join(dir, `block-${block.line}.mjs`);
+        const file = join(dir, `readme-block-${block.line}.mjs`);
         writeFileSync(file, moduleOf(block, addresses));
         run = await runCommand(process.execPath, [file], { cwd: dir, env, timeoutMs: 50_000 });
       }
