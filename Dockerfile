@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # A Turnstile coordinator image: TLS from mounted files by default (docs/operations.md, "Container").
 # NOT BUILT on the machine this project is developed on (it has no Docker);
-# test/package/container-image.test.ts keeps it honest instead: it copies this file's COPY sources
+# test/package/start-commands.test.ts keeps it honest instead: it copies this file's COPY sources
 # into a temporary directory, runs its RUN steps there, then runs its ENTRYPOINT + CMD with its ENV
 # (certificates made with openssl at /etc/turnstile/tls) until its HEALTHCHECK says SERVING.
 
