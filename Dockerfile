@@ -8,7 +8,9 @@
 # Build: compile the TypeScript to dist/ (npm run build needs the dev dependencies).
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
-COPY package.json package-lock.json ./
+# The client package is an npm workspace (packages/client): npm ci needs its manifest too.
+COPY package.json package-lock.json LICENSE ./
+COPY packages/client/package.json packages/client/package.json
 RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.js scripts/build.js
@@ -35,8 +37,11 @@ ENV NODE_ENV=production \
     TURNSTILE_CLIENT_TLS_CA=/etc/turnstile/tls/ca.crt
 WORKDIR /opt/turnstile
 COPY package.json package-lock.json ./
+COPY packages/client/package.json packages/client/package.json
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+# dist/client/ re-exports turnstile-locks-client, linked by npm ci to packages/client and its dist/.
 COPY --from=build /src/dist dist
+COPY --from=build /src/packages/client/dist packages/client/dist
 USER node
 EXPOSE 7420
 # grpc.health.v1 Check on TURNSTILE_SERVER: unhealthy while the coordinator cannot reach Redis or

@@ -35,7 +35,10 @@ function readmeBlocks(): Block[] {
 
 const blocks = readmeBlocks();
 const runnable = blocks.filter((b) => ["sh", "js", "mjs", "ts"].includes(b.lang) && !MARK.test(b.code));
-const PACKAGE_NAME = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string }).name;
+// The module the README itself imports TurnstileClient from: a block that uses one without importing gets it.
+const CLIENT_MODULE = /import \{ TurnstileClient \} from "([^"]+)";/.exec(
+  readFileSync(join(ROOT, "README.md"), "utf8"),
+)?.[1];
 
 /** A ts/js block as a runnable .mjs: placeholders, addresses, and a `client` when it uses one it does not make. */
 function moduleOf(block: Block, addresses: string[]): string {
@@ -49,7 +52,7 @@ function moduleOf(block: Block, addresses: string[]): string {
   const makesClient = /\bconst client\b/.test(code);
   const usesClient = !makesClient && /\bclient\./.test(code);
   if ((usesClient || /\bnew TurnstileClient\b/.test(code)) && !/import \{[^}]*\bTurnstileClient\b/.test(code))
-    prelude.unshift(`import { TurnstileClient } from "${PACKAGE_NAME}/client";`);
+    prelude.unshift(`import { TurnstileClient } from "${CLIENT_MODULE}";`);
   if (usesClient) {
     prelude.push(`const client = new TurnstileClient(${JSON.stringify(addresses[0])});`);
     code += "\nawait client.close();\n";
