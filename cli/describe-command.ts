@@ -5,6 +5,7 @@ import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
 import { formatTable } from "./format-table.js";
 import { holderView, modeName, valueCell } from "./holder-view.js";
+import { shownName, withoutName } from "./lock-name.js";
 import { argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
 
 const USAGE = `Usage: turnstile describe [options] NAME
@@ -14,7 +15,6 @@ name, fencing token, hold count, how long held, lease left, value) and its waite
 (how long each has waited, and BEHIND: the holders it waits behind). A free lock has neither.
 
 Options:
-  --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
 ${CONNECTION_HELP}
   --output FORMAT      table (default) or json
   -h, --help           this help
@@ -35,7 +35,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     lock = await client.describe(name);
   } catch (err) {
     process.stderr.write(
-      `turnstile describe: cannot describe "${name}" on ${args.server}: ${(err as Error).message}\n`,
+      `turnstile describe: cannot describe ${shownName(name)} on ${args.server}: ${withoutName((err as Error).message, name)}\n`,
     );
     return LockExit.unavailable;
   } finally {

@@ -1,7 +1,8 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
-import { Client, credentials, type ServiceError, status } from "@grpc/grpc-js";
-import { readableDetails } from "../client/admin.js";
+import { Client, type ServiceError, status } from "@grpc/grpc-js";
+import { channelCredentials, readableDetails } from "../client/admin.js";
 import { parseDurationText } from "../wire/duration-text.js";
+import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
 import { argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
 
@@ -12,7 +13,7 @@ SERVING, or NOT_SERVING while the coordinator cannot reach its store (Redis). Me
 health checks and scripts; load balancers can call the same service themselves.
 
 Options:
-  --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
+${CONNECTION_HELP}
   --service NAME       the service to ask about (default "": the coordinator as a whole)
   --timeout DURATION   give up after this long, e.g. 3s (default 5s)
   -h, --help           this help
@@ -29,7 +30,8 @@ const SERVING = 1;
 export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const args = argsOrExit("health", USAGE, argv, () => parseHealthArgs(argv, env));
   if (typeof args === "number") return args;
-  const client = new Client(args.server, credentials.createInsecure());
+  // Over TLS (and mTLS, a token) when the connection flags say so, as every other command.
+  const client = new Client(args.server, channelCredentials(args.connection));
   try {
     const answer = await check(client, args.service, args.timeoutMs);
     process.stdout.write(`${STATUS_NAMES[answer] ?? `status ${answer}`}\n`);
@@ -51,7 +53,7 @@ function parseHealthArgs(argv: string[], env: NodeJS.ProcessEnv) {
   const timeoutMs = parseDurationText(timeoutText);
   if (timeoutMs === undefined || timeoutMs <= 0)
     return `--timeout must be a duration above 0 such as 3s, got "${timeoutText}"`;
-  return { server: args.server, service: args.values.service ?? "", timeoutMs };
+  return { server: args.server, connection: args.connection, service: args.values.service ?? "", timeoutMs };
 }
 
 // The two health messages are one field each, so they are encoded by hand rather than generated.

@@ -1,12 +1,12 @@
 import { hostname } from "node:os";
-import { parseArgs } from "node:util";
-import type { CredentialOptions } from "../client/admin.js";
 import { type Lock, LostLockError, TurnstileClient, TurnstileError } from "../client/index.js";
-import { parseDurationText } from "../wire/duration-text.js";
-import { CONNECTION_FLAGS, CONNECTION_HELP, connectionOptions } from "./connection-flags.js";
+import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
 import { GuardedCommand } from "./guarded-command.js";
-import { joinNegativeValues } from "./negative-values.js";
+import { blockersLine, currentHoldersLine } from "./holders-line.js";
+import { LOCK_LIMITS_HELP, type LockArgs, parseLockArgs } from "./lock-args.js";
+import { shownName, withoutName } from "./lock-name.js";
+import { refusedArgument } from "./refused-argument.js";
 
 const USAGE = `Usage: turnstile lock [options] NAME -- COMMAND [ARGS...]
 
@@ -17,13 +17,14 @@ is lost while COMMAND runs (lease not renewed in time, session ended), COMMAND g
 then SIGKILL after --grace, and the exit code is 76.
 
 Options:
-  --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
 ${CONNECTION_HELP}
   --wait DURATION      how long to wait for the lock: 0 tries once (default: forever)
   --ttl DURATION       session lease; renewed every TTL/3 (default 15s)
   --grace DURATION     SIGTERM to SIGKILL when the lock is lost (default 5s)
+  --quiet              do not say on stderr that it waits, and behind whom
   -h, --help           this help
 DURATION is a number with a unit: 500ms, 10s, 5m, 1h.
+${LOCK_LIMITS_HELP}
 
 Exit codes: COMMAND's own; 2 bad usage; 69 coordinator unreachable or request refused;
 75 not acquired within --wait; 76 lock lost (COMMAND stopped); 126/127 COMMAND not runnable/found.
@@ -31,18 +32,6 @@ SIGTERM and SIGHUP are passed on to COMMAND; SIGINT reaches it from the terminal
 `;
 
 const CLOSE_TIMEOUT_MS = 3000;
-
-interface LockArgs {
-  server: string;
-  connection: CredentialOptions;
-  name: string;
-  command: string[];
-  waitMs?: number;
-  /** --wait as given, for messages. */
-  waitText?: string;
-  ttlMs: number;
-  graceMs: number;
-}
 
 /** `turnstile lock`: holds a lock while a command runs (like flock(1) or etcdctl lock). */
 export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -53,10 +42,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     return 0;
   }
   const args = parseLockArgs(own, dash >= 0 ? argv.slice(dash + 1) : [], env);
-  if (typeof args === "string") {
-    process.stderr.write(`turnstile lock: ${args} (see turnstile lock --help)\n`);
-    return LockExit.usage;
-  }
+  if (typeof args === "string") return usageError(args);
   const client = new TurnstileClient(args.server, {
     ttlMs: args.ttlMs,
     clientName: `turnstile-lock@${hostname()}`,
@@ -72,73 +58,69 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   }
 }
 
-function parseLockArgs(own: string[], command: string[], env: NodeJS.ProcessEnv): LockArgs | string {
-  let parsed: ReturnType<typeof parseArgs<{ options: Record<string, { type: "string" }>; allowPositionals: true }>>;
-  try {
-    const options: Record<string, { type: "string" }> = {};
-    for (const flag of ["server", "wait", "ttl", "grace", ...CONNECTION_FLAGS]) options[flag] = { type: "string" };
-    parsed = parseArgs({ args: joinNegativeValues(own, Object.keys(options)), options, allowPositionals: true });
-  } catch (err) {
-    return (err as Error).message.split(". ")[0];
-  }
-  const { values, positionals } = parsed;
-  if (positionals.length !== 1) return `give one lock NAME before --, got ${positionals.length}`;
-  if (command.length === 0) return "give the command after --, e.g. turnstile lock deploy -- make deploy";
-  const durations: Record<string, number | undefined> = {};
-  for (const [flag, fallback] of [
-    ["wait", undefined],
-    ["ttl", "15s"],
-    ["grace", "5s"],
-  ] as const) {
-    const text = values[flag] ?? fallback;
-    if (text === undefined) continue;
-    if (/^\s*-/.test(text)) return negativeDuration(flag, text);
-    durations[flag] = parseDurationText(text);
-    if (durations[flag] === undefined) return `--${flag} "${text}" is not a duration (e.g. 500ms, 10s, 5m)`;
-  }
-  if (durations.ttl === 0) return "--ttl must be more than 0";
-  const connection = connectionOptions(values, env);
-  if (typeof connection === "string") return connection;
-  return {
-    connection,
-    server: values.server ?? (env.TURNSTILE_SERVER || "127.0.0.1:7420"),
-    name: positionals[0],
-    command,
-    waitMs: durations.wait,
-    waitText: values.wait,
-    ttlMs: durations.ttl!,
-    graceMs: durations.grace!,
-  };
+function usageError(message: string): number {
+  process.stderr.write(`turnstile lock: ${message} (see turnstile lock --help)\n`);
+  return LockExit.usage;
 }
 
-/** Acquires the lock, or says why not and returns the exit code. SIGINT/SIGTERM stop the wait. */
+/**
+ * Acquires the lock, or says why not and returns the exit code. While queued it says once on
+ * stderr behind whom it waits (unless --quiet). SIGINT/SIGTERM stop the wait.
+ */
 async function acquire(client: TurnstileClient, args: LockArgs): Promise<Lock | number> {
   const interrupted = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => interrupted.abort(signal);
   for (const s of ["SIGINT", "SIGTERM"] as const) process.on(s, onSignal);
+  let told = false;
+  let settled = false;
+  const onQueued = (position: number) => {
+    if (told || args.quiet) return;
+    told = true;
+    void currentHoldersLine(args.server, args.connection, args.name).then((holders) => {
+      // Not once the answer is in: a grant or a refusal says the rest.
+      if (settled) return;
+      const limit = args.waitMs === undefined ? "no time limit" : `up to ${args.waitText}`;
+      process.stderr.write(
+        `turnstile lock: waiting for ${shownName(args.name)} (${limit}, queue position ${position}): ${holders}\n`,
+      );
+    });
+  };
   try {
-    return await client.acquire(args.name, { waitMs: args.waitMs, signal: interrupted.signal });
+    return await client.acquire(args.name, { waitMs: args.waitMs, signal: interrupted.signal, onQueued });
   } catch (err) {
     if (interrupted.signal.aborted) return interrupted.signal.reason === "SIGINT" ? 130 : 143;
-    const reason = err instanceof TurnstileError ? err.reason : "internal";
-    const message = err instanceof Error ? err.message : String(err);
-    if (reason === "timeout" || reason === "busy") {
-      const waited = args.waitMs ? `within ${args.waitText}` : "(tried once)";
-      process.stderr.write(`turnstile lock: "${args.name}" not acquired ${waited}: another session holds it\n`);
-      return LockExit.notAcquired;
-    }
-    process.stderr.write(`turnstile lock: cannot acquire "${args.name}" from ${args.server}: ${message}\n`);
-    return LockExit.unavailable;
+    return await acquireFailed(err, args);
   } finally {
+    settled = true;
     for (const s of ["SIGINT", "SIGTERM"] as const) process.off(s, onSignal);
   }
+}
+
+/** Says why the acquire failed, naming the holders where it was refused for them; the exit code. */
+async function acquireFailed(err: unknown, args: LockArgs): Promise<number> {
+  const reason = err instanceof TurnstileError ? err.reason : "internal";
+  const message = withoutName(err instanceof Error ? err.message : String(err), args.name);
+  const name = shownName(args.name);
+  if (reason === "timeout" || reason === "busy") {
+    const waited = args.waitMs ? `within ${args.waitText}` : "(tried once)";
+    const blockers = (err as TurnstileError).blockedBy;
+    const holders = blockersLine(blockers) ?? (await currentHoldersLine(args.server, args.connection, args.name));
+    process.stderr.write(`turnstile lock: ${name} not acquired ${waited}: ${holders}\n`);
+    return LockExit.notAcquired;
+  }
+  // A value this coordinator's limits refuse (the session's TTL is refused at Open): still a usage error.
+  const refused =
+    reason === "invalid-argument" || message.includes("INVALID_ARGUMENT") ? refusedArgument(message) : undefined;
+  if (refused) return usageError(`${refused} (refused by ${args.server})`);
+  process.stderr.write(`turnstile lock: cannot acquire ${name} from ${args.server}: ${message}\n`);
+  return LockExit.unavailable;
 }
 
 /** Runs the command holding the lock; stops it if the lock is lost; releases the lock after. */
 async function runHolding(lock: Lock, args: LockArgs, env: NodeJS.ProcessEnv): Promise<number> {
   const lostMessage = (action: string) => {
     const why = lock.signal.reason instanceof LostLockError ? lock.signal.reason.lostReason : "lost";
-    return `turnstile lock: lost "${args.name}" (${why}): ${action}\n`;
+    return `turnstile lock: lost ${shownName(args.name)} (${why}): ${action}\n`;
   };
   if (lock.signal.aborted) {
     process.stderr.write(lostMessage("the command was not started"));
@@ -161,13 +143,4 @@ async function runHolding(lock: Lock, args: LockArgs, env: NodeJS.ProcessEnv): P
     lock.signal.removeEventListener("abort", onLost);
     await lock.release().catch(() => {});
   }
-}
-
-function negativeDuration(flag: string, text: string): string {
-  const rules: Record<string, string> = {
-    wait: "0 or more: 0 tries once, leave --wait out to wait forever",
-    ttl: "more than 0",
-  };
-  const rule = rules[flag] ?? "0 or more";
-  return `--${flag} "${text}" is negative: a duration must be ${rule} (e.g. 500ms, 10s, 5m)`;
 }

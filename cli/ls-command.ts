@@ -12,7 +12,6 @@ Lists the active locks (those with holders or waiters) whose names start with PR
 every lock), sorted by name, paging through the coordinator's List until done.
 
 Options:
-  --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
 ${CONNECTION_HELP}
   --limit N            stop after N locks
   --output FORMAT      table (default) or json (an array of {name, mode, limit, holders, waiters})

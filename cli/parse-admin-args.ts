@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import type { CredentialOptions } from "../client/admin.js";
 import { CONNECTION_FLAGS, connectionOptions } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
+import { nameProblem } from "./lock-name.js";
 import { joinNegativeValues } from "./negative-values.js";
 
 /** How a listing is printed: an aligned table for people, or JSON for programs. */
@@ -28,12 +29,12 @@ export interface AdminArgsSpec {
 }
 
 /**
- * Parses an admin command's arguments: `--server HOST:PORT` (default env TURNSTILE_SERVER, then
- * 127.0.0.1:7420), the TLS and token flags, `--output`, the command's own flags and positionals. Returns one line saying
+ * Parses an admin command's arguments: `--server HOST[:PORT]` (default env TURNSTILE_SERVER, then
+ * 127.0.0.1:7420; port 7420 if left out), the TLS and token flags, `--output`, the command's own flags and positionals. Returns one line saying
  * what is wrong instead when they are bad.
  */
 export function parseAdminArgs(argv: string[], spec: AdminArgsSpec, env: NodeJS.ProcessEnv): AdminArgs | string {
-  const options: Record<string, { type: "string" }> = { server: { type: "string" } };
+  const options: Record<string, { type: "string" }> = {};
   if (spec.output) options.output = { type: "string" };
   for (const flag of [...(spec.flags ?? []), ...CONNECTION_FLAGS]) options[flag] = { type: "string" };
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
@@ -53,14 +54,18 @@ export function parseAdminArgs(argv: string[], spec: AdminArgsSpec, env: NodeJS.
     const wanted = spec.positionals.map((p) => (p.endsWith("?") ? `[${p.slice(0, -1)}]` : p)).join(" ");
     return `expected ${wanted || "no arguments"}, got ${positionals.length} argument(s)`;
   }
+  // Names the coordinator would refuse are usage errors here, naming the argument and the limit.
+  for (const [i, text] of positionals.entries()) {
+    const what = spec.positionals[i].replace(/\?$/, "");
+    const problem =
+      what === "NAME" || what === "PREFIX" ? nameProblem(what, text, { prefix: what === "PREFIX" }) : undefined;
+    if (problem) return problem;
+  }
   const output = (values.output as string | undefined) ?? "table";
   if (output !== "table" && output !== "json") return `--output must be table or json, got "${output}"`;
-  const server = (values.server as string | undefined) ?? (env.TURNSTILE_SERVER || "127.0.0.1:7420");
-  if (!/^[^\s:]+:\d{1,5}$/.test(server) && !/^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(server)) {
-    return `--server must be HOST:PORT, got "${server}"`;
-  }
-  const connection = connectionOptions(values, env);
-  if (typeof connection === "string") return connection;
+  const connected = connectionOptions(values, env);
+  if (typeof connected === "string") return connected;
+  const { server, connection } = connected;
   return { server, connection, output, values: values as Record<string, string | undefined>, positionals };
 }
 

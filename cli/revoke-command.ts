@@ -1,7 +1,9 @@
 import type { RevokeResponse } from "../gen/ts/turnstile/v1/turnstile.js";
+import { REQUEST_LIMITS } from "../wire/request-limits.js";
 import { AdminClient } from "./admin-client.js";
 import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
+import { shownName, withoutName } from "./lock-name.js";
 import { type AdminArgs, argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
 
 const USAGE = `Usage: turnstile revoke [options] NAME HOLDER
@@ -14,7 +16,6 @@ The revoked holder may still be running: only fencing tokens stop its writes. Us
 stuck holder, not to stop work.
 
 Options:
-  --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
 ${CONNECTION_HELP}
   -h, --help           this help
 
@@ -32,13 +33,15 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   try {
     revoked = await client.revoke({ name, sessionId, owner });
   } catch (err) {
-    process.stderr.write(`turnstile revoke: cannot revoke ${holder} on "${name}": ${(err as Error).message}\n`);
+    process.stderr.write(
+      `turnstile revoke: cannot revoke ${holder} on ${shownName(name)}: ${withoutName((err as Error).message, name)}\n`,
+    );
     return LockExit.unavailable;
   } finally {
     client.close();
   }
   process.stdout.write(
-    `revoked ${holder} from "${name}" (fencing token ${revoked.fencingToken}, hold count ${revoked.holdCount})\n`,
+    `revoked ${holder} from ${shownName(name)} (fencing token ${revoked.fencingToken}, hold count ${revoked.holdCount})\n`,
   );
   return 0;
 }
@@ -51,6 +54,11 @@ function parseRevokeArgs(
   if (typeof args === "string") return args;
   const [name, holder] = args.positionals;
   const slash = holder.indexOf("/");
-  if (slash <= 0) return `HOLDER must be SESSION_ID/OWNER (see turnstile describe ${name}), got "${holder}"`;
+  if (slash <= 0) return `HOLDER must be SESSION_ID/OWNER (see turnstile describe NAME), got ${shownName(holder)}`;
+  const ownerBytes = Buffer.byteLength(holder.slice(slash + 1), "utf8");
+  if (ownerBytes > REQUEST_LIMITS.maxIdBytes)
+    return `HOLDER's OWNER is ${ownerBytes} bytes: the maximum is ${REQUEST_LIMITS.maxIdBytes} bytes (UTF-8)`;
+  if (!/^[0-9a-f]{32}\//.test(holder))
+    return `HOLDER's SESSION_ID must be 32 lowercase hex digits (as describe shows it), got ${shownName(holder.slice(0, slash))}`;
   return { ...args, name, holder, sessionId: holder.slice(0, slash), owner: holder.slice(slash + 1) };
 }

@@ -3,6 +3,7 @@ import { AdminClient } from "./admin-client.js";
 import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
 import { type HolderView, holderView, modeName, valueCell } from "./holder-view.js";
+import { shownName, withoutName } from "./lock-name.js";
 import { argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
 
 const USAGE = `Usage: turnstile watch [options] NAME
@@ -17,7 +18,6 @@ CHANGE is acquired, released, expired, revoked or value (a new value proclaimed)
 SESSION_ID/OWNER. "resync" replaces "snapshot" when the watch fell behind and starts over.
 
 Options:
-  --server HOST:PORT   coordinator (env TURNSTILE_SERVER, default 127.0.0.1:7420)
 ${CONNECTION_HELP}
   --output FORMAT      table (default: the lines above) or json (one JSON object per line, with
                        "type": "snapshot" or "event")
@@ -59,7 +59,9 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     }
   } catch (err) {
     if (interrupted.signal.aborted) return 0;
-    process.stderr.write(`turnstile watch: watching "${name}" on ${args.server}: ${(err as Error).message}\n`);
+    process.stderr.write(
+      `turnstile watch: watching ${shownName(name)} on ${args.server}: ${withoutName((err as Error).message, name)}\n`,
+    );
     return LockExit.unavailable;
   } finally {
     for (const s of ["SIGINT", "SIGTERM"] as const) process.off(s, onSignal);

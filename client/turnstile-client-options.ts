@@ -30,6 +30,8 @@ export interface AcquireOptions {
   value?: Uint8Array;
   /** Aborting stops the wait: the acquire rejects with `signal.reason` and is cancelled. */
   signal?: AbortSignal;
+  /** Called when the server queues the acquire behind other holders (`position` 1 is the head). */
+  onQueued?: (position: number) => void;
 }
 
 /** Options of `tryAcquire`: those of `acquire` without `waitMs`. */

@@ -193,8 +193,11 @@ export class Session {
       case "keepAliveAck":
         this.#keepAlive.acked(kind.keepAliveAck);
         break;
+      case "queued":
+        this.#requests.queued(kind.queued);
+        break;
       default:
-        // `queued` (position only), a stray `opened` and unknown kinds from a newer server need no action.
+        // A stray `opened` and unknown kinds from a newer server need no action.
         break;
     }
   }

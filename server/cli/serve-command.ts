@@ -60,7 +60,12 @@ export async function run(argv: string[]): Promise<number> {
   const tracing = config.otlpEndpoint
     ? await (await import("../tracing/otel-tracing.js")).startOtelTracing(
         { endpoint: config.otlpEndpoint },
-        { sampleRatio: config.otlpSampleRatio },
+        {
+          sampleRatio: config.otlpSampleRatio,
+          // Tracing problems never stop the coordinator: one warning, with the endpoint.
+          onProblem: (problem) =>
+            log.warn({ otlpEndpoint: config.otlpEndpoint, problem }, "tracing: spans not exported"),
+        },
       )
     : undefined;
   if (config.otlpEndpoint)
@@ -85,7 +90,10 @@ export async function run(argv: string[]): Promise<number> {
     process.once("SIGINT", resolve);
   });
   const failed = async (failure: StartUpFailure) => {
-    log.fatal({ exitCode: failure.exitCode, err: failure.err }, failure.msg);
+    log.fatal({ exitCode: failure.exitCode, err: failure.err, hint: failure.hint }, failure.msg);
+    // Said on stderr too, for a person at a terminal; the log line is for the supervisor.
+    if (failure.hint)
+      process.stderr.write(`turnstile serve: ${failure.msg.replace(/^cannot start: /, "")}: ${failure.hint}\n`);
     await tracing?.shutdown();
     return failure.exitCode;
   };

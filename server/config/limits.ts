@@ -1,3 +1,5 @@
+import { REQUEST_LIMITS } from "../../wire/request-limits.js";
+
 /** Bounds on what one client may ask for; every one is checked and named when exceeded. */
 export interface Limits {
   /** Longest lock name, in UTF-8 bytes. */
@@ -47,13 +49,13 @@ export interface Limits {
 
 /** Safe defaults for every limit. */
 export const DEFAULT_LIMITS: Limits = {
-  maxNameBytes: 256,
-  maxIdBytes: 128,
+  maxNameBytes: REQUEST_LIMITS.maxNameBytes,
+  maxIdBytes: REQUEST_LIMITS.maxIdBytes,
   maxValueBytes: 4096,
-  minTtlMs: 1000,
-  maxTtlMs: 3_600_000,
+  minTtlMs: REQUEST_LIMITS.minTtlMs,
+  maxTtlMs: REQUEST_LIMITS.maxTtlMs,
   defaultTtlMs: 15_000,
-  maxWaitMs: 86_400_000,
+  maxWaitMs: REQUEST_LIMITS.maxWaitMs,
   maxSharedLimit: 1_000_000,
   maxLocksPerSession: 1000,
   maxSessions: 10_000,

@@ -7,6 +7,17 @@ import { NO_TRACING, parseTraceParent, type SpanStart, type TraceSpan, type Trac
 /** Where spans go: an OTLP/HTTP endpoint (base URL), or an exporter (tests: InMemorySpanExporter). */
 export type OtelTarget = { endpoint: string } | { exporter: SpanExporter };
 
+/** How long one OTLP export, and the flush at shutdown, may take: shutdown stays within ~1 s of it. */
+export const EXPORT_DEADLINE_MS = 1000;
+
+/** Options of startOtelTracing. */
+export interface OtelOptions {
+  sampleRatio?: number;
+  serviceName?: string;
+  /** Told of the first export failure (then of none until an export succeeds) and of a flush cut off at shutdown. */
+  onProblem?: (message: string) => void;
+}
+
 /**
  * Starts OpenTelemetry tracing. The SDK and the exporter are imported here, on demand, so a
  * coordinator without `--otlp-endpoint` never loads them. Spans are batched to OTLP/HTTP at
@@ -15,8 +26,9 @@ export type OtelTarget = { endpoint: string } | { exporter: SpanExporter };
  */
 export async function startOtelTracing(
   target: OtelTarget,
-  { sampleRatio = 1, serviceName = "turnstile" }: { sampleRatio?: number; serviceName?: string } = {},
+  { sampleRatio = 1, serviceName = "turnstile", onProblem = () => {} }: OtelOptions = {},
 ): Promise<Tracing> {
+  const problems = new ExportProblems(onProblem);
   const api = await import("@opentelemetry/api");
   const sdk = await import("@opentelemetry/sdk-trace");
   const { resourceFromAttributes } = await import("@opentelemetry/resources");
@@ -25,7 +37,8 @@ export async function startOtelTracing(
   else {
     const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
     const url = `${target.endpoint.replace(/\/+$/, "")}/v1/traces`;
-    processor = new sdk.BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url }) });
+    const exporter = reportingFailures(new OTLPTraceExporter({ url, timeoutMillis: EXPORT_DEADLINE_MS }), problems);
+    processor = new sdk.BatchSpanProcessor({ exporter, exportTimeoutMillis: EXPORT_DEADLINE_MS });
   }
   const provider = new sdk.TracerProvider({
     resource: resourceFromAttributes({ "service.name": serviceName }),
@@ -100,7 +113,57 @@ export async function startOtelTracing(
     },
     async shutdown(): Promise<void> {
       untraceRedis();
-      await provider.shutdown();
+      // Bounded whatever the collector does: spans not exported by the deadline are dropped.
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<"late">((resolve) => {
+        timer = setTimeout(() => resolve("late"), EXPORT_DEADLINE_MS);
+      });
+      try {
+        const outcome = await Promise.race([provider.shutdown().then(() => "done" as const), deadline]);
+        if (outcome === "late")
+          problems.report(`spans not flushed within ${EXPORT_DEADLINE_MS} ms at shutdown: dropped`);
+      } catch (err) {
+        problems.report(`flushing spans at shutdown failed: ${(err as Error).message}`);
+      } finally {
+        clearTimeout(timer);
+      }
     },
+  };
+}
+
+/** Export failures, told once per run of failures: the next one after a success is told again. */
+class ExportProblems {
+  #failing = false;
+
+  constructor(private readonly onProblem: (message: string) => void) {}
+
+  /** Tells `message` unless a failure was told since the last success. */
+  report(message: string): void {
+    if (this.#failing) return;
+    this.#failing = true;
+    this.onProblem(message);
+  }
+
+  /** An export succeeded: the next failure is told again. */
+  succeeded(): void {
+    this.#failing = false;
+  }
+}
+
+/**
+ * Wraps an exporter so its failures reach `problems` (the SDK otherwise passes them to
+ * OpenTelemetry's global error handler, i.e. nowhere we log).
+ */
+function reportingFailures(exporter: SpanExporter, problems: ExportProblems): SpanExporter {
+  return {
+    export(spans, resultCallback) {
+      exporter.export(spans, (result) => {
+        if (result.error === undefined && result.code === 0) problems.succeeded();
+        else problems.report(`exporting spans failed: ${result.error?.message ?? "export refused"}`);
+        resultCallback(result);
+      });
+    },
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
   };
 }

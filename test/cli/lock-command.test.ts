@@ -56,19 +56,19 @@ describe("turnstile lock", () => {
     const holder = spawnTurnstile(["lock", "cli/busy", "--", ...holdUntil(release)], { env });
     await waitForOutput(holder.child, /holding/, 10_000);
     const [timed, once] = await Promise.all([
-      runTurnstile(["lock", "--wait", "300ms", "cli/busy", "--", "true"], { env }),
+      runTurnstile(["lock", "--quiet", "--wait", "300ms", "cli/busy", "--", "true"], { env }),
       runTurnstile(["lock", "--wait", "0", "cli/busy", "--", "true"], { env }),
     ]);
     writeFileSync(release, "");
     await holder.done;
-    expect([timed.code, timed.stderr]).to.deep.equal([
-      75,
-      'turnstile lock: "cli/busy" not acquired within 300ms: another session holds it\n',
-    ]);
-    expect([once.code, once.stderr]).to.deep.equal([
-      75,
-      'turnstile lock: "cli/busy" not acquired (tried once): another session holds it\n',
-    ]);
+    // Each names the holder as revoke takes it (SESSION_ID/OWNER) with its client: once, on one line.
+    const holderText = String.raw`held by [0-9a-f]{32}/[0-9a-f-]{36} \(client turnstile-lock@[^,]+, held for \d+m?s\)\n$`;
+    expect(timed.code).to.equal(75);
+    expect(timed.stderr).to.match(new RegExp(`^turnstile lock: "cli/busy" not acquired within 300ms: ${holderText}`));
+    expect(once.code).to.equal(75);
+    expect(once.stderr).to.match(
+      new RegExp(`^turnstile lock: "cli/busy" not acquired \\(tried once\\): ${holderText}`),
+    );
   });
 
   it("exits 127 when the command is not found, 69 when the coordinator is unreachable, 2 on bad usage", async () => {
@@ -90,7 +90,7 @@ describe("turnstile lock", () => {
     expect(noCommand.stderr).to.match(/^turnstile lock: give the command after --/);
     expect(badWait.stderr).to.match(/^turnstile lock: --wait "soon" is not a duration/);
     expect(negativeWait.stderr).to.equal(
-      'turnstile lock: --wait "-1s" is negative: a duration must be 0 or more: 0 tries once, leave --wait out to wait forever (e.g. 500ms, 10s, 5m) (see turnstile lock --help)\n',
+      'turnstile lock: --wait "-1s" is out of range: must be 0..1d (0 tries once, leave --wait out to wait forever) (see turnstile lock --help)\n',
     );
   });
 

@@ -324,13 +324,17 @@ describe("the npm packages (npm pack of both, installed into fresh projects)", (
         expect(JSON.parse(health.stdout)).to.deep.equal({ status: "SERVING" });
       });
 
-      it("exits 3 with only JSON lines, one of them the fatal 'cannot start', when its port is taken (by the server above)", async () => {
+      it("exits 3 with JSON lines, one of them the fatal 'cannot start', and one stderr line with a hint, when its port is taken (by the server above)", async () => {
         const args = ["turnstile", "serve", "--listen", `127.0.0.1:${server.port}`];
         const taken = await runCommand("npx", args, { cwd: pkg.project, env: pkg.env, timeoutMs: 60_000 });
         expect(taken.code, taken.stderr).to.equal(3);
         // npm's own warnings (e.g. about this machine's npmrc) are npx's, not the coordinator's.
         const ours = taken.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("npm warn "));
-        const lines = [...taken.stdout.split("\n"), ...ours].filter((line) => line !== "");
+        // The one plain line, for a person at a terminal (docs/operations.md, "Logs and exit codes").
+        const said = ours.filter((line) => line.startsWith("turnstile serve: "));
+        expect(said).to.have.length(1);
+        expect(said[0]).to.include("address already in use: another process listens there");
+        const lines = [...taken.stdout.split("\n"), ...ours.filter((l) => !said.includes(l))].filter((l) => l !== "");
         const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string; exitCode?: number });
         expect(logged.filter((l) => l.level === 60).map((l) => [l.msg, l.exitCode])).to.deep.equal([
           [`cannot start: cannot listen on 127.0.0.1:${server.port} (gRPC): address already in use`, 3],

@@ -42,9 +42,9 @@ describe("turnstile serve with mTLS and a policy, and the CLI over mTLS", () => 
     });
   const as = (who: string) => ({
     TURNSTILE_SERVER: address,
-    TURNSTILE_TLS_CA: pki.ca,
-    TURNSTILE_TLS_CERT: certs[who].cert,
-    TURNSTILE_TLS_KEY: certs[who].key,
+    TURNSTILE_CLIENT_TLS_CA: pki.ca,
+    TURNSTILE_CLIENT_TLS_CERT: certs[who].cert,
+    TURNSTILE_CLIENT_TLS_KEY: certs[who].key,
   });
 
   before(async () => {

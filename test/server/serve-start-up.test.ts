@@ -17,9 +17,14 @@ async function takePort(): Promise<{ port: number; server: Server }> {
   return { port: typeof address === "object" && address ? address.port : 0, server };
 }
 
-/** Every line of stdout and stderr as parsed JSON; fails the test on any line that is not JSON. */
-function jsonLines(run: TurnstileRun): Record<string, unknown>[] {
-  const lines = `${run.stdout}${run.stderr}`.split("\n").filter((l) => l !== "");
+/**
+ * Every line of stdout and stderr as parsed JSON; fails the test on any line that is not JSON, except
+ * (with `said`) that one line on stderr, the plain words for a person at a terminal.
+ */
+function jsonLines(run: TurnstileRun, said?: string): Record<string, unknown>[] {
+  if (said !== undefined)
+    expect(run.stderr.split("\n").filter((l) => l.startsWith("turnstile serve: "))).to.deep.equal([said]);
+  const lines = `${run.stdout}${run.stderr}`.split("\n").filter((l) => l !== "" && l !== said);
   return lines.map((line) => {
     try {
       return JSON.parse(line) as Record<string, unknown>;
@@ -41,7 +46,10 @@ describe("turnstile serve start-up failures and store logs (real processes)", ()
     try {
       const run = await runTurnstile(["serve", "--listen", `127.0.0.1:${taken.port}`, "--redis", redis.url]);
       expect(run.code).to.equal(3);
-      const lines = jsonLines(run);
+      const lines = jsonLines(
+        run,
+        `turnstile serve: cannot listen on 127.0.0.1:${taken.port} (gRPC): address already in use: another process listens there (a coordinator still running or draining?): stop it, or give --listen another port`,
+      );
       const fatal = lines.filter((l) => l.level === 60);
       expect(fatal.map((l) => [l.msg, l.exitCode])).to.deep.equal([
         [`cannot start: cannot listen on 127.0.0.1:${taken.port} (gRPC): address already in use`, 3],
@@ -58,7 +66,10 @@ describe("turnstile serve start-up failures and store logs (real processes)", ()
       const args = ["serve", "--listen", "127.0.0.1:0", "--redis", redis.url, "--metrics", `127.0.0.1:${taken.port}`];
       const run = await runTurnstile(args);
       expect(run.code).to.equal(3);
-      const lines = jsonLines(run);
+      const lines = jsonLines(
+        run,
+        `turnstile serve: cannot listen on 127.0.0.1:${taken.port} (metrics): address already in use: another process listens there (a coordinator still running or draining?): stop it, or give --metrics another port`,
+      );
       expect(lines.filter((l) => l.level === 60).map((l) => [l.msg, l.exitCode])).to.deep.equal([
         [`cannot start: cannot listen on 127.0.0.1:${taken.port} (metrics): address already in use`, 3],
       ]);
@@ -81,7 +92,10 @@ describe("turnstile serve start-up failures and store logs (real processes)", ()
         `127.0.0.1:${taken.port}`,
       ]);
       expect(run.code).to.equal(3);
-      const lines = jsonLines(run);
+      const lines = jsonLines(
+        run,
+        `turnstile serve: cannot listen on 127.0.0.1:${taken.port} (web console): address already in use: another process listens there (a coordinator still running or draining?): stop it, or give --http another port`,
+      );
       expect(lines.filter((l) => l.level === 60).map((l) => [l.msg, l.exitCode])).to.deep.equal([
         [`cannot start: cannot listen on 127.0.0.1:${taken.port} (web console): address already in use`, 3],
       ]);

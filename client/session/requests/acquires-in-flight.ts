@@ -18,6 +18,8 @@ export interface SessionAcquire {
   /** Absent: wait forever; 0: try once. */
   waitMs?: number;
   value?: Uint8Array;
+  /** Told each `queued` answer's position (never sent: it stays on this side). */
+  onQueued?: (position: number) => void;
 }
 
 /**
@@ -29,9 +31,9 @@ export function sessionAcquire(
   name: string,
   mode: LockMode,
   limit: number,
-  options: { waitMs?: number; owner?: string; value?: Uint8Array },
+  options: { waitMs?: number; owner?: string; value?: Uint8Array; onQueued?: (position: number) => void },
 ): SessionAcquire {
-  const { waitMs, owner = randomUUID(), value } = options;
+  const { waitMs, owner = randomUUID(), value, onQueued } = options;
   if (waitMs !== undefined && !(waitMs >= 0)) {
     throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
   }
@@ -43,7 +45,8 @@ export function sessionAcquire(
     if (/\p{Cs}/u.test(text))
       throw new TurnstileError("invalid-argument", `${field}: not valid UTF-8 (a lone surrogate)`);
   }
-  return { name, owner, mode, limit, waitMs: waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs, value };
+  const wait = waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs;
+  return { name, owner, mode, limit, waitMs: wait, value, onQueued };
 }
 
 /**

@@ -121,6 +121,12 @@ export class SessionRequests implements RequestRegistry {
     return requestId;
   }
 
+  /** A `queued` answer: tells the acquire's caller its position (an answer for nobody is dropped). */
+  queued(queued: { requestId: string; position: number }): void {
+    const attempt = this.#acquires.byId.get(queued.requestId);
+    if (attempt !== undefined && !attempt.abandoned) attempt.request.onQueued?.(queued.position);
+  }
+
   /** Hands a server answer to the request it names; false (answer dropped) when none is in flight. */
   settle(answer: RequestAnswer): boolean {
     const handler = this.#take(requestIdOf(answer));

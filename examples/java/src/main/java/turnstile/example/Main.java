@@ -63,9 +63,9 @@ public final class Main {
 
   // --tls-ca, --tls-cert/--tls-key (mTLS), --token: named as the turnstile CLI names them.
   private static void secure(TurnstileClientBuilder client, Map<String, String> flags) {
-    String ca = flag(flags, "tls-ca", "TURNSTILE_TLS_CA", "");
-    String cert = flag(flags, "tls-cert", "TURNSTILE_TLS_CERT", "");
-    String key = flag(flags, "tls-key", "TURNSTILE_TLS_KEY", "");
+    String ca = flag(flags, "tls-ca", "TURNSTILE_CLIENT_TLS_CA", "");
+    String cert = flag(flags, "tls-cert", "TURNSTILE_CLIENT_TLS_CERT", "");
+    String key = flag(flags, "tls-key", "TURNSTILE_CLIENT_TLS_KEY", "");
     String token = flag(flags, "token", "TURNSTILE_TOKEN", "");
     if (cert.isEmpty() != key.isEmpty()) throw new IllegalArgumentException("tls-cert and tls-key go together: set both or neither");
     if (!ca.isEmpty()) client.trustCertificates(Path.of(ca));

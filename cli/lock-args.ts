@@ -1,0 +1,87 @@
+import { parseArgs } from "node:util";
+import type { CredentialOptions } from "../client/admin.js";
+import { formatDurationText, parseDurationText } from "../wire/duration-text.js";
+import { REQUEST_LIMITS } from "../wire/request-limits.js";
+import { CONNECTION_FLAGS, connectionOptions } from "./connection-flags.js";
+import { nameProblem } from "./lock-name.js";
+import { joinNegativeValues } from "./negative-values.js";
+
+/** What `turnstile lock` was asked to do, checked against what the coordinator accepts. */
+export interface LockArgs {
+  server: string;
+  connection: CredentialOptions;
+  name: string;
+  command: string[];
+  waitMs?: number;
+  /** --wait as given, for messages. */
+  waitText?: string;
+  ttlMs: number;
+  graceMs: number;
+  /** --quiet: no line saying that it waits. */
+  quiet: boolean;
+}
+
+const { minTtlMs, maxTtlMs, maxWaitMs } = REQUEST_LIMITS;
+const shown = (ms: number) => (ms === 0 ? "0" : formatDurationText(ms));
+const range = (minMs: number, maxMs: number) => `${shown(minMs)}..${shown(maxMs)}`;
+
+/** The duration flags, their defaults, the range the coordinator accepts and what a value means. */
+const DURATIONS = {
+  wait: { fallback: undefined, minMs: 0, maxMs: maxWaitMs, rule: "0 tries once, leave --wait out to wait forever" },
+  ttl: { fallback: "15s", minMs: minTtlMs, maxMs: maxTtlMs, rule: "the session lease" },
+  grace: { fallback: "5s", minMs: 0, maxMs: Number.POSITIVE_INFINITY, rule: "SIGTERM to SIGKILL" },
+} as const;
+
+/** The help lines of the limits, for the usage text. */
+export const LOCK_LIMITS_HELP = `Limits (the coordinator's defaults): --ttl ${range(minTtlMs, maxTtlMs)}, --wait at most ${formatDurationText(maxWaitMs)},
+NAME 1..${REQUEST_LIMITS.maxNameBytes} bytes of UTF-8 without control characters.`;
+
+/**
+ * Parses `turnstile lock`'s own arguments (before `--`) and the command (after it). Every value the
+ * coordinator would refuse (a TTL or wait out of range, an empty or too long name) is refused
+ * here: one line naming the flag, the value and the limit.
+ */
+export function parseLockArgs(own: string[], command: string[], env: NodeJS.ProcessEnv): LockArgs | string {
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    const options: Record<string, { type: "string" | "boolean" }> = { quiet: { type: "boolean" } };
+    for (const flag of ["wait", "ttl", "grace", ...CONNECTION_FLAGS]) options[flag] = { type: "string" };
+    const strings = Object.keys(options).filter((flag) => flag !== "quiet");
+    parsed = parseArgs({ args: joinNegativeValues(own, strings), options, allowPositionals: true });
+  } catch (err) {
+    return (err as Error).message.split(". ")[0];
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1) return `give one lock NAME before --, got ${positionals.length}`;
+  const problem = nameProblem("NAME", positionals[0]);
+  if (problem) return problem;
+  if (command.length === 0) return "give the command after --, e.g. turnstile lock deploy -- make deploy";
+  const durations: Record<string, number | undefined> = {};
+  for (const [flag, spec] of Object.entries(DURATIONS)) {
+    const text = (values[flag] as string | undefined) ?? spec.fallback;
+    if (text === undefined) continue;
+    const ms = /^\s*-/.test(text) ? -1 : parseDurationText(text);
+    if (ms === undefined) return `--${flag} "${text}" is not a duration (e.g. 500ms, 10s, 5m)`;
+    if (ms < spec.minMs || ms > spec.maxMs) return outOfRange(flag, text, spec);
+    durations[flag] = ms;
+  }
+  const connected = connectionOptions(values, env);
+  if (typeof connected === "string") return connected;
+  return {
+    ...connected,
+    name: positionals[0],
+    command,
+    waitMs: durations.wait,
+    waitText: values.wait as string | undefined,
+    ttlMs: durations.ttl!,
+    graceMs: durations.grace!,
+    quiet: values.quiet === true,
+  };
+}
+
+function outOfRange(flag: string, text: string, spec: { minMs: number; maxMs: number; rule: string }): string {
+  const limit = Number.isFinite(spec.maxMs)
+    ? `must be ${range(spec.minMs, spec.maxMs)}`
+    : `must be ${shown(spec.minMs)} or more`;
+  return `--${flag} "${text}" is out of range: ${limit} (${spec.rule})`;
+}

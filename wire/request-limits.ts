@@ -1,0 +1,17 @@
+/**
+ * The default bounds a coordinator enforces on what a client asks for (server/config/limits.ts starts from
+ * them; `serve --min-ttl` etc. may change them). The CLI checks its flags against them first, so a
+ * value the server would refuse is a usage error naming the flag and the limit.
+ */
+export const REQUEST_LIMITS = {
+  /** Longest lock name, in UTF-8 bytes; a name must not be empty. */
+  maxNameBytes: 256,
+  /** Longest owner, request id and client name, in UTF-8 bytes. */
+  maxIdBytes: 128,
+  /** Shortest session TTL. */
+  minTtlMs: 1000,
+  /** Longest session TTL. */
+  maxTtlMs: 3_600_000,
+  /** Longest finite acquire wait; no wait at all means forever. */
+  maxWaitMs: 86_400_000,
+} as const;
