@@ -1,0 +1,119 @@
+import { expect } from "chai";
+import type { TurnstileClient } from "../../client/index.js";
+import { MeteredCoordinator, type WorkCount } from "../harness/metered-coordinator.js";
+
+/**
+ * What one operation may cost. Round trips, calls and messages are exact; bytes and the process's
+ * async resources (promises, nextTicks, immediates, timers, socket writes) are upper bounds.
+ */
+interface Budget {
+  redisCalls: number;
+  scriptsSent: number;
+  /** gRPC messages client → coordinator, coordinator → client. */
+  messages: [number, number];
+  /** Their encoded bytes, at most. */
+  messageBytes: [number, number];
+  /** Bytes coordinator → Redis, Redis → coordinator, at most. */
+  redisBytes: [number, number];
+  /** At most, by async_hooks type. */
+  asyncResources: Record<string, number>;
+}
+
+// Measured on this branch (PRINT_COST=1 prints the counts); docs/architecture.md explains them.
+const UNCONTENDED_CYCLE: Budget = {
+  redisCalls: 23,
+  scriptsSent: 2,
+  messages: [2, 2],
+  messageBytes: [114, 40],
+  redisBytes: [1035, 36],
+  asyncResources: { PROMISE: 97, TickObject: 33, Immediate: 2, Timeout: 2, WRITEWRAP: 4 },
+};
+const QUEUE: Budget = {
+  redisCalls: 16,
+  scriptsSent: 1,
+  messages: [1, 1],
+  messageBytes: [60, 22],
+  redisBytes: [533, 21],
+  asyncResources: { PROMISE: 46, TickObject: 13, Immediate: 1, Timeout: 2, WRITEWRAP: 2 },
+};
+const HAND_ON: Budget = {
+  redisCalls: 23,
+  scriptsSent: 1,
+  messages: [1, 2],
+  messageBytes: [59, 45],
+  redisBytes: [546, 65],
+  asyncResources: { PROMISE: 55, TickObject: 21, Immediate: 1, Timeout: 1, WRITEWRAP: 3 },
+};
+
+function expectWithin(what: string, w: WorkCount, budget: Budget): void {
+  if (process.env.PRINT_COST) process.stdout.write(`${what}: ${JSON.stringify(w)}\n`);
+  expect(w.redisCalls, `${what}: Redis calls (inside scripts included)`).to.equal(budget.redisCalls);
+  expect(w.scriptsSent, `${what}: scripts sent (Redis round trips)`).to.equal(budget.scriptsSent);
+  expect([w.toCoordinator.messages, w.fromCoordinator.messages], `${what}: gRPC messages`).to.deep.equal(
+    budget.messages,
+  );
+  const atMost = (actual: number, bound: number, label: string) =>
+    expect(actual, `${what}: ${label} (at most ${bound})`).to.be.at.most(bound);
+  atMost(w.toCoordinator.messageBytes, budget.messageBytes[0], "gRPC message bytes to the coordinator");
+  atMost(w.fromCoordinator.messageBytes, budget.messageBytes[1], "gRPC message bytes from the coordinator");
+  atMost(w.toRedis.bytes, budget.redisBytes[0], "bytes to Redis");
+  atMost(w.fromRedis.bytes, budget.redisBytes[1], "bytes from Redis");
+  for (const [type, bound] of Object.entries(budget.asyncResources))
+    atMost(w.asyncResources[type] ?? 0, bound, `${type} async resources`);
+  const unbudgeted = Object.keys(w.asyncResources).filter((type) => !(type in budget.asyncResources));
+  expect(unbudgeted, `${what}: async resources of types with no budget`).to.deep.equal([]);
+}
+
+// Issue 25: the work of one uncontended acquire + release and of one hand-off, counted on every
+// connection (Redis calls inside the scripts included, gRPC messages and bytes each way, bytes to and
+// from Redis) and in the process (async resources of the clients and the coordinator together: each
+// promise, nextTick and immediate is a hop of the message path). Counts, never timings: a change that
+// adds a round trip, a message, a script call or a hop fails here. Lower a budget when a change lowers
+// the work; raise one only with the reason in docs/architecture.md (What one lock costs).
+describe("the work of the message path (counted, not timed)", () => {
+  let m: MeteredCoordinator;
+  let a: TurnstileClient;
+  let b: TurnstileClient;
+
+  before(async () => {
+    m = await MeteredCoordinator.start();
+    a = await m.client();
+    b = await m.client();
+    // Warm up: scripts loaded, every path run once, version counters created.
+    for (let i = 0; i < 3; i++) {
+      await (await a.acquire("cost/cycle")).release();
+      const held = await a.acquire("cost/hand-off");
+      const waiting = b.acquire("cost/hand-off");
+      await m.messagesFromCoordinator(1);
+      await held.release();
+      await (await waiting).release();
+    }
+  });
+
+  after(async () => {
+    await m?.stop();
+  });
+
+  it("an uncontended acquire + release: two scripts, two messages each way", async () => {
+    const w = await m.count(async () => {
+      await (await a.acquire("cost/cycle")).release();
+    });
+    expectWithin("uncontended cycle", w, UNCONTENDED_CYCLE);
+  });
+
+  it("a hand-off: the waiter's acquire queues, then the holder's release grants it in the same script", async () => {
+    const held = await a.acquire("cost/hand-off");
+    let waiting!: Promise<{ release(): Promise<void> }>;
+    const queue = await m.count(async () => {
+      waiting = b.acquire("cost/hand-off");
+      await m.messagesFromCoordinator(1); // Queued
+    });
+    const handOn = await m.count(async () => {
+      await held.release();
+      await waiting;
+    });
+    await (await waiting).release();
+    expectWithin("queue", queue, QUEUE);
+    expectWithin("hand-on (release granting the waiter)", handOn, HAND_ON);
+  });
+});
