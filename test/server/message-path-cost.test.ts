@@ -21,7 +21,7 @@ interface Budget {
 
 // Measured on this branch (PRINT_COST=1 prints the counts); docs/architecture.md explains them.
 const UNCONTENDED_CYCLE: Budget = {
-  redisCalls: 23,
+  redisCalls: 21,
   scriptsSent: 2,
   messages: [2, 2],
   messageBytes: [114, 40],
@@ -29,7 +29,7 @@ const UNCONTENDED_CYCLE: Budget = {
   asyncResources: { PROMISE: 97, TickObject: 33, Immediate: 2, Timeout: 2, WRITEWRAP: 4 },
 };
 const QUEUE: Budget = {
-  redisCalls: 16,
+  redisCalls: 12,
   scriptsSent: 1,
   messages: [1, 1],
   messageBytes: [60, 22],
@@ -37,7 +37,7 @@ const QUEUE: Budget = {
   asyncResources: { PROMISE: 46, TickObject: 13, Immediate: 1, Timeout: 2, WRITEWRAP: 2 },
 };
 const HAND_ON: Budget = {
-  redisCalls: 23,
+  redisCalls: 22,
   scriptsSent: 1,
   messages: [1, 2],
   messageBytes: [59, 45],

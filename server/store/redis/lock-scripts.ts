@@ -26,7 +26,7 @@ export type ScriptName = keyof typeof SCRIPTS;
  * Bump whenever the text Redis runs changes, so coordinators of two versions never share a command
  * name; docs/data-model.md (Upgrading) says whether a change matters to a rolling upgrade.
  */
-export const SCRIPTS_VERSION = 7;
+export const SCRIPTS_VERSION = 8;
 
 /**
  * Registers every script with ioredis `defineCommand` (EVALSHA with a NOSCRIPT fallback) under
