@@ -80,10 +80,12 @@ export class AdmissionLane {
     if (!next) return;
     this.afterShift();
     this.inFlight++;
-    next.run().finally(() => {
+    // `run` never rejects (the session stream answers its failures); one reaction, not finally's two.
+    const done = () => {
       this.inFlight--;
       onDone();
-    });
+    };
+    next.run().then(done, done);
   }
 
   private get highWater(): number {

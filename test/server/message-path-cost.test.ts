@@ -26,7 +26,7 @@ const UNCONTENDED_CYCLE: Budget = {
   messages: [2, 2],
   messageBytes: [114, 40],
   redisBytes: [1035, 36],
-  asyncResources: { PROMISE: 97, TickObject: 33, Immediate: 2, Timeout: 2, WRITEWRAP: 4 },
+  asyncResources: { PROMISE: 87, TickObject: 33, Immediate: 2, Timeout: 2, WRITEWRAP: 4 },
 };
 const QUEUE: Budget = {
   redisCalls: 12,
@@ -34,7 +34,7 @@ const QUEUE: Budget = {
   messages: [1, 1],
   messageBytes: [60, 22],
   redisBytes: [533, 21],
-  asyncResources: { PROMISE: 46, TickObject: 13, Immediate: 1, Timeout: 2, WRITEWRAP: 2 },
+  asyncResources: { PROMISE: 41, TickObject: 13, Immediate: 1, Timeout: 2, WRITEWRAP: 2 },
 };
 const HAND_ON: Budget = {
   redisCalls: 22,
@@ -42,16 +42,24 @@ const HAND_ON: Budget = {
   messages: [1, 2],
   messageBytes: [59, 45],
   redisBytes: [546, 65],
-  asyncResources: { PROMISE: 55, TickObject: 21, Immediate: 1, Timeout: 1, WRITEWRAP: 3 },
+  asyncResources: { PROMISE: 50, TickObject: 21, Immediate: 1, Timeout: 1, WRITEWRAP: 3 },
 };
 
-function expectWithin(what: string, w: WorkCount, budget: Budget): void {
-  if (process.env.PRINT_COST) process.stdout.write(`${what}: ${JSON.stringify(w)}\n`);
-  expect(w.redisCalls, `${what}: Redis calls (inside scripts included)`).to.equal(budget.redisCalls);
-  expect(w.scriptsSent, `${what}: scripts sent (Redis round trips)`).to.equal(budget.scriptsSent);
-  expect([w.toCoordinator.messages, w.fromCoordinator.messages], `${what}: gRPC messages`).to.deep.equal(
-    budget.messages,
-  );
+/**
+ * Checks runs of the same operation against its budget: the exact counts in every run, the bounds on
+ * the least each run took (work that is not the operation's — a module cache written late, a ping —
+ * lands in one run, not in all).
+ */
+function expectWithin(what: string, runs: WorkCount[], budget: Budget): void {
+  for (const w of runs) {
+    if (process.env.PRINT_COST) process.stdout.write(`${what}: ${JSON.stringify(w)}\n`);
+    expect(w.redisCalls, `${what}: Redis calls (inside scripts included)`).to.equal(budget.redisCalls);
+    expect(w.scriptsSent, `${what}: scripts sent (Redis round trips)`).to.equal(budget.scriptsSent);
+    expect([w.toCoordinator.messages, w.fromCoordinator.messages], `${what}: gRPC messages`).to.deep.equal(
+      budget.messages,
+    );
+  }
+  const w = least(runs);
   const atMost = (actual: number, bound: number, label: string) =>
     expect(actual, `${what}: ${label} (at most ${bound})`).to.be.at.most(bound);
   atMost(w.toCoordinator.messageBytes, budget.messageBytes[0], "gRPC message bytes to the coordinator");
@@ -60,9 +68,28 @@ function expectWithin(what: string, w: WorkCount, budget: Budget): void {
   atMost(w.fromRedis.bytes, budget.redisBytes[1], "bytes from Redis");
   for (const [type, bound] of Object.entries(budget.asyncResources))
     atMost(w.asyncResources[type] ?? 0, bound, `${type} async resources`);
-  const unbudgeted = Object.keys(w.asyncResources).filter((type) => !(type in budget.asyncResources));
+  const unbudgeted = Object.entries(w.asyncResources)
+    .filter(([type, n]) => n > 0 && !(type in budget.asyncResources))
+    .map(([type]) => type);
   expect(unbudgeted, `${what}: async resources of types with no budget`).to.deep.equal([]);
 }
+
+/** Each count at the least any run took. */
+function least(runs: WorkCount[]): WorkCount {
+  const min = (values: unknown[]): unknown =>
+    typeof values[0] === "number"
+      ? Math.min(...(values as number[]))
+      : Object.fromEntries(
+          [...new Set(values.flatMap((v) => Object.keys(v as object)))].map((k) => [
+            k,
+            min(values.map((v) => (v as Record<string, unknown>)[k] ?? 0)),
+          ]),
+        );
+  return min(runs) as WorkCount;
+}
+
+/** How many times each operation is counted. */
+const RUNS = 3;
 
 // Issue 25: the work of one uncontended acquire + release and of one hand-off, counted on every
 // connection (Redis calls inside the scripts included, gRPC messages and bytes each way, bytes to and
@@ -95,24 +122,36 @@ describe("the work of the message path (counted, not timed)", () => {
   });
 
   it("an uncontended acquire + release: two scripts, two messages each way", async () => {
-    const w = await m.count(async () => {
-      await (await a.acquire("cost/cycle")).release();
-    });
-    expectWithin("uncontended cycle", w, UNCONTENDED_CYCLE);
+    const runs: WorkCount[] = [];
+    for (let i = 0; i < RUNS; i++)
+      runs.push(
+        await m.count(async () => {
+          await (await a.acquire("cost/cycle")).release();
+        }),
+      );
+    expectWithin("uncontended cycle", runs, UNCONTENDED_CYCLE);
   });
 
   it("a hand-off: the waiter's acquire queues, then the holder's release grants it in the same script", async () => {
-    const held = await a.acquire("cost/hand-off");
-    let waiting!: Promise<{ release(): Promise<void> }>;
-    const queue = await m.count(async () => {
-      waiting = b.acquire("cost/hand-off");
-      await m.messagesFromCoordinator(1); // Queued
-    });
-    const handOn = await m.count(async () => {
-      await held.release();
-      await waiting;
-    });
-    await (await waiting).release();
+    const queue: WorkCount[] = [];
+    const handOn: WorkCount[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const held = await a.acquire("cost/hand-off");
+      let waiting!: Promise<{ release(): Promise<void> }>;
+      queue.push(
+        await m.count(async () => {
+          waiting = b.acquire("cost/hand-off");
+          await m.messagesFromCoordinator(1); // Queued
+        }),
+      );
+      handOn.push(
+        await m.count(async () => {
+          await held.release();
+          await waiting;
+        }),
+      );
+      await (await waiting).release();
+    }
     expectWithin("queue", queue, QUEUE);
     expectWithin("hand-on (release granting the waiter)", handOn, HAND_ON);
   });

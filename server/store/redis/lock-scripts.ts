@@ -43,16 +43,16 @@ export class LockScripts {
   }
 
   /** Runs one script with its keys and arguments and returns its raw reply (bulk strings as text). */
-  run(name: ScriptName, keys: string[], args: ScriptArg[]): Promise<unknown> {
+  run(name: ScriptName, keys: readonly string[], args: ScriptArg[]): Promise<unknown> {
     return this.call(commandName(name), keys, args);
   }
 
   /** Like `run`, with bulk strings in the reply as Buffers (for binary holder values). */
-  runBuffer(name: ScriptName, keys: string[], args: ScriptArg[]): Promise<unknown> {
+  runBuffer(name: ScriptName, keys: readonly string[], args: ScriptArg[]): Promise<unknown> {
     return this.call(`${commandName(name)}Buffer`, keys, args);
   }
 
-  private call(command: string, keys: string[], args: ScriptArg[]): Promise<unknown> {
+  private call(command: string, keys: readonly string[], args: ScriptArg[]): Promise<unknown> {
     this.corkForThisTurn();
     // defineCommand adds methods ioredis cannot type; this is the one place that reaches them.
     const method = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[command];

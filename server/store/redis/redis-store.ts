@@ -19,7 +19,8 @@ import { AckedWriter } from "./acked-writer.js";
 import { ClusterWriter } from "./cluster-writer.js";
 import { EventFeed } from "./event-feed.js";
 import { GrantOutbox } from "./grant-outbox.js";
-import { eventChannel, grantChannel, lockKeys, revocationChannel } from "./lock-keys.js";
+import { LockKeyCache } from "./lock-key-cache.js";
+import { grantChannel, revocationChannel } from "./lock-keys.js";
 import { LockLister } from "./lock-lister.js";
 import { LockScripts, type ScriptArg, type ScriptName } from "./lock-scripts.js";
 import { parseLockState } from "./lock-state-parser.js";
@@ -67,6 +68,7 @@ export class RedisStore implements Store {
   private readonly outbox: GrantOutbox;
   private readonly writer: StoreWriter;
   private readonly sessions: SessionRecords;
+  private readonly lockKeys: LockKeyCache;
 
   constructor(options: RedisStoreOptions) {
     this.connections = new StoreConnections(options, () => this.updateHealth());
@@ -74,6 +76,7 @@ export class RedisStore implements Store {
     const target = options.target ?? { kind: "url" as const, url: options.url ?? "" };
     this.prefix = options.prefix ?? "turnstile";
     this.fenceRetainMs = options.fenceRetainMs ?? 30 * DAY_MS;
+    this.lockKeys = new LockKeyCache(this.prefix);
     this.publish = target.kind === "cluster" ? "always" : "watched";
     const auth = options.auth ?? {};
     this.scripts = new LockScripts(this.redis);
@@ -119,7 +122,7 @@ export class RedisStore implements Store {
   }
 
   async acquire(args: AcquireArgs): Promise<AcquireOutcome> {
-    const keys = lockKeys(this.prefix, args.name);
+    const { keys, events } = this.lockKeys.of(args.name);
     const reply = await this.run("acquire", keys, [
       args.sessionId,
       args.owner,
@@ -131,7 +134,7 @@ export class RedisStore implements Store {
       this.coordinatorId,
       this.fenceRetainMs,
       bufferOf(args.value),
-      eventChannel(this.prefix, args.name),
+      events,
       this.publish,
       this.writer.floors(keys[0]),
     ]);
@@ -149,7 +152,7 @@ export class RedisStore implements Store {
   async check(name: string, waiters: Claim[]): Promise<CheckOutcome> {
     const pairs = waiters.flatMap((w) => [`${w.sessionId}:${w.requestId}`, `${w.sessionId}:${w.owner}`]);
     const args = [...this.grantArgs(name), ...pairs];
-    const reply = (await this.run("check", lockKeys(this.prefix, name), args, name, (r) => r[1])) as [
+    const reply = (await this.run("check", this.lockKeys.of(name).keys, args, name, (r) => r[1])) as [
       number,
       string[],
       string[],
@@ -165,7 +168,7 @@ export class RedisStore implements Store {
     owners: string[],
     waiters: Claim[],
   ): Promise<RenewOutcome> {
-    const [holders, data, , leases, fence] = lockKeys(this.prefix, name);
+    const [holders, data, , leases, fence] = this.lockKeys.of(name).keys;
     const pairs = waiters.flatMap((w) => [w.requestId, w.owner]);
     const args = [sessionId, ttlMs, this.fenceRetainMs, owners.length, ...owners, ...pairs];
     const reply = (await this.run("renew", [holders, leases, fence, data], args)) as (string | number)[];
@@ -201,7 +204,7 @@ export class RedisStore implements Store {
   }
 
   async describe(name: string): Promise<LockState> {
-    const [holders, data, queue, leases, , version] = lockKeys(this.prefix, name);
+    const [holders, data, queue, leases, , version] = this.lockKeys.of(name).keys;
     const keys = [holders, data, queue, leases, version];
     // With acks, after a WAIT covers the writes before it: a release retry trusts a "gone" read here.
     return parseLockState(name, await this.writer.write(holders, (on) => on.scripts.runBuffer("describe", keys, [])));
@@ -215,8 +218,13 @@ export class RedisStore implements Store {
 
   async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
     const args = [hold.sessionId, hold.owner, ...this.grantArgs(hold.name), revocationChannel(this.prefix)];
-    const keys = lockKeys(this.prefix, hold.name);
-    const reply = (await this.run("revoke", keys, args, hold.name, (r) => r[3])) as ScriptReply;
+    const reply = (await this.run(
+      "revoke",
+      this.lockKeys.of(hold.name).keys,
+      args,
+      hold.name,
+      (r) => r[3],
+    )) as ScriptReply;
     const outcome = translateRevoke(reply);
     // Told first: a holder served here learns now, before a waiter here is granted (its broadcast is then a no-op).
     if (outcome.kind === "revoked") this.listener?.revoked({ ...hold, token: outcome.token });
@@ -225,12 +233,13 @@ export class RedisStore implements Store {
   }
 
   async proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
-    const [holders, data, , , , version] = lockKeys(this.prefix, hold.name);
+    const { keys, events } = this.lockKeys.of(hold.name);
+    const [holders, data, , , , version] = keys;
     const args = [
       hold.sessionId,
       hold.owner,
       bufferOf(value),
-      eventChannel(this.prefix, hold.name),
+      events,
       this.publish,
       this.fenceRetainMs,
       this.writer.floors(holders),
@@ -258,7 +267,7 @@ export class RedisStore implements Store {
     const freedAtMs = performance.now();
     const reply = (await this.run(
       "release",
-      lockKeys(this.prefix, claim.name),
+      this.lockKeys.of(claim.name).keys,
       [claim.sessionId, claim.owner, claim.requestId, how, ...this.grantArgs(claim.name)],
       claim.name,
       (r) => r[2],
@@ -270,15 +279,24 @@ export class RedisStore implements Store {
   private grantArgs(name: string): string[] {
     // With acks, other coordinators' grants come back unpublished, to go out once acknowledged.
     const grants = this.writer.confirming ? "" : grantChannel(this.prefix, "");
-    const events = eventChannel(this.prefix, name);
-    const floors = this.writer.floors(lockKeys(this.prefix, name)[0]);
+    const { keys, events } = this.lockKeys.of(name);
+    const floors = this.writer.floors(keys[0]);
     return [this.coordinatorId, String(this.fenceRetainMs), name, grants, events, this.publish, floors];
   }
 
   /** Runs a script, acknowledged; an unacknowledged reply's grants to the lock `lock` are held back. */
-  private run(name: ScriptName, keys: string[], args: ScriptArg[], lock?: string, grants?: (r: unknown[]) => unknown) {
-    const held = (reply: unknown, socket: unknown) =>
-      lock && grants && this.outbox.hold(socket, lock, grants(reply as unknown[]) as string[]);
+  private run(
+    name: ScriptName,
+    keys: readonly string[],
+    args: ScriptArg[],
+    lock?: string,
+    grants?: (r: unknown[]) => unknown,
+  ) {
+    // Only a confirming writer ever holds a reply back; without acks no closure is needed per call.
+    const held =
+      lock && grants && this.writer.confirming
+        ? (reply: unknown, socket: unknown) => this.outbox.hold(socket, lock, grants(reply as unknown[]) as string[])
+        : undefined;
     return this.writer.write(keys[0], (on) => on.scripts.run(name, keys, args), held);
   }
 
