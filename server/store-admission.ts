@@ -126,7 +126,10 @@ export class StoreAdmission {
   /** Notes that `lane` has queued work, and starts what the bounds allow. */
   ready(lane: AdmissionLane): void {
     // Nobody else waits and both bounds have room: what the round would start first, started at once.
-    if (this.ready_.size === 0 && this.hasRoom(lane)) return this.start(lane);
+    if (this.ready_.size === 0 && this.hasRoom(lane)) {
+      this.start(lane);
+      return;
+    }
     this.ready_.add(lane);
     this.pump();
   }
