@@ -29,6 +29,28 @@ function violations(folder: string, allowed: (target: string) => boolean): strin
   );
 }
 
+/**
+ * One cycle per back edge a depth-first walk of `graph` (file -> the files it imports) meets, as
+ * "a -> b -> a": none means the graph has no cycle at all. Imports of files outside the graph end there.
+ */
+function importCycles(graph: Map<string, string[]>): string[] {
+  const cycles: string[] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    path.push(file);
+    for (const next of graph.get(file) ?? []) {
+      const at = path.indexOf(next);
+      if (at >= 0) cycles.push([...path.slice(at), next].join(" -> "));
+      else if (!done.has(next) && graph.has(next)) visit(next);
+    }
+    path.pop();
+    done.add(file);
+  };
+  for (const file of graph.keys()) if (!done.has(file)) visit(file);
+  return cycles;
+}
+
 const under = (target: string, ...folders: string[]) => folders.some((f) => target.startsWith(`${f}/`));
 
 describe("import layers (proto → gen → wire → server | client → cli)", () => {
@@ -49,19 +71,28 @@ describe("import layers (proto → gen → wire → server | client → cli)", (
     expect(violations("cli", (t) => under(t, "cli", "gen", "wire") || entry(t))).to.deep.equal([]);
   });
 
-  it("has no import cycle inside client/, not even a type-only one", () => {
-    const graph = new Map(sources("client").map((f) => [f, importsOf(f).filter((t) => under(t, "client"))]));
-    const cycles: string[] = [];
-    const state = new Map<string, "open" | "done">();
-    const visit = (file: string, path: string[]) => {
-      state.set(file, "open");
-      for (const next of graph.get(file) ?? []) {
-        if (state.get(next) === "open") cycles.push([...path.slice(path.indexOf(next)), file, next].join(" -> "));
-        else if (!state.has(next)) visit(next, [...path, file]);
-      }
-      state.set(file, "done");
-    };
-    for (const file of graph.keys()) if (!state.has(file)) visit(file, []);
-    expect(cycles).to.deep.equal([]);
+  it("has no import cycle in server/, client/, cli/, wire/ or bench/, not even a type-only one", () => {
+    const files = ["server", "client", "cli", "wire", "bench"].flatMap(sources);
+    const cycles = importCycles(new Map(files.map((f) => [f, importsOf(f)])));
+    expect(cycles, `import cycles:\n${cycles.join("\n")}`).to.deep.equal([]);
+  });
+
+  it("finds a cycle when there is one, and prints it", () => {
+    const graph = new Map([
+      ["a.ts", ["b.ts"]],
+      ["b.ts", ["c.ts", "d.ts"]],
+      ["c.ts", ["a.ts"]],
+      ["d.ts", []],
+    ]);
+    expect(importCycles(graph)).to.deep.equal(["a.ts -> b.ts -> c.ts -> a.ts"]);
+    expect(importCycles(new Map([["a.ts", ["a.ts"]]]))).to.deep.equal(["a.ts -> a.ts"]);
+    expect(
+      importCycles(
+        new Map([
+          ["a.ts", ["b.ts"]],
+          ["b.ts", []],
+        ]),
+      ),
+    ).to.deep.equal([]);
   });
 });

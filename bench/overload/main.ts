@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import type { Lock } from "../../client/index.js";
 import { TurnstileClient } from "../../client/index.js";
-import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { redisServerAvailable, startRedis } from "../../test/harness/redis-server.js";
 import { startCoordinator } from "../env/coordinator-process.js";
 

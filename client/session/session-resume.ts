@@ -89,10 +89,10 @@ export function resumeSession(
 }
 
 function resendAcquire(ctx: ResumeContext, attempt: PendingAcquire, nowMs: number): void {
-  const { requestId, request } = attempt;
+  const { requestId, request, traceParent } = attempt;
   const left = remainingWaitMs(request.waitMs, attempt.firstSentAtMs, nowMs);
   if (left !== "ran-out" && !attempt.abandoned) {
-    ctx.send(acquireMessage(requestId, request, left === "forever" ? undefined : left));
+    ctx.send(acquireMessage(requestId, request, left === "forever" ? undefined : left, traceParent));
     return;
   }
   if (!attempt.abandoned) {
@@ -100,6 +100,6 @@ function resendAcquire(ctx: ResumeContext, attempt: PendingAcquire, nowMs: numbe
     const message = `"${request.name}": acquire.wait of ${request.waitMs} ms ran out while reconnecting`;
     attempt.fail(new TurnstileError("timeout", message));
   }
-  ctx.send(acquireMessage(requestId, request, 0));
+  ctx.send(acquireMessage(requestId, request, 0, traceParent));
   ctx.send({ $case: "cancel", cancel: { requestId } });
 }

@@ -1,7 +1,7 @@
 import { accessSync, constants } from "node:fs";
-import { DEFAULT_LIMITS, type Limits } from "../limits.js";
 import type { SecuritySettings } from "../security/security.js";
-import type { RedisAuth, RedisTarget } from "../store/redis/redis-connection.js";
+import type { RedisAuth, RedisTarget } from "../store/redis/connection/redis-connection.js";
+import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { loadSettings, type SettingSources } from "./load-settings.js";
 import { securityConfig } from "./security-config.js";
 import { formatHostPort, type HostPort, type SettingValue } from "./setting-value.js";

@@ -1,5 +1,5 @@
 import { formatDurationText } from "../../wire/duration-text.js";
-import { DEFAULT_LIMITS, type Limits } from "../limits.js";
+import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 
 /** How a setting's text is read: see `parseSettingValue`. */
 export type SettingKind =

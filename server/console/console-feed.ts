@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import { nameSessions } from "../session-names.js";
+import { nameSessions } from "../session/session-names.js";
 import type { LockEvent, LockState, Store } from "../store/store.js";
 import type { Watcher, WatchHub, WatchSink } from "../watch/watch-hub.js";
-import type { ConsoleAccess } from "./console-access.js";
+import type { ConsoleAccess } from "./access/console-access.js";
 import type { ConsoleLimits, ConsoleStats } from "./console-limits.js";
 import { LockViews } from "./lock-view.js";
 import { readableLocks } from "./readable-locks.js";

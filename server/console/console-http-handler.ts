@@ -1,17 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "pino";
-import type { Limits } from "../limits.js";
-import type { LockAdmin } from "../lock-admin.js";
-import type { RequestValidator } from "../request-validator.js";
-import { ServerError, type ServerErrorReason, toServerError } from "../server-error.js";
+import type { Limits } from "../config/limits.js";
+import type { LockAdmin } from "../rpc/lock-admin.js";
+import type { RequestValidator } from "../rpc/request-validator.js";
+import { ServerError, type ServerErrorReason, toServerError } from "../rpc/server-error.js";
 import type { Store } from "../store/store.js";
 import type { WatchHub } from "../watch/watch-hub.js";
-import type { ConsoleAccess } from "./console-access.js";
+import type { ConsoleAccess } from "./access/console-access.js";
+import { isLoopbackHost } from "./access/loopback-host.js";
 import { ConsoleAssets, SECURITY_HEADERS } from "./console-assets.js";
 import { ConsoleFeed } from "./console-feed.js";
 import { type ConsoleLimits, type ConsoleStats, DEFAULT_CONSOLE_LIMITS } from "./console-limits.js";
-import { isLoopbackHost } from "./loopback-host.js";
 import { readRevokeBody } from "./revoke-body.js";
 
 /** What the console needs from its coordinator, and its own settings. */

@@ -1,5 +1,5 @@
+import { queueBlockers } from "../locks/queue-blockers.js";
 import type { HolderState, LockEvent, LockState, LockSummary } from "../store/store.js";
-import { queueBlockers } from "../wait-blockers.js";
 
 /** Longest holder value the console shows, in characters (the rest is cut with "…"). */
 export const MAX_VALUE_CHARS = 200;

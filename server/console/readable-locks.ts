@@ -1,5 +1,5 @@
 import type { Store } from "../store/store.js";
-import type { ConsoleAccess } from "./console-access.js";
+import type { ConsoleAccess } from "./access/console-access.js";
 import { LockViews } from "./lock-view.js";
 
 /** Store List pages one console listing reads at most, so a prefix with few readable names stays cheap. */

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import { RecheckScheduler } from "../recheck-scheduler.js";
-import { nameSessions } from "../session-names.js";
+import { RecheckScheduler } from "../locks/recheck-scheduler.js";
+import { nameSessions } from "../session/session-names.js";
 import type { LockEvent, LockState, Store } from "../store/store.js";
 
 /** What the hub needs from one Watch stream. */

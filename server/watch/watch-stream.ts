@@ -1,10 +1,10 @@
 import { type ServerWritableStream, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import type { WatchRequest, WatchResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
-import type { Limits } from "../limits.js";
-import { LockStateReplies as reply } from "../lock-state-replies.js";
-import type { RequestValidator } from "../request-validator.js";
-import { ServerError, toServerError } from "../server-error.js";
+import type { Limits } from "../config/limits.js";
+import { LockStateReplies as reply } from "../locks/lock-state-replies.js";
+import type { RequestValidator } from "../rpc/request-validator.js";
+import { ServerError, toServerError } from "../rpc/server-error.js";
 import type { LockEvent, LockState } from "../store/store.js";
 import type { Watcher, WatchHub, WatchSink } from "./watch-hub.js";
 

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import { DEFAULT_LIMITS } from "../../server/config/limits.js";
 import { loadServeConfig, type ServeConfig } from "../../server/config/serve-config.js";
-import { DEFAULT_LIMITS } from "../../server/limits.js";
 
 describe("turnstile serve settings", () => {
   let dir: string;

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { type Lock, TurnstileClient, TurnstileError } from "../../client/index.js";
-import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { startCoordinator, type TestCoordinator } from "../harness/test-coordinator.js";
 import { waitForQueue } from "../harness/wait-for-queue.js";

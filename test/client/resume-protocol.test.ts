@@ -1,5 +1,7 @@
 import { once } from "node:events";
 import { status } from "@grpc/grpc-js";
+import * as api from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { expect } from "chai";
 import { type Lock, type LostLockError, TurnstileClient, TurnstileError } from "../../client/index.js";
 import type { SessionEvent } from "../../client/session/session.js";
@@ -200,5 +202,34 @@ describe("session resume protocol (scripted coordinators)", () => {
     await (await one.nextStream()).openFresh();
     await connecting;
     expect(fallsThrough.state).to.equal("connected");
+  });
+  it("re-sends a pending acquire with its caller's trace context, not the context the resume runs in", async () => {
+    api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    try {
+      const c = client([one.address, two.address]);
+      const connecting = c.connect();
+      const first = await one.nextStream();
+      await first.openFresh();
+      await connecting;
+      const [traceId, spanId] = ["ab".repeat(16), "cd".repeat(8)];
+      const caller = api.trace.setSpanContext(api.ROOT_CONTEXT, { traceId, spanId, traceFlags: 1 });
+      const waiting = api.context.with(caller, () => c.acquire("t", { owner: "o", waitMs: 60_000 }));
+      const { acquire: sent } = await first.next("acquire");
+      expect(sent.traceParent).to.equal(`00-${traceId}-${spanId}-01`);
+
+      first.fail(status.UNAVAILABLE, "connection reset");
+      const second = await two.nextStream();
+      const { open } = await second.next("open");
+      second.resumed(open.held);
+      const { acquire: resent } = await second.next("acquire");
+      expect([resent.requestId, resent.traceParent]).to.deep.equal([sent.requestId, sent.traceParent]);
+      second.send({
+        $case: "acquired",
+        acquired: { requestId: resent.requestId, name: "t", fencingToken: 1n, holdCount: 1 },
+      });
+      expect((await waiting).fencingToken).to.equal(1n);
+    } finally {
+      api.context.disable();
+    }
   });
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { type Lock, TurnstileClient, TurnstileError } from "../../client/index.js";
-import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { type CoordinatorProcess, spawnCoordinator } from "../harness/coordinator-process.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 

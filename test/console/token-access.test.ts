@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { bearerToken, OPEN_ACCESS } from "../../server/console/console-access.js";
-import { isLoopbackHost } from "../../server/console/loopback-host.js";
-import { TokenAccess } from "../../server/console/token-access.js";
+import { bearerToken, OPEN_ACCESS } from "../../server/console/access/console-access.js";
+import { isLoopbackHost } from "../../server/console/access/loopback-host.js";
+import { TokenAccess } from "../../server/console/access/token-access.js";
 
 describe("TokenAccess", () => {
   const access = new TokenAccess([

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import { Cluster } from "ioredis";
-import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { checkFailoverLog } from "../harness/check-failover-log.js";
 import { type ClusterGroup, startClusterGroup } from "../harness/cluster-group.js";
 import type { CoordinatorProcess } from "../harness/coordinator-process.js";

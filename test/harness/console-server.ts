@@ -1,9 +1,9 @@
 import { pino } from "pino";
-import type { ConsoleAccess } from "../../server/console/console-access.js";
+import type { ConsoleAccess } from "../../server/console/access/console-access.js";
+import { TokenAccess } from "../../server/console/access/token-access.js";
 import { ConsoleHttpHandler } from "../../server/console/console-http-handler.js";
 import { ConsoleHttpServer } from "../../server/console/console-http-server.js";
 import type { ConsoleLimits } from "../../server/console/console-limits.js";
-import { TokenAccess } from "../../server/console/token-access.js";
 import { startCoordinator, type TestCoordinator } from "./test-coordinator.js";
 
 /** Tokens of the console test callers: an admin of everything, a reader of everything, a reader of `billing/`. */

@@ -1,6 +1,6 @@
 import { pino } from "pino";
 import { Coordinator } from "../../server/coordinator.js";
-import type { RedisTarget } from "../../server/store/redis/redis-connection.js";
+import type { RedisTarget } from "../../server/store/redis/connection/redis-connection.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
 import { spawnTurnstile, type TurnstileProcess } from "./run-turnstile.js";
 import { waitForOutput } from "./wait-for-output.js";

@@ -2,8 +2,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import { fileURLToPath } from "node:url";
 
-// The CLI from source (through tsx), so the tests never run a stale dist/.
-const BIN = fileURLToPath(new URL("../../bin/turnstile-cli.ts", import.meta.url));
+/** The `turnstile` command line from source (through tsx), so the tests never run a stale dist/ (nor build it). */
+export const TURNSTILE = [
+  process.execPath,
+  "--import",
+  "tsx",
+  fileURLToPath(new URL("../../bin/turnstile-cli.ts", import.meta.url)),
+];
 
 /** How a `turnstile` run ended: exit code (128+N for signal N), its output, and how long it took. */
 export interface TurnstileRun {
@@ -28,7 +33,7 @@ export function spawnTurnstile(
   options: { env?: Record<string, string>; timeoutMs?: number } = {},
 ): TurnstileProcess {
   const started = Date.now();
-  const child = spawn(process.execPath, ["--import", "tsx", BIN, ...args], {
+  const child = spawn(TURNSTILE[0], [...TURNSTILE.slice(1), ...args], {
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });

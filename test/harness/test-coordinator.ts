@@ -1,6 +1,6 @@
 import { pino } from "pino";
+import type { Limits } from "../../server/config/limits.js";
 import { Coordinator } from "../../server/coordinator.js";
-import type { Limits } from "../../server/limits.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
 
 /** An in-process coordinator on a free port, for tests that inspect its lock table. */

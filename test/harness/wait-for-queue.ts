@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { until } from "./until.js";
 
 /**

@@ -5,7 +5,7 @@ import { expect } from "chai";
 import { RawSession } from "../harness/raw-session.js";
 import { spawnServe } from "../harness/redis-coordinator.js";
 import { acquireMsg } from "../harness/requests.js";
-import { runTurnstile, type TurnstileProcess } from "../harness/run-turnstile.js";
+import { runTurnstile, TURNSTILE, type TurnstileProcess } from "../harness/run-turnstile.js";
 import { type CertFiles, clientCredentials, TestPki } from "../harness/test-pki.js";
 import { waitForOutput } from "../harness/wait-for-output.js";
 
@@ -66,7 +66,7 @@ describe("turnstile serve with mTLS and a policy, and the CLI over mTLS", () => 
   });
 
   it("runs a command under a lock, and describe inside it shows the holder's identity", async () => {
-    const describe = [process.execPath, "bin/turnstile.js", "describe", "--output", "json", "billing/job"];
+    const describe = [...TURNSTILE, "describe", "--output", "json", "billing/job"];
     const run = await runTurnstile(["lock", "billing/job", "--", ...describe], { env: as("billing-svc") });
     expect(run.code, run.stderr).to.equal(0);
     const doc = JSON.parse(run.stdout);

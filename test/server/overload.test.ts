@@ -1,7 +1,7 @@
 import { status } from "@grpc/grpc-js";
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { acquireMsg, keepAliveMsg } from "../harness/requests.js";

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Cluster } from "ioredis";
 import { TurnstileClient } from "../../client/index.js";
-import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { startRedisCluster, type TestRedisCluster } from "../harness/redis-cluster.js";
 import { spawnServe, startTargetCoordinator } from "../harness/redis-coordinator.js";
 import type { TurnstileProcess } from "../harness/run-turnstile.js";

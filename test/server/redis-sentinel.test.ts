@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { TurnstileClient } from "../../client/index.js";
-import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { HealthClient } from "../harness/health-client.js";
 import { spawnServe, startTargetCoordinator } from "../harness/redis-coordinator.js";
 import { startRedisSentinel, type TestSentinel } from "../harness/redis-sentinel.js";

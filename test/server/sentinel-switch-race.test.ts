@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import { reviveOnEnd } from "../../server/store/redis/connection-reviver.js";
-import { grantChannel } from "../../server/store/redis/lock-keys.js";
-import { createRedisClient } from "../../server/store/redis/redis-connection.js";
+import { reviveOnEnd } from "../../server/store/redis/connection/connection-reviver.js";
+import { createRedisClient } from "../../server/store/redis/connection/redis-connection.js";
+import { grantChannel } from "../../server/store/redis/records/lock-keys.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
 import type { Grant, StoreListener } from "../../server/store/store.js";
 import { type SentinelGroup, startSentinelGroup } from "../harness/sentinel-group.js";

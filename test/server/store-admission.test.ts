@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { ServerError } from "../../server/server-error.js";
-import { StoreAdmission } from "../../server/store-admission.js";
+import { ServerError } from "../../server/rpc/server-error.js";
+import { StoreAdmission } from "../../server/session/store-admission.js";
 
 /** A store operation the test finishes by hand. */
 function gate(): { run: () => Promise<void>; started: boolean; finish: () => void } {

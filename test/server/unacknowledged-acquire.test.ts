@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { TurnstileClient, TurnstileError } from "../../client/index.js";
 import { Coordinator } from "../../server/coordinator.js";
-import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
 import { HealthClient } from "../harness/health-client.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { FailureReason } from "../../gen/ts/turnstile/v1/turnstile.js";
-import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { acquireMsg, keepAliveMsg, releaseMsg } from "../harness/requests.js";

@@ -2,7 +2,7 @@ import { status } from "@grpc/grpc-js";
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { HolderChange } from "../../gen/ts/turnstile/v1/turnstile.js";
-import { eventChannel } from "../../server/store/redis/lock-keys.js";
+import { eventChannel } from "../../server/store/redis/records/lock-keys.js";
 import { RawSession } from "../harness/raw-session.js";
 import { RawWatch } from "../harness/raw-watch.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { Cluster, Redis } from "ioredis";
-import { lockKeys } from "../../server/store/redis/lock-keys.js";
+import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
 import type { AcquireArgs } from "../../server/store/store.js";
 import { StoreUnacknowledgedError } from "../../server/store/store-unacknowledged-error.js";

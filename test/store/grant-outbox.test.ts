@@ -1,7 +1,7 @@
 import { Socket } from "node:net";
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import { GrantOutbox } from "../../server/store/redis/grant-outbox.js";
+import { GrantOutbox } from "../../server/store/redis/writes/grant-outbox.js";
 import type { Grant } from "../../server/store/store.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 

@@ -54,6 +54,8 @@ export interface PendingAcquire {
   readonly requestId: string;
   readonly request: SessionAcquire;
   readonly firstSentAtMs: number;
+  /** The caller's trace context when it asked (W3C traceparent, or ""): a re-sent acquire carries it too. */
+  readonly traceParent: string;
   /** The caller gave up (abort, or its wait ran out while disconnected): a late grant is released. */
   abandoned: boolean;
   /** Rejects the caller's promise; the request itself stays in flight until answered. */
@@ -75,18 +77,19 @@ export function remainingWaitMs(
   return leftMs > 0 ? leftMs : "ran-out";
 }
 
-/** The `acquire` message of a request; `waitMs` undefined waits forever. */
+/** The `acquire` message of a request; `waitMs` undefined waits forever; `traceParent` the caller's, or "". */
 export function acquireMessage(
   requestId: string,
   request: SessionAcquire,
   waitMs: number | undefined,
+  traceParent: string,
 ): NonNullable<SessionRequest["kind"]> {
   const { name, owner, mode, limit, value = new Uint8Array() } = request;
   const wait = waitMs === undefined ? undefined : durationFromMs(waitMs);
   const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   return {
     $case: "acquire",
-    acquire: { requestId, name, mode, limit, wait, owner, value: bytes, traceParent: currentTraceParent() },
+    acquire: { requestId, name, mode, limit, wait, owner, value: bytes, traceParent },
   };
 }
 
@@ -139,6 +142,8 @@ export class AcquiresInFlight {
   add(request: SessionAcquire): AcquireTicket {
     let requestId = "";
     let granted: Lock | undefined;
+    // Read now, in the caller's context: a resume re-sends the acquire from a stream event, outside it.
+    const traceParent = currentTraceParent();
     const answer = new Promise<Lock>((resolve, reject) => {
       requestId = this.#pending.add({
         answer: (reply) => {
@@ -149,7 +154,8 @@ export class AcquiresInFlight {
           reject(error);
         },
       });
-      this.#acquires.set(requestId, { requestId, request, firstSentAtMs: this.#now(), abandoned: false, fail: reject });
+      const attempt = { requestId, request, firstSentAtMs: this.#now(), traceParent, abandoned: false, fail: reject };
+      this.#acquires.set(requestId, attempt);
     });
     const abandon = () => {
       const attempt = this.#acquires.get(requestId);
@@ -157,7 +163,7 @@ export class AcquiresInFlight {
       else granted?.release().catch(() => {});
       return attempt !== undefined;
     };
-    return { requestId, message: acquireMessage(requestId, request, request.waitMs), answer, abandon };
+    return { requestId, message: acquireMessage(requestId, request, request.waitMs, traceParent), answer, abandon };
   }
 
   // Runs in the message handler, so the holding exists before a `lost` right behind the grant.

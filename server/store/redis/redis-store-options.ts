@@ -1,5 +1,5 @@
 import type { RedisOptions } from "ioredis";
-import type { RedisAuth, RedisTarget } from "./redis-connection.js";
+import type { RedisAuth, RedisTarget } from "./connection/redis-connection.js";
 
 /** Settings of the Redis store. */
 export interface RedisStoreOptions {

@@ -15,24 +15,24 @@ import type {
   Store,
   StoreListener,
 } from "../store.js";
-import { AckedWriter } from "./acked-writer.js";
-import { ClusterWriter } from "./cluster-writer.js";
-import { EventFeed } from "./event-feed.js";
-import { GrantOutbox } from "./grant-outbox.js";
-import { LockKeyCache } from "./lock-key-cache.js";
-import { grantChannel, revocationChannel } from "./lock-keys.js";
-import { LockLister } from "./lock-lister.js";
-import { LockScripts, type ScriptArg, type ScriptName } from "./lock-scripts.js";
-import { parseLockState } from "./lock-state-parser.js";
-import { redisCall } from "./redis-call.js";
+import { redisCall } from "./connection/redis-call.js";
+import { StoreConnections } from "./connection/store-connections.js";
+import { EventFeed } from "./records/event-feed.js";
+import { LockKeyCache } from "./records/lock-key-cache.js";
+import { grantChannel, revocationChannel } from "./records/lock-keys.js";
+import { LockLister } from "./records/lock-lister.js";
+import { parseLockState } from "./records/lock-state-parser.js";
+import { SessionRecords } from "./records/session-records.js";
 import type { RedisStoreOptions } from "./redis-store-options.js";
-import { SessionRecords } from "./session-records.js";
-import { StoreConnections } from "./store-connections.js";
-import { SingleWriter, type StoreWriter } from "./store-writer.js";
+import { LockScripts, type ScriptArg, type ScriptName } from "./scripts/lock-scripts.js";
+import { AckedWriter } from "./writes/acked-writer.js";
+import { ClusterWriter } from "./writes/cluster-writer.js";
+import { GrantOutbox } from "./writes/grant-outbox.js";
+import { SingleWriter, type StoreWriter } from "./writes/store-writer.js";
 
 export type { RedisStoreOptions } from "./redis-store-options.js";
 
-import type { RedisClient } from "./redis-connection.js";
+import type { RedisClient } from "./connection/redis-connection.js";
 import {
   type ScriptReply,
   translateCheck,
@@ -40,7 +40,7 @@ import {
   translateRenew,
   translateReply,
   translateRevoke,
-} from "./script-code.js";
+} from "./scripts/script-code.js";
 
 const DAY_MS = 86_400_000;
 

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import { escapeName, eventChannel, lockKeys, unescapeName } from "../../../server/store/redis/lock-keys.js";
+import { escapeName, eventChannel, lockKeys, unescapeName } from "../../../server/store/redis/records/lock-keys.js";
 import type { TestRedis } from "../../harness/redis-server.js";
 import { startClusterNode } from "../../harness/start-cluster-node.js";
 import { acquire, PREFIX, useScripts } from "./script-fixture.js";

@@ -48,6 +48,6 @@ if (code == 11 and left == 0) or code == 14 then
   n = n - rcall('ZREM', holders, hid)
   event('released', hid, 0)
   -- Removed after the event, which reads them; hand-on deletes them with the keys when the lock is idle.
-  drop = {'h:' .. hid, 'v:' .. hid, 'a:' .. hid, 'r:' .. hid}
+  drop = holderFields(hid)
 end
 return {code, left, handOn(n, waiting, drop)}

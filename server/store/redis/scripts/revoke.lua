@@ -29,7 +29,7 @@ if rec then
   n = n - rcall('ZREM', holders, hid)
   event('revoked', hid, 0)
   -- Removed after the event, which reads them; hand-on deletes them with the keys when the lock is idle.
-  drop = {'h:' .. hid, 'v:' .. hid, 'a:' .. hid, 'r:' .. hid}
+  drop = holderFields(hid)
   rcall('PUBLISH', revocations, session .. '\n' .. owner .. '\n' .. token .. '\n' .. name)
 end
 local granted = handOn(n, waiting, drop)

@@ -1,0 +1,311 @@
+import type { Logger } from "pino";
+import type { Limits } from "../config/limits.js";
+import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
+import type { ValidAcquire, ValidRelease } from "../rpc/request-validator.js";
+import { ServerError } from "../rpc/server-error.js";
+import { claimOf, type Hold, holdKey, type Pending, type Session, waiterKey } from "../session/session.js";
+import { SessionReplies as reply } from "../session/session-replies.js";
+import type { AcquireOutcome, Grant, Store, StoreListener } from "../store/store.js";
+import { releaseExactlyOnce } from "./exactly-once-release.js";
+import { OutcomeResolver } from "./outcome-resolver.js";
+import { RecheckScheduler } from "./recheck-scheduler.js";
+import { settleAcquire } from "./settle-acquire.js";
+import { answerTimeout } from "./wait-blockers.js";
+
+/**
+ * How giveUp ends a pending acquire: `answer` is the failure it sends ("by-caller": the caller answers, a TIMEOUT
+ * naming the blockers); `how` the store withdrawal; `retryUnchanged` (an unacknowledged acquire) retries the
+ * withdrawal even when an attempt changed nothing.
+ */
+type GiveUp = { answer: ServerError | "by-caller"; how?: "cancel" | "abandon"; retryUnchanged?: boolean };
+
+/**
+ * All lock logic of the coordinator: it turns session requests into store operations, routes
+ * grants (pushed by any coordinator) to the waiting session, re-checks a lock when its earliest
+ * lease ends, and answers every acquire exactly once. Methods reject with a ServerError for the
+ * request; store failures surface as StoreUnavailableError. A store call whose outcome is unknown
+ * is resolved (re-run, idempotently) before anything is answered (docs/protocol.md).
+ */
+export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
+  /** Acquires of this coordinator's sessions not answered yet, by session and request id. */
+  readonly waiters = new Map<string, Pending>();
+  private readonly waitersByName = new Map<string, Set<Pending>>();
+  private readonly rechecks = new RecheckScheduler((name) => void this.recheck(name));
+  /** Re-runs store calls of unknown outcome until the store answers (shared with SessionKeeper). */
+  readonly resolver: OutcomeResolver;
+  /** Timed re-checks run so far: hand-offs by push leave it unchanged. */
+  recheckCount = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly limits: Limits,
+    private readonly log: Logger,
+    private readonly metrics: Metrics = NO_METRICS,
+  ) {
+    this.resolver = new OutcomeResolver(log);
+  }
+
+  /** Acquires of this coordinator's sessions not answered yet. */
+  get waiterCount(): number {
+    return this.waiters.size;
+  }
+
+  async acquire(session: Session, a: ValidAcquire): Promise<void> {
+    if (session.inFlight(a.requestId)) {
+      throw new ServerError("duplicate-request", `acquire.request_id: "${a.requestId}" is already in flight`);
+    }
+    if (session.isSettling(holdKey(a.name, a.owner))) {
+      throw new ServerError(
+        "unavailable",
+        `acquire: an earlier claim of "${a.name}" by owner "${a.owner}" is still being resolved with the store; nothing was changed, retry later`,
+      );
+    }
+    if (session.lockCount >= this.limits.maxLocksPerSession) {
+      throw new ServerError(
+        "limit",
+        `session: at most ${this.limits.maxLocksPerSession} locks held or pending per session`,
+      );
+    }
+    for (const other of session.pending.values()) {
+      if (other.name === a.name && other.owner === a.owner) {
+        throw new ServerError(
+          "conflict",
+          `acquire.owner: "${a.owner}" already waits for "${a.name}" (request "${other.requestId}")`,
+        );
+      }
+    }
+    const p: Pending = {
+      session,
+      requestId: a.requestId,
+      name: a.name,
+      owner: a.owner,
+      mode: a.mode,
+      limit: a.limit,
+      done: false,
+      receivedAtMs: performance.now(),
+    };
+    this.addWaiter(p);
+    // When the wait runs out: withdraw silently, then answer TIMEOUT naming the holders it waited behind.
+    if (a.waitMs) {
+      const waitMs = a.waitMs;
+      const timedOut = () => this.giveUp(p, { answer: "by-caller" });
+      p.waitTimer = setTimeout(() => timedOut() && answerTimeout(this.store, p, waitMs), waitMs);
+    }
+    const args = {
+      name: a.name,
+      sessionId: session.id,
+      owner: a.owner,
+      requestId: a.requestId,
+      ttlMs: session.ttlMs,
+      mode: a.mode,
+      limit: a.limit,
+      mayWait: a.waitMs !== 0,
+      value: a.value,
+    };
+    let outcome: AcquireOutcome | ServerError | undefined;
+    try {
+      // Re-sent acquires are idempotent by (session, request id): an unknown outcome is re-run
+      // until the store answers, while the acquire still waits (wait, cancel and stream end apply).
+      const run = () => this.store.acquire(args);
+      outcome = await settleAcquire(this.resolver, run, () => !p.done, session.held.has(holdKey(a.name, a.owner)));
+    } catch (err) {
+      if (p.done) return;
+      this.finish(p);
+      throw err;
+    }
+    // A WAIT fell short: answer UNAVAILABLE and withdraw the claim until a WAIT acknowledges that.
+    if (outcome instanceof ServerError) return void this.giveUp(p, { answer: outcome, retryUnchanged: true });
+    if (outcome === undefined) return; // given up meanwhile: its withdrawal settles the claim
+    if (p.done) {
+      // Given up while the script ran: a fresh grant is released by the withdrawal, but a
+      // re-entry is not a grant, so drop the extra hold here.
+      if (outcome.kind === "granted" && outcome.holdCount > 1)
+        void this.store.release(claimOf(p), false).catch(() => {});
+      return;
+    }
+    if (outcome.kind === "queued") {
+      p.queued = true;
+      session.send(reply.queued(p, outcome.position));
+      this.rechecks.schedule(p.name, outcome.recheckInMs);
+      return;
+    }
+    this.finish(p);
+    switch (outcome.kind) {
+      case "granted":
+        return this.hold(p, outcome.token, outcome.holdCount);
+      case "busy":
+        throw new ServerError("busy", `acquire: "${a.name}" is held (wait was zero: tried once)`);
+      case "conflict":
+        throw new ServerError(
+          "conflict",
+          `acquire.limit: ${limitText(a.limit)} differs from the SHARED limit ${limitText(outcome.limitInForce)} ` +
+            `in force on "${a.name}" (it holds until nobody holds or waits for the name)`,
+        );
+      case "upgrade":
+        throw new ServerError(
+          "conflict",
+          `acquire.mode: upgrading a SHARED hold of "${a.name}" to EXCLUSIVE is refused (it deadlocks); release it first`,
+        );
+    }
+  }
+
+  async release(session: Session, r: ValidRelease): Promise<void> {
+    if (session.inFlight(r.requestId)) {
+      throw new ServerError("duplicate-request", `release.request_id: "${r.requestId}" is already in flight`);
+    }
+    const hold = session.held.get(holdKey(r.name, r.owner));
+    if (!hold)
+      throw new ServerError("not-held", `release: "${r.name}" is not held by owner "${r.owner}" in this session`);
+    session.releasing.add(r.requestId);
+    // Keepalives stop renewing it: it is released, or its lease ends, never renewed on and on.
+    hold.releasing = true;
+    let unmark: (() => void) | undefined;
+    try {
+      const claim = { name: r.name, sessionId: session.id, owner: r.owner };
+      const outcome = await releaseExactlyOnce(this.store, this.resolver, claim, hold.count, () => {
+        unmark = session.beginSettling(holdKey(r.name, r.owner));
+      });
+      hold.releasing = false;
+      if (outcome.kind !== "released") {
+        this.forget(session, hold);
+        throw new ServerError("not-held", `release: the lease of "${r.name}" had already ended`);
+      }
+      hold.count = outcome.holdCount;
+      if (hold.count === 0) this.forget(session, hold);
+      session.send(reply.released(r.requestId, r.name, outcome.holdCount));
+    } finally {
+      unmark?.();
+      session.releasing.delete(r.requestId);
+    }
+  }
+
+  /** Withdraws a pending acquire; a cancel for a request no longer pending is ignored. */
+  cancel(session: Session, requestId: string): void {
+    const p = session.pending.get(requestId);
+    if (p) this.giveUp(p, { answer: new ServerError("cancelled", `acquire: cancelled by the client`) });
+  }
+
+  /**
+   * Ends every pending acquire of a session whose stream is gone. `abandon` withdraws the waiters
+   * still attached to this coordinator (a raced grant is left for a resume to claim); `cancel`
+   * withdraws them and releases raced grants (Close); `detach` leaves the store untouched (the
+   * session moves to another stream: drain or takeover).
+   */
+  dropPending(session: Session, how: "abandon" | "cancel" | "detach"): void {
+    for (const p of [...session.pending.values()]) {
+      if (how === "detach") this.finish(p);
+      else this.giveUp(p, { answer: new ServerError("cancelled", "acquire: the session ended"), how });
+    }
+  }
+
+  /** Asks for a re-check of `name` at once (a renewal found a waiter no longer queued). */
+  recheckSoon(name: string): void {
+    this.rechecks.schedule(name, 0);
+  }
+
+  grant(g: Grant): void {
+    const p = this.waiters.get(waiterKey(g.sessionId, g.requestId));
+    if (!p || p.done) return; // withdrawn meanwhile: the withdrawal releases the raced grant
+    this.finish(p);
+    this.hold(p, g.token, 1);
+    if (g.freedAtMs !== undefined) this.metrics.handedOff(performance.now() - g.freedAtMs);
+  }
+
+  resync(): void {
+    for (const name of this.waitersByName.keys()) this.rechecks.schedule(name, 0);
+  }
+
+  /** Stops every timer (coordinator shutdown). */
+  stop(): void {
+    this.rechecks.clear();
+    this.resolver.stop();
+  }
+
+  private async recheck(name: string): Promise<void> {
+    const waiting = [...(this.waitersByName.get(name) ?? [])];
+    if (waiting.length === 0) return;
+    this.recheckCount++;
+    try {
+      const outcome = await this.store.check(name, waiting.map(claimOf));
+      outcome.statuses.forEach((status, i) => {
+        const p = waiting[i];
+        if (status.kind === "granted")
+          this.grant({ name, sessionId: p.session.id, requestId: p.requestId, token: status.token });
+        if (status.kind === "gone" && !p.done) {
+          this.finish(p);
+          const why = "acquire: the queue entry's lease ran out (keepalives did not arrive in time)";
+          p.session.send(reply.failed(p.requestId, name, new ServerError("expired", why)));
+        }
+      });
+      if (this.waitersByName.has(name))
+        this.rechecks.schedule(name, outcome.recheckInMs >= 0 ? outcome.recheckInMs : 1000);
+    } catch (err) {
+      this.log.warn({ err, name }, "re-check failed; retrying in 1 s");
+      this.rechecks.schedule(name, 1000);
+    }
+  }
+
+  private giveUp(p: Pending, { answer, how = "cancel", retryUnchanged = false }: GiveUp): boolean {
+    if (p.done) return false; // answered already
+    this.finish(p);
+    // Issued before the answer is sent, so a new acquire by the same owner queues behind it in Redis.
+    // An unknown outcome is retried (a raced grant is let go); meanwhile the owner may not re-acquire.
+    let unmark: (() => void) | undefined;
+    if (retryUnchanged) unmark = p.session.beginSettling(holdKey(p.name, p.owner));
+    this.resolver
+      .settle(() => this.store.withdraw(claimOf(p), how), {
+        retryUnchanged,
+        onUnknown: () => (unmark ??= p.session.beginSettling(holdKey(p.name, p.owner))),
+      })
+      .catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"))
+      .finally(() => unmark?.());
+    if (answer !== "by-caller") p.session.send(reply.failed(p.requestId, p.name, answer));
+    return true;
+  }
+
+  private hold(p: Pending, token: bigint, count: number): void {
+    const key = holdKey(p.name, p.owner);
+    const hold = p.session.held.get(key) ?? { name: p.name, owner: p.owner, token, count };
+    hold.count = count;
+    p.session.held.set(key, hold);
+    p.session.send(reply.acquired(p.requestId, p.name, token, count));
+    if (count === 1) {
+      hold.grantedAtMs = performance.now();
+      this.metrics.granted(p.name, p.queued ? hold.grantedAtMs - p.receivedAtMs : undefined);
+    }
+  }
+
+  /** Forgets a hold this session no longer has (released, expired or lost). */
+  forget(session: Session, hold: Hold): void {
+    session.held.delete(holdKey(hold.name, hold.owner));
+    this.holdEnded(hold);
+  }
+
+  /** Records how long a hold granted here was held, once it has ended (however it ended). */
+  holdEnded(hold: Hold): void {
+    if (hold.grantedAtMs !== undefined) this.metrics.holdEnded(hold.name, performance.now() - hold.grantedAtMs);
+    hold.grantedAtMs = undefined;
+  }
+
+  private addWaiter(p: Pending): void {
+    p.session.pending.set(p.requestId, p);
+    this.waiters.set(waiterKey(p.session.id, p.requestId), p);
+    const set = this.waitersByName.get(p.name) ?? this.waitersByName.set(p.name, new Set()).get(p.name)!;
+    set.add(p);
+  }
+
+  /** Marks the request answered and forgets it everywhere. */
+  private finish(p: Pending): void {
+    p.done = true;
+    clearTimeout(p.waitTimer);
+    p.session.pending.delete(p.requestId);
+    this.waiters.delete(waiterKey(p.session.id, p.requestId));
+    const set = this.waitersByName.get(p.name);
+    set?.delete(p);
+    if (set?.size === 0) this.waitersByName.delete(p.name);
+  }
+}
+
+function limitText(limit: number): string {
+  return limit === 0 ? "0 (unlimited)" : String(limit);
+}

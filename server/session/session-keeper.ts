@@ -1,0 +1,147 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Logger } from "pino";
+import type { HeldLock, Open } from "../../gen/ts/turnstile/v1/turnstile.js";
+import type { LockTable } from "../locks/lock-table.js";
+import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
+import type { ValidOpen } from "../rpc/request-validator.js";
+import { ServerError } from "../rpc/server-error.js";
+import { newSessionId } from "../store/session-id.js";
+import type { Store } from "../store/store.js";
+import { claimOf, type Hold, holdKey, type Pending, Session } from "./session.js";
+import { SessionReplies as reply } from "./session-replies.js";
+
+type Write = ConstructorParameters<typeof Session>[3];
+
+/**
+ * The lifecycle of sessions in the store: their records (so any coordinator can resume them),
+ * keepalive renewals, resume and the end of a stream. Lock operations themselves stay in LockTable;
+ * failures of the store surface as StoreUnavailableError, session faults as ServerError.
+ */
+export class SessionKeeper {
+  constructor(
+    private readonly store: Store,
+    private readonly table: LockTable,
+    private readonly log: Logger,
+    private readonly metrics: Metrics = NO_METRICS,
+  ) {}
+
+  /**
+   * Starts a new session owned by `identity` ("" when security is off) and stores its record;
+   * resolves with the session and its resume secret.
+   */
+  async open(open: ValidOpen, write: Write, identity = ""): Promise<{ session: Session; secret: string }> {
+    const session = new Session(newSessionId(), open.clientName, open.ttlMs, write);
+    const secret = randomBytes(24).toString("base64url");
+    await this.store.saveSession({
+      sessionId: session.id,
+      secretHash: sha256(secret),
+      ttlMs: open.ttlMs,
+      clientName: open.clientName,
+      ...(identity && { identity }),
+    });
+    return { session, secret };
+  }
+
+  /**
+   * Resumes a session: checks the record and the secret, renews the holds the client claims and
+   * resolves with those still held (the store's token and count). Rejects with `not-found` for an
+   * unknown or expired session, `unauthenticated` for a wrong secret and `permission-denied` when
+   * `identity` is not the one that opened the session.
+   */
+  async resume(open: Open, write: Write, identity = ""): Promise<{ session: Session; held: HeldLock[] }> {
+    const record = await this.store.loadSession(open.resumeSessionId);
+    if (!record)
+      throw new ServerError(
+        "not-found",
+        `open.resume_session_id: session "${open.resumeSessionId}" is unknown or expired`,
+      );
+    const expected = Buffer.from(record.secretHash, "hex");
+    if (!timingSafeEqual(Buffer.from(sha256(open.resumeSecret), "hex"), expected)) {
+      throw new ServerError("unauthenticated", "open.resume_secret: does not match the session");
+    }
+    if ((record.identity ?? "") !== identity) {
+      throw new ServerError(
+        "permission-denied",
+        `open.resume_session_id: session "${open.resumeSessionId}" was opened by another identity than "${identity}"`,
+      );
+    }
+    const session = new Session(record.sessionId, record.clientName, record.ttlMs, write);
+    const byName = new Map<string, string[]>();
+    for (const h of open.held) byName.set(h.name, [...(byName.get(h.name) ?? []), h.owner]);
+    await Promise.all(
+      [...byName].map(async ([name, owners]) => {
+        const outcome = await this.store.renew(name, session.id, session.ttlMs, owners, []);
+        outcome.holds.forEach((h, i) => {
+          if (h) session.held.set(holdKey(name, owners[i]), { name, owner: owners[i], token: h.token, count: h.count });
+        });
+      }),
+    );
+    await this.touch(session);
+    const held = [...session.held.values()].map((h) => ({
+      name: h.name,
+      owner: h.owner,
+      fencingToken: h.token,
+      holdCount: h.count,
+    }));
+    return { session, held };
+  }
+
+  /**
+   * The keepalive: renews every hold and queue entry of the session and its record. Holds found
+   * expired are reported Lost; resolves true when everything was renewed (the ack may be sent).
+   */
+  async renew(session: Session): Promise<boolean> {
+    const started = performance.now();
+    const byName = new Map<string, { holds: Hold[]; pending: Pending[] }>();
+    const entry = (name: string) => byName.get(name) ?? byName.set(name, { holds: [], pending: [] }).get(name)!;
+    for (const h of session.held.values()) if (!h.releasing) entry(h.name).holds.push(h);
+    for (const p of session.pending.values()) entry(p.name).pending.push(p);
+    const results = await Promise.allSettled([
+      this.touch(session),
+      ...[...byName].map(async ([name, { holds, pending }]) => {
+        const owners = holds.map((h) => h.owner);
+        const outcome = await this.store.renew(name, session.id, session.ttlMs, owners, pending.map(claimOf));
+        holds.forEach((h, i) => {
+          if (outcome.holds[i] || session.held.get(holdKey(h.name, h.owner)) !== h) return;
+          this.table.forget(session, h);
+          session.send(reply.lost(h, "expired"));
+        });
+        // A waiter no longer queued was granted (the grant is on its way) or expired: ask.
+        if (outcome.waiters.some((w) => w !== "queued")) this.table.recheckSoon(name);
+      }),
+    ]);
+    const failed = results.find((r) => r.status === "rejected");
+    if (byName.size > 0) this.metrics.renewed(performance.now() - started, !failed);
+    if (failed) this.log.warn({ err: failed.reason, session: session.id }, "keepalive renewal failed");
+    return !failed;
+  }
+
+  /**
+   * Ends a session's stream. `close`: everything is released and the record deleted. `broken`:
+   * pending acquires are abandoned, holds stay until their lease ends (the client may resume).
+   * `detach`: the store is left untouched because the session continues on another stream.
+   */
+  async end(session: Session, how: "close" | "broken" | "detach"): Promise<void> {
+    this.table.dropPending(session, how === "close" ? "cancel" : how === "broken" ? "abandon" : "detach");
+    const holds = [...session.held.values()];
+    session.held.clear();
+    if (how !== "close") return;
+    for (const h of holds) this.table.holdEnded(h);
+    await Promise.all(
+      holds.map((h) => this.store.release({ name: h.name, sessionId: session.id, owner: h.owner }, true)),
+    );
+    await this.store.deleteSession(session.id);
+  }
+
+  private async touch(session: Session): Promise<void> {
+    // A record that lapsed (renewals came too late) stays gone: this stream goes on, but the
+    // session can no longer be resumed elsewhere, like its locks that lapsed with it.
+    if (!(await this.store.touchSession(session.id, session.ttlMs))) {
+      this.log.warn({ session: session.id }, "session record had expired: the session can no longer be resumed");
+    }
+  }
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}

@@ -1,0 +1,173 @@
+import { readFileSync } from "node:fs";
+import { Redis, type RedisOptions } from "ioredis";
+import { StoreUnavailableError } from "../../store-unavailable-error.js";
+import type { HostPort, RedisAuth, RedisTarget } from "./redis-connection.js";
+
+/** Bits of a fencing token below the epoch: tokens are `epoch << 32 | counter` (docs/data-model.md). */
+export const EPOCH_SHIFT = 32n;
+/** The highest usable epoch: Lua numbers are doubles, so floors and tokens stay exact below 2^53. */
+export const MAX_EPOCH = 2 ** 21 - 1;
+
+/** Where the master's epoch comes from: none (a single server: epoch 0) or the Sentinels. */
+export type EpochSource =
+  | { kind: "none" }
+  | { kind: "sentinel"; sentinels: HostPort[]; masterName: string; options: RedisOptions };
+
+interface Known {
+  socket: unknown;
+  epoch: number;
+  replicas: number;
+  floors: string;
+}
+
+/**
+ * The epoch of the master the command connection is on, learned each time that connection
+ * becomes ready: the highest config-epoch any Sentinel reports, accepted only when the Sentinel
+ * that reports it names this very server (by run id, or address) as the master. Scripts get it as floors
+ * "F V": tokens above F = epoch << 32, versions above V = the new master's clock in µs when the
+ * epoch was learned. Until it is known for the current connection, `floors` throws unavailable.
+ */
+export class MasterEpoch {
+  private known?: Known;
+  private refreshing?: { socket: unknown; done: Promise<void> };
+
+  constructor(
+    private readonly redis: Redis | undefined,
+    private readonly source: EpochSource,
+    private readonly onChange: () => void,
+  ) {}
+
+  /** The floors for a script sent now; throws StoreUnavailableError while the epoch is unknown. */
+  floors(): string {
+    if (this.source.kind === "none") return "0 0";
+    const known = this.current();
+    if (!known)
+      throw new StoreUnavailableError("redis: the master's epoch is not known yet (failover?): retry later", {
+        outcome: "unchanged",
+      });
+    return known.floors;
+  }
+
+  /** True when scripts can run on the current connection (always without Sentinels). */
+  get ready(): boolean {
+    return this.source.kind === "none" || this.current() !== undefined;
+  }
+
+  /** The epoch in use, or undefined while unknown. */
+  get epoch(): number | undefined {
+    return this.source.kind === "none" ? 0 : this.current()?.epoch;
+  }
+
+  /** Replicas the Sentinels know of this master (down ones too); undefined without Sentinels. */
+  get replicas(): number | undefined {
+    return this.current()?.replicas;
+  }
+
+  /** Learns the epoch for the current connection; retries until it succeeds or the connection changes. */
+  refresh(): Promise<void> {
+    if (this.source.kind === "none" || !this.redis) return Promise.resolve();
+    // A learner of an earlier connection may still be winding down: each connection gets its own.
+    const socket = this.redis.stream;
+    if (this.refreshing?.socket !== socket) {
+      const done = this.learn(this.redis, this.source).finally(() => {
+        if (this.refreshing?.done === done) this.refreshing = undefined;
+      });
+      this.refreshing = { socket, done };
+    }
+    return this.refreshing.done;
+  }
+
+  private current(): Known | undefined {
+    return this.known && this.known.socket === this.redis?.stream ? this.known : undefined;
+  }
+
+  private async learn(redis: Redis, source: Extract<EpochSource, { kind: "sentinel" }>): Promise<void> {
+    const socket = redis.stream;
+    let elsewhere = 0;
+    for (let attempt = 0; redis.stream === socket && redis.status === "ready"; attempt++) {
+      try {
+        const runId = /run_id:(\w+)/.exec(await redis.info("server"))?.[1];
+        const views = await Promise.all(source.sentinels.map((s) => askSentinel(s, source)));
+        const best = views.reduce<SentinelView | undefined>(
+          (a, b) => (b && (!a || b.epoch > a.epoch) ? b : a),
+          undefined,
+        );
+        // The newest configuration names another server: this one is a demoted master (or a stale
+        // address came back from a Sentinel). No script runs here, so no READONLY error would ever
+        // move the connection: reconnect, which asks the Sentinels for the master again.
+        if (best && !namesThisServer(best, runId, redis) && ++elsewhere >= 3) {
+          // Only a ready connection: disconnecting one that is connecting ends the client for good.
+          if (redis.stream === socket && redis.status === "ready") redis.disconnect(true);
+          return;
+        }
+        if (best && namesThisServer(best, runId, redis) && best.epoch <= MAX_EPOCH) {
+          const [seconds, micros] = await redis.time();
+          if (redis.stream !== socket) return;
+          const floors = `${BigInt(best.epoch) << EPOCH_SHIFT} ${BigInt(seconds) * 1_000_000n + BigInt(micros)}`;
+          this.known = { socket, epoch: best.epoch, replicas: best.replicas, floors };
+          this.onChange();
+          return;
+        }
+      } catch {
+        // A Sentinel or the server did not answer: ask again.
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 500)));
+    }
+  }
+}
+
+interface SentinelView {
+  epoch: number;
+  /** Empty until the Sentinel's next INFO of a just promoted master (up to 10 s). */
+  runId: string;
+  ip: string;
+  port: number;
+  replicas: number;
+}
+
+/** The Sentinel names the server `redis` is connected to: by run id, or by address while it knows none. */
+function namesThisServer(view: SentinelView, runId: string | undefined, redis: Redis): boolean {
+  if (view.runId) return view.runId === runId;
+  const socket = redis.stream as { remoteAddress?: string; remotePort?: number } | undefined;
+  return socket?.remotePort === view.port && socket.remoteAddress?.replace(/^::ffff:/, "") === view.ip;
+}
+
+async function askSentinel(
+  at: HostPort,
+  source: Extract<EpochSource, { kind: "sentinel" }>,
+): Promise<SentinelView | undefined> {
+  const sentinel = new Redis({
+    ...source.options,
+    ...at,
+    lazyConnect: true,
+    connectTimeout: 1000,
+    commandTimeout: 1000,
+  });
+  sentinel.on("error", () => {});
+  try {
+    await sentinel.connect();
+    const reply = (await sentinel.call("SENTINEL", "MASTER", source.masterName)) as string[] | Record<string, string>;
+    // RESP3 answers a map, RESP2 a flat list of names and values.
+    const field = (name: string) => (Array.isArray(reply) ? reply[reply.indexOf(name) + 1] : reply[name]);
+    const [ip, port] = [field("ip"), Number(field("port"))];
+    return {
+      epoch: Number(field("config-epoch")),
+      runId: field("runid"),
+      ip,
+      port,
+      replicas: Number(field("num-slaves")),
+    };
+  } catch {
+    return undefined;
+  } finally {
+    sentinel.disconnect();
+  }
+}
+
+/** The epoch source of a target: its Sentinels (with their password and TLS), or none. */
+export function epochSourceOf(target: RedisTarget, auth: RedisAuth): EpochSource {
+  if (target.kind !== "sentinel") return { kind: "none" };
+  const tls = auth.tls ? (auth.tlsCaFile ? { ca: readFileSync(auth.tlsCaFile) } : {}) : undefined;
+  const options = { password: auth.sentinelPassword, tls };
+  return { kind: "sentinel", sentinels: target.sentinels, masterName: target.masterName, options };
+}

@@ -1,0 +1,132 @@
+import type {
+  AcquireOutcome,
+  CheckOutcome,
+  ReleaseOutcome,
+  RenewOutcome,
+  RevokeOutcome,
+  WaiterStatus,
+} from "../../store.js";
+
+/**
+ * The return codes of every script, mirroring their headers: acquire.lua (1–5), release.lua (11–15),
+ * revoke.lua (21–23), proclaim.lua (31–32) lead their replies; check.lua answers a status per waiter
+ * and renew.lua one per hold and per waiter, so theirs repeat values of others (read per script, never
+ * mixed). describe.lua answers data only, no code.
+ */
+export enum ScriptCode {
+  // acquire.lua: {code, ...}
+  Granted = 1,
+  Queued = 2,
+  Busy = 3,
+  Conflict = 4,
+  Upgrade = 5,
+  // release.lua: {code, holds left, grants}
+  Released = 11,
+  NotHeld = 12,
+  Withdrawn = 13,
+  GrantReleased = 14,
+  Gone = 15,
+  // revoke.lua: {code, token, count, grants}
+  Revoked = 21,
+  RevokeNotHeld = 22,
+  RevokeInvalidSession = 23,
+  // proclaim.lua: {code}
+  Proclaimed = 31,
+  ProclaimNotHeld = 32,
+  // check.lua: {ms or CheckNoHolder, grants, statuses}; a status is CheckQueued, CheckGone or a token
+  CheckNoHolder = -1,
+  CheckQueued = "q",
+  CheckGone = "",
+  // renew.lua: per hold "token count" or RenewGone (lost), then per waiter RenewGone (expired or never
+  // queued), RenewQueued (renewed) or RenewGranted (granted meanwhile: its hold was renewed instead)
+  RenewGone = 0,
+  // biome-ignore lint/suspicious/noDuplicateEnumValues: renew.lua's codes are read only in its reply, never mixed with acquire's
+  RenewQueued = 1,
+  RenewGranted = 2,
+}
+
+/** A raw script reply: a code followed by its values. */
+export type ScriptReply = [number, ...unknown[]];
+
+/**
+ * Translates an acquire.lua or release.lua reply into the store's outcome type. An unknown code
+ * throws: it means the script and this enum disagree, which is a bug, not a runtime condition.
+ */
+export function translateReply(reply: ScriptReply): AcquireOutcome | ReleaseOutcome {
+  const [code, a, b] = reply;
+  switch (code as ScriptCode) {
+    case ScriptCode.Granted:
+      return { kind: "granted", token: BigInt(String(a)), holdCount: Number(b) };
+    case ScriptCode.Queued:
+      return { kind: "queued", position: Number(a), recheckInMs: Number(b) };
+    case ScriptCode.Busy:
+      return { kind: "busy" };
+    case ScriptCode.Conflict:
+      return { kind: "conflict", limitInForce: Number(a) };
+    case ScriptCode.Upgrade:
+      return { kind: "upgrade" };
+    case ScriptCode.Released:
+      return { kind: "released", holdCount: Number(a) };
+    case ScriptCode.NotHeld:
+      return { kind: "not-held" };
+    case ScriptCode.Withdrawn:
+      return { kind: "withdrawn" };
+    case ScriptCode.GrantReleased:
+      return { kind: "grant-released" };
+    case ScriptCode.Gone:
+      return { kind: "gone" };
+    default:
+      throw new Error(`unknown script return code ${code}`);
+  }
+}
+
+/** Translates a revoke.lua reply (`{code, token, count, granted}`); an unknown code throws. */
+export function translateRevoke(reply: ScriptReply): RevokeOutcome {
+  const [code, token, count] = reply;
+  if (code === ScriptCode.Revoked) return { kind: "revoked", token: BigInt(String(token)), holdCount: Number(count) };
+  if (code === ScriptCode.RevokeNotHeld) return { kind: "not-held" };
+  // Unreachable through the API (the validator refuses such ids first): a bug if it happens.
+  if (code === ScriptCode.RevokeInvalidSession) throw new Error("revoke.lua refused a session id containing ':'");
+  throw new Error(`unknown revoke.lua return code ${code}`);
+}
+
+/** Translates a proclaim.lua reply; an unknown code throws. */
+export function translateProclaim(reply: ScriptReply): "proclaimed" | "not-held" {
+  if (reply[0] === ScriptCode.Proclaimed) return "proclaimed";
+  if (reply[0] === ScriptCode.ProclaimNotHeld) return "not-held";
+  throw new Error(`unknown proclaim.lua return code ${reply[0]}`);
+}
+
+/** Translates a check.lua reply (`{ms, grants, statuses}`) into the store's outcome; the grants are the caller's. */
+export function translateCheck(reply: [number, string[], string[]]): CheckOutcome {
+  const statuses = reply[2].map((s): WaiterStatus => {
+    if (s === ScriptCode.CheckQueued) return { kind: "queued" };
+    return s === ScriptCode.CheckGone ? { kind: "gone" } : { kind: "granted", token: BigInt(s) };
+  });
+  return { statuses, recheckInMs: Number(reply[0]) };
+}
+
+/**
+ * Translates a renew.lua reply: `holders` "token count" strings (RenewGone: lost), then one code
+ * per waiter. An unknown waiter code throws.
+ */
+export function translateRenew(reply: (string | number)[], holders: number): RenewOutcome {
+  const holds = reply.slice(0, holders).map((r) => {
+    if (typeof r !== "string") return null;
+    const [token, count] = r.split(" ");
+    return { token: BigInt(token), count: Number(count) };
+  });
+  const waiters = reply.slice(holders).map((c) => {
+    switch (Number(c)) {
+      case ScriptCode.RenewQueued:
+        return "queued";
+      case ScriptCode.RenewGranted:
+        return "granted";
+      case ScriptCode.RenewGone:
+        return "gone";
+      default:
+        throw new Error(`unknown renew.lua waiter code ${c}`);
+    }
+  });
+  return { holds, waiters };
+}

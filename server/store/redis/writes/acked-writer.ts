@@ -1,0 +1,92 @@
+import { Redis } from "ioredis";
+import { epochSourceOf, MasterEpoch } from "../connection/master-epoch.js";
+import { redisCall } from "../connection/redis-call.js";
+import type { RedisAuth, RedisClient, RedisTarget } from "../connection/redis-connection.js";
+import { ReplicaAcks } from "./replica-acks.js";
+
+/** Where Redis is, and how the writer confirms writes: replica count ("majority" needs Sentinels), WAIT timeout. */
+export interface AckSettings {
+  target: RedisTarget;
+  auth: RedisAuth;
+  replicaAcks?: number | "majority";
+  replicaAckTimeoutMs?: number;
+  prefix: string;
+}
+
+/**
+ * The Redis store's writes as the replicas must confirm them: sends each state change (mapping
+ * connection trouble to StoreUnavailableError), waits for the replicas when acks are on, and knows
+ * the epoch floors scripts must pass. `ready` is false while the epoch of the connected master is
+ * unknown or the last WAIT fell short; `onChange` hears every change of it, and `recovered` each
+ * time writes can be acknowledged again after they could not (a new master, replicas back).
+ */
+export class AckedWriter {
+  readonly epoch: MasterEpoch;
+  private readonly acks?: ReplicaAcks;
+  private acked = true;
+  private readonly probe: NodeJS.Timeout;
+
+  constructor(
+    redis: RedisClient,
+    settings: AckSettings,
+    hooks: { onChange(): void; recovered(): void; acknowledged(socket: unknown): void },
+  ) {
+    const single = redis instanceof Redis ? redis : undefined;
+    const source = epochSourceOf(settings.target, settings.auth);
+    let learned = false;
+    this.epoch = new MasterEpoch(single, source, () => {
+      hooks.onChange();
+      if (learned) hooks.recovered();
+      learned = true;
+    });
+    const wanted = settings.replicaAcks ?? 0;
+    // While writes cannot be acknowledged, a WAIT of its own now and then finds out when they can.
+    this.probe = setInterval(() => this.acked || void this.acks?.probe(), 500).unref();
+    if (wanted === "majority" && source.kind === "none")
+      throw new TypeError("RedisStore: replicaAcks 'majority' needs a Sentinel target (which knows the replicas)");
+    // Each new connection may be to a new master: learn its epoch before running scripts there.
+    redis.on("ready", () => void this.epoch.refresh());
+    if (!single || wanted === 0) return;
+    const count = () => (wanted === "majority" ? Math.floor((1 + (this.epoch.replicas ?? 0)) / 2) : wanted);
+    this.acks = new ReplicaAcks(
+      single,
+      count,
+      settings.replicaAckTimeoutMs ?? 1000,
+      // A channel nobody needs to listen on: the PUBLISH is replicated, so it moves the offset.
+      (r) => r.publish(`${settings.prefix}:acks`, ""),
+      (r, s) => {
+        const was = this.acked;
+        this.acked = r.ok;
+        if (r.ok) hooks.acknowledged(s);
+        if (was !== r.ok) hooks.onChange();
+        if (r.ok && !was) hooks.recovered();
+      },
+    );
+  }
+
+  /** True when replicas confirm writes (scripts then return other coordinators' grants). */
+  get confirming(): boolean {
+    return this.acks !== undefined;
+  }
+
+  /** The epoch of the master is known and the last WAIT (if any) reached its replicas. */
+  get ready(): boolean {
+    return this.epoch.ready && this.acked;
+  }
+
+  /** The floors "F V" for a script sent now (throws unavailable while the epoch is unknown). */
+  floors(): string {
+    return this.epoch.floors();
+  }
+
+  /** Sends a state change and resolves once the replicas hold it (at once without acks). */
+  write<T>(send: () => Promise<T>, held?: (reply: T, socket: unknown) => void): Promise<T> {
+    const acks = this.acks;
+    return redisCall(() => (acks ? acks.confirm(send, held) : send()));
+  }
+
+  /** Stops the probe. */
+  close(): void {
+    clearInterval(this.probe);
+  }
+}

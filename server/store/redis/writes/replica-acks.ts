@@ -1,0 +1,109 @@
+import type { Redis } from "ioredis";
+import { StoreUnacknowledgedError } from "../../store-unacknowledged-error.js";
+import type { StoreUnavailableError } from "../../store-unavailable-error.js";
+
+/** What one WAIT answered, and on which connection. */
+export interface AckResult {
+  ok: boolean;
+  acked: number;
+  wanted: number;
+}
+
+interface Batch {
+  socket: unknown;
+  done: Promise<AckResult>;
+}
+
+/**
+ * Confirms writes with WAIT on the connection that sent them (one server, or one Cluster master).
+ * Writes started in one turn of the event loop form a batch, and one WAIT sent after them (in the
+ * check phase, behind the corked scripts) acknowledges them all: WAIT covers every write its
+ * connection sent before it. A write's promise settles only after its batch's WAIT: with the reply
+ * when `wanted` replicas hold it, with StoreUnacknowledgedError when fewer did within `timeoutMs`.
+ */
+export class ReplicaAcks {
+  private batch?: Batch;
+
+  constructor(
+    private readonly redis: Redis,
+    /** Replicas to wait for; 0 sends no WAIT at all. */
+    private readonly wanted: () => number,
+    private readonly timeoutMs: number,
+    /**
+     * The batch's one sure write, sent just before its WAIT: a read-only script moves this
+     * connection's replication offset nowhere, yet may report another connection's write; the mark
+     * (replicated) moves it past everything so far.
+     */
+    private readonly mark: (redis: Redis) => Promise<unknown>,
+    /** Told every WAIT's result (health, and the grants held back until acknowledged). */
+    private readonly onResult: (result: AckResult, socket: unknown) => void,
+    /** Whose replicas, in the error message (e.g. " of its Cluster shard"). */
+    private readonly scope = "",
+  ) {}
+
+  /** The connection writes go out on now; a WAIT on another one acknowledges nothing of them. */
+  get socket(): unknown {
+    return this.redis.stream;
+  }
+
+  /**
+   * Sends `write` now and resolves with its reply once acknowledged; when the WAIT falls short,
+   * `unacknowledged` gets the reply before the promise rejects.
+   */
+  async confirm<T>(write: () => Promise<T>, unacknowledged?: (reply: T, socket: unknown) => void): Promise<T> {
+    const wanted = this.wanted();
+    if (wanted === 0) return write();
+    const socket = this.socket;
+    const reply = write();
+    const ack = this.joinBatch(socket, wanted);
+    const [value, result] = await Promise.all([reply, ack]);
+    if (!result.ok) {
+      unacknowledged?.(value, socket);
+      throw unacknowledgedError(result, this.timeoutMs, this.scope);
+    }
+    return value;
+  }
+
+  /** Sends a WAIT of its own: acknowledges every write sent so far on this connection. */
+  probe(): Promise<AckResult> {
+    return this.joinBatch(this.socket, this.wanted());
+  }
+
+  private joinBatch(socket: unknown, wanted: number): Promise<AckResult> {
+    if (this.batch && this.batch.socket === socket) return this.batch.done;
+    const done = new Promise<AckResult>((resolve) => {
+      // setImmediate, like LockScripts' uncork: after every write started in this turn.
+      setImmediate(() => {
+        if (this.batch?.done === done) this.batch = undefined;
+        resolve(this.sendWait(socket, wanted));
+      });
+    });
+    this.batch = { socket, done };
+    return done;
+  }
+
+  private async sendWait(socket: unknown, wanted: number): Promise<AckResult> {
+    let result: AckResult = { ok: false, acked: 0, wanted };
+    try {
+      // A reconnect in between means the writes went to a connection this WAIT cannot speak for.
+      if (this.socket === socket && this.redis.status === "ready") {
+        this.mark(this.redis).catch(() => {});
+        const acked = Number(await this.redis.wait(wanted, this.timeoutMs));
+        result = { ok: acked >= wanted, acked, wanted };
+      }
+    } catch {
+      // The connection failed: the writes' own replies fail too and say so.
+    }
+    this.onResult(result, socket);
+    return result;
+  }
+}
+
+function unacknowledgedError(result: AckResult, timeoutMs: number, scope: string): StoreUnavailableError {
+  return new StoreUnacknowledgedError(
+    result.acked,
+    result.wanted,
+    `redis: the write reached ${result.acked} of the ${result.wanted} replicas${scope} it must reach within ${timeoutMs} ms; ` +
+      "its outcome is unknown until they acknowledge it: retry later",
+  );
+}
