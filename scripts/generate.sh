@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# npm run generate: proto → gen/ts (ts-proto) and examples/go/gen (protoc-gen-go, protoc-gen-go-grpc),
+# npm run generate: proto → gen/ts (ts-proto) and clients/go/gen (protoc-gen-go, protoc-gen-go-grpc),
 # plus gen/reflection: complete file descriptor sets (imports included) that server reflection serves.
 # The two Go plugins are pinned here and installed with `go install` into .tools/bin (once per
 # version), which goes first on PATH so buf runs exactly these. Java stubs are generated inside the
-# Maven build of examples/java instead (see docs/protocol.md, "Generated code").
+# Maven build of clients/java instead (see docs/protocol.md, "Generated code").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,7 +1,7 @@
-// Command turnstile-example is a Turnstile client built only from the generated stubs
-// (gen/turnstile/v1) and grpc-go. Each worker opens its own session, then runs rounds of
-// acquire → hold → release; with -log every worker appends "enter/exit <worker> <token>" lines
-// to one shared file, which is how the interop test (test/interop/) checks exclusion.
+// Command turnstile-example is a Turnstile worker built on the Go client library
+// (clients/go). Each worker opens its own session, then runs rounds of acquire → hold → release;
+// with -log every worker appends "enter/exit <worker> <token>" lines to one shared file, which is
+// how the interop test (test/interop/) checks exclusion.
 package main
 
 import (
@@ -17,8 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"google.golang.org/grpc"
-	pb "turnstile/examples/go/gen/turnstile/v1"
+	turnstile "github.com/turnstile-locks/turnstile/clients/go"
 )
 
 func main() {
@@ -31,31 +30,27 @@ func main() {
 	hold := flag.Duration("hold", envDuration("TURNSTILE_HOLD", 200*time.Millisecond), "how long each round holds the lock (env TURNSTILE_HOLD)")
 	wait := flag.Duration("wait", envDuration("TURNSTILE_WAIT", 30*time.Second), "server-side wait of one acquire before TIMEOUT (env TURNSTILE_WAIT)")
 	ttl := flag.Duration("ttl", envDuration("TURNSTILE_TTL", 15*time.Second), "requested session TTL (env TURNSTILE_TTL)")
-	var security tlsFlags
-	flag.StringVar(&security.ca, "tls-ca", env("TURNSTILE_TLS_CA", ""), "CA certificate (PEM) to verify the coordinator with: TLS (env TURNSTILE_TLS_CA)")
-	flag.StringVar(&security.cert, "tls-cert", env("TURNSTILE_TLS_CERT", ""), "client certificate (PEM) for mTLS (env TURNSTILE_TLS_CERT)")
-	flag.StringVar(&security.key, "tls-key", env("TURNSTILE_TLS_KEY", ""), "client certificate's key (PEM) (env TURNSTILE_TLS_KEY)")
-	flag.StringVar(&security.token, "token", env("TURNSTILE_TOKEN", ""), "bearer token, sent over TLS only (env TURNSTILE_TOKEN)")
+	ca := flag.String("tls-ca", env("TURNSTILE_TLS_CA", ""), "CA certificate (PEM) to verify the coordinator with: TLS (env TURNSTILE_TLS_CA)")
+	cert := flag.String("tls-cert", env("TURNSTILE_TLS_CERT", ""), "client certificate (PEM) for mTLS (env TURNSTILE_TLS_CERT)")
+	key := flag.String("tls-key", env("TURNSTILE_TLS_KEY", ""), "client certificate's key (PEM) (env TURNSTILE_TLS_KEY)")
+	token := flag.String("token", env("TURNSTILE_TOKEN", ""), "bearer token, sent over TLS only (env TURNSTILE_TOKEN)")
 	flag.Parse()
 	log.SetFlags(log.Lmicroseconds)
 
-	shared, err := openLog(*logPath)
+	shared, err := openSharedLog(*logPath)
 	if err != nil {
 		log.Fatalf("open log: %v", err)
 	}
 	defer shared.Close()
-	dial, err := dialOptions(security)
-	if err != nil {
-		log.Fatalf("connection settings: %v", err)
-	}
-	var coordinators []pb.LockServiceClient
-	for _, address := range strings.Split(*addr, ",") {
-		conn, err := grpc.NewClient(strings.TrimSpace(address), dial...)
-		if err != nil {
-			log.Fatalf("connect %s: %v", address, err)
+	opts := turnstile.Options{TTL: *ttl, Token: *token}
+	if *ca != "" || *cert != "" || *key != "" {
+		if opts.TLS, err = turnstile.LoadTLS(*ca, *cert, *key); err != nil {
+			log.Fatalf("connection settings: %v", err)
 		}
-		defer conn.Close()
-		coordinators = append(coordinators, pb.NewLockServiceClient(conn))
+	}
+	addresses := strings.Split(*addr, ",")
+	for i := range addresses {
+		addresses[i] = strings.TrimSpace(addresses[i])
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -63,14 +58,11 @@ func main() {
 	var wg sync.WaitGroup
 	errs := make(chan error, *workers)
 	for i := 1; i <= *workers; i++ {
-		cfg := workerConfig{
-			name: fmt.Sprintf("%s-%d", *prefix, i), lock: *lockName, rounds: *rounds,
-			hold: *hold, wait: *wait, ttl: *ttl, log: shared,
-		}
+		w := worker{name: fmt.Sprintf("%s-%d", *prefix, i), lock: *lockName, rounds: *rounds, hold: *hold, wait: *wait, log: shared}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := runWorker(ctx, coordinators, cfg); err != nil {
+			if err := w.run(ctx, addresses, opts); err != nil {
 				errs <- err
 			}
 		}()
@@ -86,13 +78,6 @@ func main() {
 		os.Exit(1)
 	}
 	log.Printf("%d worker(s) finished %d round(s) each", *workers, *rounds)
-}
-
-func openLog(path string) (*sharedLog, error) {
-	if path == "" {
-		return nil, nil
-	}
-	return openSharedLog(path)
 }
 
 func env(name, fallback string) string {

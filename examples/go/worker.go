@@ -7,66 +7,58 @@ import (
 	"log"
 	"time"
 
-	pb "turnstile/examples/go/gen/turnstile/v1"
+	turnstile "github.com/turnstile-locks/turnstile/clients/go"
 )
 
-// workerConfig is what one worker does: `rounds` times acquire `lock` (waiting up to `wait`),
-// log "enter", hold for `hold`, log "exit", release.
-type workerConfig struct {
-	name   string
-	lock   string
-	rounds int
-	hold   time.Duration
-	wait   time.Duration
-	ttl    time.Duration
-	log    *sharedLog
+// worker does `rounds` times: acquire `lock` (waiting up to `wait`), log "enter", hold for
+// `hold`, log "exit", release — on a session (a turnstile.Client) of its own.
+type worker struct {
+	name       string
+	lock       string
+	rounds     int
+	hold, wait time.Duration
+	log        *sharedLog
 }
 
-// runWorker opens its own session and runs the rounds. A retryable `failed` (TIMEOUT, BUSY,
-// UNAVAILABLE, EXPIRED) or a lock lost mid-round repeats the round; a session that ended (it
-// could not be resumed) is replaced by a new one; anything else ends the worker.
-func runWorker(ctx context.Context, coordinators []pb.LockServiceClient, cfg workerConfig) error {
-	session, err := Open(ctx, coordinators, cfg.name, cfg.ttl)
+// run retries a round after a retryable failure (timeout, busy, unavailable, expired) or a lock
+// lost mid-round; anything else ends the worker. The client resumes the session on the next
+// address when a coordinator drains, and opens a new one if it cannot.
+func (w worker) run(ctx context.Context, addresses []string, opts turnstile.Options) error {
+	opts.ClientName = w.name
+	opts.OnEvent = func(e turnstile.Event) {
+		switch e.Kind {
+		case turnstile.EventReconnecting:
+			log.Printf("session %s: stream ended (%v); resuming", e.SessionID, e.Err)
+		case turnstile.EventResumed: // the interop test counts these lines
+			log.Printf("session %s: resumed with %d lock(s)", e.SessionID, e.Held)
+		case turnstile.EventExpired:
+			log.Printf("session %s: ended (%v); the next acquire opens a new one", e.SessionID, e.Err)
+		}
+	}
+	client, err := turnstile.NewClient(addresses, opts)
 	if err != nil {
-		return fmt.Errorf("%s: %w", cfg.name, err)
+		return fmt.Errorf("%s: %w", w.name, err)
 	}
 	defer func() {
 		closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = session.Close(closeCtx)
+		_ = client.Close(closeCtx)
 	}()
-	for round, attempt := 1, 1; round <= cfg.rounds; attempt++ {
-		if session.Ended() && ctx.Err() == nil {
-			log.Printf("%s: session %s ended; opening a new one", cfg.name, session.ID)
-			if session, err = Open(ctx, coordinators, cfg.name, cfg.ttl); err != nil {
-				return fmt.Errorf("%s: reopen: %w", cfg.name, err)
-			}
+	for round := 1; round <= w.rounds; {
+		lock, err := client.Acquire(ctx, w.lock, &turnstile.AcquireOptions{Wait: w.wait})
+		var failed *turnstile.Error
+		if errors.As(err, &failed) && failed.Retryable() && ctx.Err() == nil {
+			log.Printf("%s: acquire %s: %v; retrying", w.name, w.lock, err)
+			continue
 		}
-		// A fresh owner per acquire: a retry right after a lock judged lost must not re-enter a
-		// hold whose release is still on its way.
-		owner := fmt.Sprintf("%s/%d", cfg.name, attempt)
-		lock, err := session.Acquire(ctx, cfg.lock, owner, cfg.wait)
-		var failed *FailedError
-		var lost *LostError
-		switch {
-		case errors.As(err, &failed) && failed.Retryable():
-			log.Printf("%s: acquire %s: %v; retrying", cfg.name, cfg.lock, failed)
-			continue
-		case errors.As(err, &lost):
-			log.Printf("%s: %v; retrying", cfg.name, lost)
-			continue
-		case errors.Is(err, ErrSessionEnded) && ctx.Err() == nil:
-			log.Printf("%s: acquire %s: %v; retrying on a new session", cfg.name, cfg.lock, err)
-			continue
-		case err != nil:
-			return fmt.Errorf("%s: acquire %s: %w", cfg.name, cfg.lock, err)
+		if err != nil {
+			return fmt.Errorf("%s: acquire %s: %w", w.name, w.lock, err)
 		}
-		if err := holdOnce(ctx, cfg, lock); err != nil {
-			var lost *LostError
-			if !errors.As(err, &lost) {
+		if err := w.holdOnce(ctx, lock); err != nil {
+			if !errors.Is(err, turnstile.ErrLost) {
 				return err
 			}
-			log.Printf("%s: %v; retrying the round", cfg.name, lost)
+			log.Printf("%s: %v; retrying the round", w.name, err)
 			continue
 		}
 		round++
@@ -76,33 +68,32 @@ func runWorker(ctx context.Context, coordinators []pb.LockServiceClient, cfg wor
 
 // holdOnce uses one granted lock: "enter", hold, "exit", release. Each log line is written only
 // while the lease is still valid locally; a lock lost meanwhile logs "lost" and is not used again.
-func holdOnce(ctx context.Context, cfg workerConfig, lock *Lock) error {
+func (w worker) holdOnce(ctx context.Context, lock *turnstile.Lock) error {
 	if !lock.Valid() {
-		return &LostError{Name: lock.Name, Token: lock.Token, Reason: lock.LostReason()}
+		return lock.Err() // the loss
 	}
-	if err := cfg.log.Append("enter", cfg.name, lock.Token); err != nil {
+	if err := w.log.Append("enter", w.name, lock.Token()); err != nil {
 		return err
 	}
-	log.Printf("%s: holding %s with fencing token %d", cfg.name, lock.Name, lock.Token)
-	timer := time.NewTimer(cfg.hold)
+	log.Printf("%s: holding %s with fencing token %d", w.name, lock.Name(), lock.Token())
+	timer := time.NewTimer(w.hold)
 	defer timer.Stop()
 	select {
 	case <-timer.C:
-	case <-lock.Lost():
+	case <-lock.Done(): // told first: the lock may be lost
 	case <-ctx.Done():
 	}
 	if !lock.Valid() {
-		_ = cfg.log.Append("lost", cfg.name, lock.Token)
-		return &LostError{Name: lock.Name, Token: lock.Token, Reason: lock.LostReason()}
+		_ = w.log.Append("lost", w.name, lock.Token())
+		return lock.Err()
 	}
-	if err := cfg.log.Append("exit", cfg.name, lock.Token); err != nil {
+	if err := w.log.Append("exit", w.name, lock.Token()); err != nil {
 		return err
 	}
 	releaseCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	// A session that ended meanwhile lets go of the hold in the store when its lease runs out.
-	if err := lock.Release(releaseCtx); err != nil && !errors.Is(err, ErrSessionEnded) {
-		return fmt.Errorf("%s: release: %w", cfg.name, err)
+	if err := lock.Release(releaseCtx); err != nil {
+		return fmt.Errorf("%s: release: %w", w.name, err)
 	}
 	return ctx.Err()
 }

@@ -1,7 +1,8 @@
 package turnstile.example;
 
-import io.grpc.Grpc;
-import io.grpc.ManagedChannel;
+import io.github.turnstilelocks.client.ClientEvent;
+import io.github.turnstilelocks.client.TurnstileClient;
+import io.github.turnstilelocks.client.TurnstileClientBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalTime;
@@ -13,13 +14,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import turnstile.v1.LockServiceGrpc;
 
 /**
- * A Turnstile client built only from the stubs generated at build time and grpc-java. Each worker
- * (a thread) opens its own session, then runs rounds of acquire → hold → release; with --log every
- * worker appends "enter/exit {worker} {token}" lines to one shared file, which is how the interop
- * test (test/interop/) checks exclusion. Flags take --name=value; each falls back to an env var.
+ * One worker per thread on the Turnstile Java client (clients/java): each opens its own session,
+ * then runs rounds of acquire → hold → release; with --log every worker appends
+ * "enter/exit {worker} {token}" lines to one shared file, which is how the interop test
+ * (test/interop/) checks exclusion. Flags take --name=value; each falls back to an env var.
  */
 public final class Main {
   private Main() {}
@@ -36,28 +36,15 @@ public final class Main {
     Duration wait = parseDuration(flag(flags, "wait", "TURNSTILE_WAIT", "30s"));
     Duration ttl = parseDuration(flag(flags, "ttl", "TURNSTILE_TTL", "15s"));
 
-    var security =
-        new ChannelSecurity(
-            flag(flags, "tls-ca", "TURNSTILE_TLS_CA", ""),
-            flag(flags, "tls-cert", "TURNSTILE_TLS_CERT", ""),
-            flag(flags, "tls-key", "TURNSTILE_TLS_KEY", ""),
-            flag(flags, "token", "TURNSTILE_TOKEN", ""));
-    var credentials = security.credentials();
-    // Several comma-separated addresses: a session resumes on the next when its coordinator drains.
-    List<ManagedChannel> channels = new ArrayList<>();
-    List<LockServiceGrpc.LockServiceStub> stubs = new ArrayList<>();
-    for (String address : addr.split(",")) {
-      ManagedChannel channel = Grpc.newChannelBuilder(address.trim(), credentials).build();
-      channels.add(channel);
-      stubs.add(LockServiceGrpc.newStub(channel));
-    }
     ExecutorService pool = Executors.newFixedThreadPool(workers);
     boolean failed = false;
     try (SharedLog log = logPath.isEmpty() ? null : new SharedLog(Path.of(logPath))) {
       List<Future<Void>> results = new ArrayList<>();
       for (int i = 1; i <= workers; i++) {
-        var config = new Worker.Config(prefix + "-" + i, lockName, rounds, hold, wait, ttl, log);
-        results.add(pool.submit(new Worker(new Coordinators(stubs), config)));
+        String name = prefix + "-" + i;
+        TurnstileClientBuilder client = TurnstileClient.builder(addr).clientName(name).ttl(ttl).onEvent(Main::logEvent);
+        secure(client, flags);
+        results.add(pool.submit(new Worker(client, new Worker.Config(name, lockName, rounds, hold, wait, log))));
       }
       for (Future<Void> result : results) {
         try {
@@ -69,10 +56,31 @@ public final class Main {
       }
     } finally {
       pool.shutdownNow();
-      for (ManagedChannel channel : channels) channel.shutdownNow();
     }
     if (failed) System.exit(1);
     log(workers + " worker(s) finished " + rounds + " round(s) each");
+  }
+
+  // --tls-ca, --tls-cert/--tls-key (mTLS), --token: named as the turnstile CLI names them.
+  private static void secure(TurnstileClientBuilder client, Map<String, String> flags) {
+    String ca = flag(flags, "tls-ca", "TURNSTILE_TLS_CA", "");
+    String cert = flag(flags, "tls-cert", "TURNSTILE_TLS_CERT", "");
+    String key = flag(flags, "tls-key", "TURNSTILE_TLS_KEY", "");
+    String token = flag(flags, "token", "TURNSTILE_TOKEN", "");
+    if (cert.isEmpty() != key.isEmpty()) throw new IllegalArgumentException("tls-cert and tls-key go together: set both or neither");
+    if (!ca.isEmpty()) client.trustCertificates(Path.of(ca));
+    if (!cert.isEmpty()) client.clientCertificate(Path.of(cert), Path.of(key));
+    if (!token.isEmpty()) client.bearerToken(token);
+  }
+
+  // The interop test counts the "resumed with N lock(s)" lines: one per session that survived a drain.
+  private static void logEvent(ClientEvent event) {
+    switch (event.kind()) {
+      case RECONNECTING -> log("session " + event.sessionId() + ": stream ended (" + event.detail() + "); resuming");
+      case RESUMED -> log("session " + event.sessionId() + ": resumed with " + event.locks() + " lock(s)");
+      case EXPIRED -> log("session " + event.sessionId() + ": could not be resumed (" + event.detail() + ")");
+      default -> {}
+    }
   }
 
   static void log(String message) {

@@ -1,0 +1,97 @@
+package turnstile
+
+import (
+	"context"
+	"errors"
+
+	pb "github.com/turnstile-locks/turnstile/clients/go/gen/turnstile/v1"
+)
+
+// claim is what one acquire asks for: a mode and, for SHARED, the limit.
+type claim struct {
+	mode  pb.LockMode
+	limit uint32
+}
+
+var exclusive = claim{mode: pb.LockMode_LOCK_MODE_EXCLUSIVE}
+
+// Acquire waits for the exclusive lock name and returns it held. It waits until granted, until
+// opts.Wait runs out on the coordinator (an *Error with Reason timeout naming the blockers), or
+// until ctx is done (the request is withdrawn; an *Error with Reason cancelled wrapping ctx.Err()).
+func (c *Client) Acquire(ctx context.Context, name string, opts *AcquireOptions) (*Lock, error) {
+	return c.acquire(ctx, name, exclusive, opts, false)
+}
+
+// TryAcquire takes the exclusive lock name if it is free and nobody waits for it; otherwise it
+// fails at once with an *Error of Reason busy (errors.Is(err, ErrBusy)). opts.Wait is ignored.
+func (c *Client) TryAcquire(ctx context.Context, name string, opts *AcquireOptions) (*Lock, error) {
+	return c.acquire(ctx, name, exclusive, opts, true)
+}
+
+// WithLock acquires name (as Acquire), runs fn with a context that is also cancelled the moment
+// the lock may be lost, and releases the lock. It returns fn's error; else the lock's loss if it
+// was lost while fn ran; else the release's error.
+func (c *Client) WithLock(ctx context.Context, name string, fn func(ctx context.Context, lock *Lock) error, opts *AcquireOptions) error {
+	return c.withClaim(ctx, name, exclusive, opts, fn)
+}
+
+func (c *Client) acquire(ctx context.Context, name string, want claim, opts *AcquireOptions, try bool) (*Lock, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Reason: ReasonCancelled, Name: name, Message: "acquire: " + err.Error(), Err: err}
+	}
+	opts = opts.orDefault()
+	owner := opts.Owner
+	if owner == "" {
+		owner = c.newOwner()
+	}
+	wait := opts.Wait
+	switch {
+	case try:
+		wait = 0
+	case wait <= 0:
+		wait = -1 // no server-side bound: ctx decides
+	}
+	for {
+		s, err := c.session(ctx)
+		if err != nil {
+			return nil, err
+		}
+		req := &pb.Acquire{Name: name, Owner: owner, Mode: want.mode, Limit: want.limit, Value: opts.Value}
+		lock, err := s.acquire(ctx, req, wait, opts.OnQueued)
+		// A session that ended under a request that never reached an answer: open a new one and
+		// ask again (a try-once or a bounded wait too; nothing was granted to a dead session).
+		var e *Error
+		if errors.As(err, &e) && e.Reason == ReasonSessionEnded && s.isEnded() && ctx.Err() == nil && !c.isClosed() {
+			continue
+		}
+		return lock, err
+	}
+}
+
+func (c *Client) withClaim(ctx context.Context, name string, want claim, opts *AcquireOptions, fn func(context.Context, *Lock) error) error {
+	lock, err := c.acquire(ctx, name, want, opts, false)
+	if err != nil {
+		return err
+	}
+	work, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(lock.Context(), func() { cancel(context.Cause(lock.Context())) })
+	fnErr := fn(work, lock)
+	stop()
+	cancel(nil)
+	lost := lock.Err()
+	releaseErr := lock.Release(context.WithoutCancel(ctx))
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case lost != nil:
+		return lost
+	default:
+		return releaseErr
+	}
+}
+
+func (c *Client) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}

@@ -1,0 +1,78 @@
+package turnstile
+
+import (
+	"crypto/tls"
+	"time"
+
+	"google.golang.org/grpc"
+)
+
+// DefaultTTL is the session TTL asked for when Options.TTL is zero (the server's default too).
+const DefaultTTL = 15 * time.Second
+
+// Options configure a Client. The zero value is a plaintext client with a 15 s session TTL.
+type Options struct {
+	// ClientName identifies the client in logs, Describe and blockers of a timed-out acquire.
+	ClientName string
+	// TTL is the requested session TTL (the server refuses one outside its bounds, default 1 s – 1 h).
+	TTL time.Duration
+	// TLS, when set, connects over TLS with this configuration: RootCAs verifies the coordinator,
+	// Certificates is the client certificate for mTLS. LoadTLS builds one from PEM files.
+	TLS *tls.Config
+	// Token is a bearer token sent as "authorization: Bearer <token>" on every call; it needs TLS.
+	Token string
+	// OnEvent, when set, is called for every change of the session's state (connected,
+	// reconnecting, resumed, expired). It runs on the session's goroutine: keep it short.
+	OnEvent func(Event)
+	// DialOptions are added to the client's own (credentials, keepalive) for every address.
+	DialOptions []grpc.DialOption
+}
+
+// AcquireOptions tune one acquire; nil means the defaults.
+type AcquireOptions struct {
+	// Wait bounds the wait on the coordinator: past it the acquire fails with ReasonTimeout and
+	// Error.BlockedBy names the holders it waited behind. Zero: wait until ctx is done.
+	Wait time.Duration
+	// Owner is the re-entry key: acquiring a name again with an owner that holds it returns the
+	// same *Lock with its hold count raised (each Release drops one hold). Empty: a fresh owner
+	// per acquire, which is what you want unless you mean to re-enter.
+	Owner string
+	// Value is attached to the hold; Describe and Watch show it (at most 4096 bytes).
+	Value []byte
+	// OnQueued, when set, is called with the queue position when the acquire has to wait
+	// (at most once, on the session's goroutine: keep it short).
+	OnQueued func(position uint32)
+}
+
+func (o *AcquireOptions) orDefault() *AcquireOptions {
+	if o == nil {
+		return &AcquireOptions{}
+	}
+	return o
+}
+
+// EventKind names a session state change.
+type EventKind string
+
+// The session state changes OnEvent reports (docs/sessions.md, "Client states").
+const (
+	// EventConnected: a new session was opened (SessionID).
+	EventConnected EventKind = "connected"
+	// EventReconnecting: the session's stream broke (Err); locks stay valid by their local lease.
+	EventReconnecting EventKind = "reconnecting"
+	// EventResumed: the session goes on on a new stream, Held locks kept.
+	EventResumed EventKind = "resumed"
+	// EventExpired: the session ended without Close (Err): its locks are lost.
+	EventExpired EventKind = "expired"
+)
+
+// Event is one session state change.
+type Event struct {
+	Kind      EventKind
+	SessionID string
+	// Address is the coordinator the session is (re)connected to; "" for reconnecting/expired.
+	Address string
+	// Held is the number of locks a resume kept.
+	Held int
+	Err  error
+}

@@ -1,0 +1,283 @@
+package io.github.turnstilelocks.client;
+
+import io.github.turnstilelocks.client.PendingRequests.Answer;
+import io.github.turnstilelocks.client.PendingRequests.Pending;
+import io.github.turnstilelocks.client.TurnstileException.Reason;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import turnstile.v1.Turnstile.Acquire;
+import turnstile.v1.Turnstile.Acquired;
+import turnstile.v1.Turnstile.Cancel;
+import turnstile.v1.Turnstile.Close;
+import turnstile.v1.Turnstile.HeldLock;
+import turnstile.v1.Turnstile.Proclaim;
+import turnstile.v1.Turnstile.Release;
+import turnstile.v1.Turnstile.SessionRequest;
+import turnstile.v1.Turnstile.SessionResponse;
+
+/**
+ * One session (docs/protocol.md): kept alive every ttl/3, answers routed by request_id, {@code lost}
+ * and the local lease judgement applied to held locks. When its stream breaks with UNAVAILABLE a
+ * {@link Resumer} resumes it on the next coordinator within the lease, keeping its locks; when it
+ * cannot, every held lock is lost first and then every pending request fails with SESSION_ENDED.
+ * Opened by {@link SessionOpener}.
+ */
+final class Session {
+  final Object mu = new Object();
+  final ClientContext ctx;
+  final LeaseClock clock;
+  final HeldLocks held;
+  final PendingRequests pending = new PendingRequests();
+  SessionStream stream; // guarded by mu: replaced on resume (Resumer)
+  String id = "";
+  String secret = "";
+  TurnstileException ended; // guarded by mu
+  final SessionKeepAlive keepAlive = new SessionKeepAlive(this);
+  private long ownerSeq;
+
+  Session(ClientContext ctx) {
+    this.ctx = ctx;
+    clock = new LeaseClock(ctx.ttl().toNanos());
+    held = new HeldLocks(mu, clock, ctx.timers(), this::releaseQuietly);
+  }
+
+  Executor callbacks() {
+    return ctx.callbacks();
+  }
+
+  boolean isEnded() {
+    synchronized (mu) {
+      return ended != null;
+    }
+  }
+
+  /**
+   * Sends an acquire; the future completes (on the callback pool) with the Lock, or a
+   * TurnstileException. Cancelling it withdraws the acquire ({@code cancel}); a grant that raced
+   * the cancel is released again.
+   */
+  CompletableFuture<Lock> acquire(String name, turnstile.v1.Turnstile.LockMode mode, int limit, AcquireOptions o) {
+    CompletableFuture<Lock> result = new CompletableFuture<>();
+    Acquire.Builder acquire = Acquire.newBuilder().setName(name).setMode(mode).setLimit(limit)
+        .setValue(com.google.protobuf.ByteString.copyFrom(o.value()));
+    if (o.waitTime() != null) acquire.setWait(ProtoDuration.of(o.waitTime()));
+    Pending p;
+    SessionStream to;
+    synchronized (mu) {
+      if (ended != null) return CompletableFuture.failedFuture(ended);
+      String owner = o.owner() != null ? o.owner() : ctx.clientName() + "#" + (++ownerSeq);
+      p = pending.add(owner);
+      acquire.setRequestId(p.requestId).setOwner(owner);
+      // Measured before the write, so the lease is judged from no later than the real send.
+      p.sentNanos = System.nanoTime();
+      if (o.waitTime() != null) p.waitEndNanos = p.sentNanos + o.waitTime().toNanos();
+      p.request = SessionRequest.newBuilder().setAcquire(acquire).build();
+      to = stream;
+    }
+    p.answer.whenComplete((answer, error) -> {
+      Runnable deliver;
+      if (error != null) deliver = () -> result.completeExceptionally(error);
+      else if (answer.reply().hasFailed()) deliver = () -> result.completeExceptionally(TurnstileException.fromFailed(answer.reply().getFailed()));
+      else if (!answer.lock().isValid()) {
+        // The grant came after its lease could no longer be confirmed (a stalled client or coordinator).
+        deliver = () -> result.completeExceptionally(new TurnstileException(Reason.LOST,
+            "\"" + name + "\": granted after its lease could no longer be confirmed", null));
+      } else {
+        deliver = () -> {
+          if (!result.complete(answer.lock())) releaseQuietly(answer.lock());
+        };
+      }
+      ctx.runOnCallbacks(deliver, () -> result.completeExceptionally(closed()));
+    });
+    result.whenComplete((lock, error) -> {
+      if (result.isCancelled()) abandon(p);
+    });
+    to.send(p.request);
+    return result;
+  }
+
+  /** Sends a release of {@code lock}; completes when answered (at once when it is no longer held). */
+  CompletableFuture<Void> releaseAsync(Lock lock) {
+    if (!held.beginRelease(lock)) return CompletableFuture.completedFuture(null);
+    Pending p;
+    try {
+      p = sendRelease(HeldLocks.claimOf(lock));
+    } catch (TurnstileException sessionEnded) {
+      return CompletableFuture.completedFuture(null); // the store lets it go when the lease runs out
+    }
+    return ctx.onCallbacks(p.answer.handle((answer, error) -> {
+      if (error != null || !answer.reply().hasFailed()) return null;
+      if (answer.reply().getFailed().getReason() == turnstile.v1.Turnstile.FailureReason.FAILURE_REASON_NOT_HELD) return null;
+      throw TurnstileException.fromFailed(answer.reply().getFailed());
+    }));
+  }
+
+  /** Replaces the value of {@code lock}'s hold (elections); fails LOST when it is no longer held. */
+  CompletableFuture<Void> proclaim(Lock lock, byte[] value) {
+    if (!lock.isValid()) {
+      return CompletableFuture.failedFuture(new TurnstileException(Reason.LOST, lock + " is no longer held", null));
+    }
+    Pending p;
+    SessionStream to;
+    synchronized (mu) {
+      if (ended != null) return CompletableFuture.failedFuture(ended);
+      p = pending.add(null);
+      p.request = SessionRequest.newBuilder().setProclaim(Proclaim.newBuilder().setRequestId(p.requestId)
+          .setName(lock.name()).setOwner(lock.owner()).setValue(com.google.protobuf.ByteString.copyFrom(value))).build();
+      to = stream;
+    }
+    to.send(p.request);
+    return ctx.onCallbacks(p.answer.thenApply(answer -> {
+      if (answer.reply().hasFailed()) throw TurnstileException.fromFailed(answer.reply().getFailed());
+      return null;
+    }));
+  }
+
+  /** Ends the session (locks lost first), sends {@code close} and waits up to 5 s for the stream to end. */
+  void close() {
+    end(new TurnstileException(Reason.SESSION_ENDED, "session closed by the client", null), false);
+    SessionStream current;
+    synchronized (mu) {
+      current = stream;
+    }
+    current.send(SessionRequest.newBuilder().setClose(Close.getDefaultInstance()).build());
+    try {
+      current.done.get(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      current.cancel("close interrupted");
+    } catch (Exception e) {
+      current.cancel("close timed out");
+    }
+  }
+
+  SessionStream newStream(turnstile.v1.LockServiceGrpc.LockServiceStub stub) {
+    return new SessionStream(stub, this::onMessage, this::onStreamEnd);
+  }
+
+  private void onMessage(SessionResponse reply) {
+    switch (reply.getKindCase()) {
+      case ACQUIRED -> onAcquired(reply);
+      case RELEASED -> settle(reply.getReleased().getRequestId(), reply);
+      case PROCLAIMED -> settle(reply.getProclaimed().getRequestId(), reply);
+      case FAILED -> settle(reply.getFailed().getRequestId(), reply);
+      case LOST -> held.lostReported(reply.getLost());
+      case KEEP_ALIVE_ACK -> keepAlive.acked(reply.getKeepAliveAck());
+      default -> {
+        // `queued` only reports a position; unknown kinds come from a newer server.
+      }
+    }
+  }
+
+  private void onStreamEnd(SessionStream endedStream, Throwable error) {
+    synchronized (mu) {
+      // A stream that failed while opening is the opener's business.
+      if (endedStream != stream || ended != null || id.isEmpty()) return;
+    }
+    if (Resumer.resumable(error)) {
+      ctx.emit(new ClientEvent(ClientEvent.Kind.RECONNECTING, id, held.size(), String.valueOf(error.getMessage())));
+      ctx.runOnCallbacks(new Resumer(this, error), () -> {});
+    } else {
+      end(new TurnstileException(Reason.SESSION_ENDED, error == null ? "session stream ended by the server"
+          : "session stream failed: " + error.getMessage(), error), true);
+    }
+  }
+
+  // Runs on the response thread, so the lock is tracked before a `lost` right behind the grant.
+  private void onAcquired(SessionResponse reply) {
+    Acquired acquired = reply.getAcquired();
+    Pending p;
+    Lock lock = null;
+    synchronized (mu) {
+      p = pending.take(acquired.getRequestId());
+      if (p == null || p.owner == null) return;
+      if (!p.abandoned) {
+        lock = new Lock(this, acquired.getName(), p.owner, acquired.getFencingToken(), acquired.getHoldCount(), p.sentNanos);
+        held.add(lock);
+      }
+    }
+    if (lock == null) {
+      releaseQuietly(HeldLock.newBuilder().setName(acquired.getName()).setOwner(p.owner)
+          .setFencingToken(acquired.getFencingToken()).setHoldCount(1).build());
+    } else {
+      p.answer.complete(new Answer(reply, lock));
+    }
+  }
+
+  private void settle(String requestId, SessionResponse reply) {
+    Pending p;
+    synchronized (mu) {
+      p = pending.take(requestId);
+    }
+    if (p != null) p.answer.complete(new Answer(reply, null));
+  }
+
+  private void abandon(Pending p) {
+    synchronized (mu) {
+      if (!pending.contains(p)) return;
+      p.abandoned = true;
+    }
+    send(SessionRequest.newBuilder().setCancel(Cancel.newBuilder().setRequestId(p.requestId)).build());
+  }
+
+  private void releaseQuietly(Lock lock) {
+    if (lock.lossReason != null) {
+      // Judged lost locally: tell the store it may go (best effort), the handle is already over.
+      releaseQuietly(HeldLocks.claimOf(lock));
+    } else if (held.beginRelease(lock)) {
+      releaseQuietly(HeldLocks.claimOf(lock));
+    }
+  }
+
+  private void releaseQuietly(HeldLock hold) { // nobody waits: a lease judged lost, a grant given up on
+    try {
+      sendRelease(hold);
+    } catch (TurnstileException over) {
+      // The store lets the hold go when the ended session's lease runs out.
+    }
+  }
+
+  // Sends a release of `hold` and returns its pending answer; a resume claims the hold meanwhile.
+  private Pending sendRelease(HeldLock hold) {
+    Pending p;
+    SessionStream to;
+    synchronized (mu) {
+      if (ended != null) throw ended;
+      p = pending.add(null);
+      p.releasing = hold;
+      Release release = Release.newBuilder().setRequestId(p.requestId).setName(hold.getName()).setOwner(hold.getOwner()).build();
+      p.request = SessionRequest.newBuilder().setRelease(release).build();
+      to = stream;
+    }
+    to.send(p.request);
+    return p;
+  }
+
+  /** Ends the session: held locks are lost first (told first), then pending requests fail. */
+  void end(TurnstileException error, boolean expired) {
+    List<Pending> failed;
+    synchronized (mu) {
+      if (ended != null) return;
+      ended = error;
+      keepAlive.stop();
+      held.loseAll(LossReason.SESSION_ENDED);
+      failed = pending.takeAll();
+    }
+    for (Pending p : failed) p.answer.completeExceptionally(error);
+    if (expired) ctx.emit(new ClientEvent(ClientEvent.Kind.EXPIRED, id, 0, error.getMessage()));
+  }
+
+  void send(SessionRequest request) {
+    SessionStream to;
+    synchronized (mu) {
+      to = stream;
+    }
+    to.send(request);
+  }
+
+  private static TurnstileException closed() {
+    return new TurnstileException(Reason.SESSION_ENDED, "the client is closed", null);
+  }
+}

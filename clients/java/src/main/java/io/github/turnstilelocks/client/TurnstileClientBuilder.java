@@ -1,0 +1,102 @@
+package io.github.turnstilelocks.client;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Settings of a {@link TurnstileClient}: the coordinators (sessions open on the first that answers
+ * and resume on the next when theirs drains), the client name operators see, the session TTL, TLS
+ * (CA, client certificate for mTLS), a bearer token and a session event listener.
+ */
+public final class TurnstileClientBuilder {
+  private final List<String> addresses = new ArrayList<>();
+  private String clientName = "java";
+  private Duration ttl = Duration.ofSeconds(15);
+  private Duration openTimeout = Duration.ofSeconds(10);
+  private boolean tls;
+  private Path ca;
+  private Path cert;
+  private Path key;
+  private String token;
+  private Consumer<ClientEvent> events = event -> {};
+
+  TurnstileClientBuilder(List<String> addresses) {
+    for (String address : addresses) addAddress(address);
+  }
+
+  /** Adds coordinator {@code host:port} addresses (or one comma-separated string of them). */
+  public TurnstileClientBuilder addAddress(String address) {
+    for (String one : Objects.requireNonNull(address, "address").split(",")) {
+      String trimmed = one.trim();
+      if (!trimmed.matches(".+:\\d{1,5}")) throw new IllegalArgumentException("address: expected host:port, got \"" + one + "\"");
+      addresses.add(trimmed);
+    }
+    return this;
+  }
+
+  /** The name coordinators show for this client's sessions (Describe, blockers); default "java". */
+  public TurnstileClientBuilder clientName(String clientName) {
+    this.clientName = Objects.requireNonNull(clientName, "clientName");
+    return this;
+  }
+
+  /** The session TTL asked for (the server's bounds, default 1 s – 1 h, apply); default 15 s. */
+  public TurnstileClientBuilder ttl(Duration ttl) {
+    if (ttl.compareTo(Duration.ofMillis(1)) < 0) throw new IllegalArgumentException("ttl: must be positive, got " + ttl);
+    this.ttl = ttl;
+    return this;
+  }
+
+  /** How long one coordinator may take to answer an open before the next is tried; default 10 s. */
+  public TurnstileClientBuilder openTimeout(Duration openTimeout) {
+    if (openTimeout.isNegative() || openTimeout.isZero()) throw new IllegalArgumentException("openTimeout: must be positive");
+    this.openTimeout = openTimeout;
+    return this;
+  }
+
+  /** Connects over TLS, verifying coordinators with the JDK's trust store (see {@link #trustCertificates}). */
+  public TurnstileClientBuilder useTls() {
+    this.tls = true;
+    return this;
+  }
+
+  /** Connects over TLS, verifying coordinators against the CA certificates in this PEM file. */
+  public TurnstileClientBuilder trustCertificates(Path caPem) {
+    this.tls = true;
+    this.ca = Objects.requireNonNull(caPem, "caPem");
+    return this;
+  }
+
+  /** Presents this client certificate and PKCS#8 key (PEM files) for mTLS; implies TLS. */
+  public TurnstileClientBuilder clientCertificate(Path certPem, Path keyPem) {
+    this.tls = true;
+    this.cert = Objects.requireNonNull(certPem, "certPem");
+    this.key = Objects.requireNonNull(keyPem, "keyPem");
+    return this;
+  }
+
+  /** Sends {@code authorization: Bearer token} on every call; implies TLS (never sent in clear). */
+  public TurnstileClientBuilder bearerToken(String token) {
+    if (token == null || token.isEmpty()) throw new IllegalArgumentException("bearerToken: must not be empty");
+    this.tls = true;
+    this.token = token;
+    return this;
+  }
+
+  /** Called (on a client callback thread) when the session connects, reconnects, resumes or expires. */
+  public TurnstileClientBuilder onEvent(Consumer<ClientEvent> listener) {
+    this.events = Objects.requireNonNull(listener, "listener");
+    return this;
+  }
+
+  /** Builds the client; no connection is made until the first call needs a session. */
+  public TurnstileClient build() {
+    if (addresses.isEmpty()) throw new IllegalArgumentException("addresses: give at least one coordinator host:port");
+    ChannelSecurity security = new ChannelSecurity(tls, ca, cert, key, token);
+    return new TurnstileClient(List.copyOf(addresses), security.credentials(), clientName, ttl, openTimeout, events);
+  }
+}
