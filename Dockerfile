@@ -7,7 +7,9 @@
 # Build: compile the TypeScript to dist/ (npm run build needs the dev dependencies).
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
-COPY package.json package-lock.json ./
+# The client package is an npm workspace (packages/client): npm ci needs its manifest too.
+COPY package.json package-lock.json LICENSE ./
+COPY packages/client/package.json packages/client/package.json
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.js scripts/build.js
@@ -25,8 +27,11 @@ ENV NODE_ENV=production \
     TURNSTILE_SERVER=127.0.0.1:7420
 WORKDIR /opt/turnstile
 COPY package.json package-lock.json ./
+COPY packages/client/package.json packages/client/package.json
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# dist/client/ re-exports turnstile-locks-client, linked by npm ci to packages/client and its dist/.
 COPY --from=build /src/dist dist
+COPY --from=build /src/packages/client/dist packages/client/dist
 USER node
 EXPOSE 7420
 # grpc.health.v1 Check on TURNSTILE_SERVER (set it too if you move TURNSTILE_LISTEN's port):

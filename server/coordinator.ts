@@ -99,10 +99,10 @@ export class Coordinator {
     this.security = options.security ?? Security.open();
     const guard = this.security.authorizer;
     this.validator = validator;
-    this.admin = new LockAdmin(this.store, validator, options.log, guard);
+    this.admin = new LockAdmin(this.store, validator, options.log, guard, metrics);
     const deps = {
       table: this.table,
-      holds: new HoldChanges(this.store, (hold) => this.table.holdEnded(hold)),
+      holds: new HoldChanges(this.store, (hold, reason) => this.table.holdLost(hold, reason)),
       keeper: new SessionKeeper(this.store, this.table, options.log, metrics),
       validator,
       limits: this.limits,

@@ -66,9 +66,12 @@ describe("import layers (proto → gen → wire → server | client → cli)", (
     expect(violations("server", (t) => under(t, "server", "gen", "wire"))).to.deep.equal([]);
   });
 
-  it("lets cli/ reach the client only through client/index.ts and client/admin.ts, never server code", () => {
+  // The build depends on this rule: in the coordinator package, dist/client/ is nothing but re-exports
+  // of turnstile-locks-client's two entries (scripts/build.js), so a deeper import would not resolve.
+  it("lets cli/ and bin/ reach the client only through client/index.ts and client/admin.ts, never server code from cli/", () => {
     const entry = (t: string) => t === "client/index.ts" || t === "client/admin.ts";
     expect(violations("cli", (t) => under(t, "cli", "gen", "wire") || entry(t))).to.deep.equal([]);
+    expect(violations("bin", (t) => !under(t, "client") || entry(t))).to.deep.equal([]);
   });
 
   it("has no import cycle in server/, client/, cli/, wire/ or bench/, not even a type-only one", () => {

@@ -37,7 +37,7 @@ export async function machineInfo(redis: Redis, etcdVersion: string | undefined)
       node: process.version,
       "redis-server": info.match(/^redis_version:(\S+)/m)?.[1] ?? "?",
       etcd: etcdVersion ?? "not installed",
-      turnstile: repo.version,
+      [repo.name]: repo.version,
       "@grpc/grpc-js": packageVersion("@grpc/grpc-js"),
       ioredis: packageVersion("ioredis"),
       "redis-semaphore": packageVersion("redis-semaphore"),

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { type TlsOptions, TurnstileClient } from "../../client/index.js";
 import type { LockImpl } from "./lock-impl.js";
 
-const REPO_VERSION = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
+const REPO_PACKAGE = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
 
 /**
  * Which coordinator: on Redis, on Redis with replica acks, on the embedded in-process store (no
@@ -46,7 +46,7 @@ const BY_STORE = {
 export function turnstileImpl(address: string, store: TurnstileStore = "redis", tls?: TlsOptions): LockImpl {
   return {
     ...BY_STORE[store],
-    version: `turnstile ${REPO_VERSION} (this repo)`,
+    version: `${REPO_PACKAGE.name} ${REPO_PACKAGE.version} (this repo)`,
     async connect() {
       const client = new TurnstileClient(address, { clientName: "bench", tls });
       await client.connect();

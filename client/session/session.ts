@@ -8,6 +8,7 @@ import type { LostLockReason } from "../lost-lock-error.js";
 import { raceSignal } from "../race-signal.js";
 import { TurnstileError } from "../turnstile-error.js";
 import { KeepAlive } from "./keep-alive.js";
+import { ANSWER_GRACE_MS, giveUpAtMs } from "./requests/acquire-deadlines.js";
 import type { SessionAcquire } from "./requests/acquires-in-flight.js";
 import { SessionRequests } from "./requests/session-requests.js";
 import type { SessionEvent, SessionState } from "./session-event.js";
@@ -107,14 +108,32 @@ export class Session {
    * request id and what is left of its wait. Rejects with a TurnstileError for a `failed` answer,
    * a wait that ran out while reconnecting ('timeout') or the end of the session, with a
    * LostLockError when the lease had already run out at grant time, and with `signal.reason` on
-   * abort (cancelling, or releasing a late grant).
+   * abort (cancelling, or releasing a late grant). With a finite wait it ends by the wait plus
+   * ANSWER_GRACE_MS however dead the link or stalled the store: then 'timeout', and withdrawn.
    */
   async acquire(request: SessionAcquire, options: { signal?: AbortSignal } = {}): Promise<Lock> {
     const { signal } = options;
-    await this.open({ signal });
+    const giveUpAt = giveUpAtMs(request.waitMs, this.#clock.now());
+    await this.#openBy(giveUpAt, request, signal);
     signal?.throwIfAborted();
     if (this.#ended !== undefined) throw this.#ended;
-    return this.#requests.acquire(request, signal);
+    return this.#requests.acquire(request, giveUpAt, signal);
+  }
+
+  /** Opens the session; a first acquire with a finite wait stops waiting for that at its give-up time. */
+  async #openBy(giveUpAt: number, request: SessionAcquire, signal: AbortSignal | undefined): Promise<void> {
+    const opening = this.open({ signal });
+    if (giveUpAt === Number.POSITIVE_INFINITY || this.#state !== "connecting") return opening;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      const message = `"${request.name}": the session did not open within acquire.wait of ${request.waitMs} ms + ${ANSWER_GRACE_MS} ms; nothing was sent`;
+      timer = setTimeout(() => reject(new TurnstileError("timeout", message)), giveUpAt - this.#clock.now());
+    });
+    try {
+      await Promise.race([opening, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Sends a one-shot request (see SessionRequests.oneShot); rejects at once once the session has ended. */

@@ -14,6 +14,7 @@ import { Security } from "../security/security.js";
 import { MemoryStore } from "../store/memory/memory-store.js";
 import { RedisStore } from "../store/redis/redis-store.js";
 import type { Store } from "../store/store.js";
+import { checkTtlAgainstFailover } from "./failover-ttl-check.js";
 import { routeGrpcJsLog } from "./grpc-js-log.js";
 import { coordinatorFailure, listenFailure, ServeExit, type StartUpFailure } from "./start-up-failure.js";
 
@@ -118,6 +119,7 @@ export async function run(argv: string[]): Promise<number> {
     await consoleServer?.stop();
     return failed(coordinatorFailure(config.listen, err));
   }
+  void checkTtlAgainstFailover(config, log);
   await stopping;
   log.info("shutting down");
   await metricsServer?.stop();

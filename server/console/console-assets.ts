@@ -20,6 +20,8 @@ const FILES: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/console.js": { file: "console.js", type: "text/javascript; charset=utf-8" },
   "/console.css": { file: "console.css", type: "text/css; charset=utf-8" },
+  // Linked from the page, so the browser never asks for a missing /favicon.ico.
+  "/favicon.svg": { file: "favicon.svg", type: "image/svg+xml" },
 };
 
 /** The console's static files (server/console/static), read once at start and served from memory. */

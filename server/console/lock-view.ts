@@ -13,6 +13,12 @@ export interface HolderView {
   mode: string;
   leaseMs: number;
   value: string;
+  /** The holding session's client name ("" when unknown). */
+  clientName: string;
+  /** The identity that opened the holding session ("" when security is off). */
+  identity: string;
+  /** How long it has held the lock on the store's clock; undefined when the read did not say (Watch snapshots). */
+  heldForMs: number | undefined;
 }
 
 /**
@@ -129,5 +135,8 @@ function holderView(h: HolderState): HolderView {
     mode: h.mode,
     leaseMs: h.leaseMs,
     value,
+    clientName: h.clientName ?? "",
+    identity: h.identity ?? "",
+    heldForMs: h.heldMs,
   };
 }

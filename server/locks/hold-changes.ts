@@ -1,3 +1,4 @@
+import type { HoldLoss } from "../metrics/failure-labels.js";
 import type { ValidProclaim } from "../rpc/request-validator.js";
 import { ServerError } from "../rpc/server-error.js";
 import { type Hold, holdKey, type Session } from "../session/session.js";
@@ -10,10 +11,10 @@ import type { Revocation, Store } from "../store/store.js";
  * session's stream; store failures surface as StoreUnavailableError, request faults as ServerError.
  */
 export class HoldChanges {
-  /** `ended` is told of every hold this removes (for the hold-time metric). */
+  /** `lost` is told of every hold this removes and why (for the hold-time and lost-hold metrics). */
   constructor(
     private readonly store: Store,
-    private readonly ended: (hold: Hold) => void = () => {},
+    private readonly lost: (hold: Hold, reason: HoldLoss) => void = () => {},
   ) {}
 
   /**
@@ -35,7 +36,7 @@ export class HoldChanges {
       if (outcome === "proclaimed") return session.send(reply.proclaimed(p.requestId, p.name));
       if (session.held.get(key) === hold) {
         session.held.delete(key);
-        this.ended(hold);
+        this.lost(hold, "expired");
         session.send(reply.lost(hold, "expired"));
       }
       throw new ServerError("not-held", `proclaim: the lease of "${p.name}" had already ended`);
@@ -53,7 +54,7 @@ export class HoldChanges {
     const hold = session.held.get(key);
     if (hold?.token !== r.token) return;
     session.held.delete(key);
-    this.ended(hold);
+    this.lost(hold, "revoked");
     session.send(reply.lost(hold, "revoked"));
   }
 }

@@ -1,11 +1,14 @@
 import type { Logger } from "pino";
 import type { Limits } from "../config/limits.js";
+import { acquireFailureOf, type HoldLoss } from "../metrics/failure-labels.js";
 import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
 import type { ValidAcquire, ValidRelease } from "../rpc/request-validator.js";
-import { ServerError } from "../rpc/server-error.js";
+import { ServerError, type ServerErrorReason } from "../rpc/server-error.js";
 import { claimOf, type Hold, holdKey, type Pending, type Session, waiterKey } from "../session/session.js";
 import { SessionReplies as reply } from "../session/session-replies.js";
 import type { AcquireOutcome, Grant, Store, StoreListener } from "../store/store.js";
+import { StoreOutageLog } from "../store/store-outage-log.js";
+import { checkAcquirePreconditions } from "./acquire-preconditions.js";
 import { releaseExactlyOnce } from "./exactly-once-release.js";
 import { OutcomeResolver } from "./outcome-resolver.js";
 import { RecheckScheduler } from "./recheck-scheduler.js";
@@ -33,6 +36,8 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   private readonly rechecks = new RecheckScheduler((name) => void this.recheck(name));
   /** Re-runs store calls of unknown outcome until the store answers (shared with SessionKeeper). */
   readonly resolver: OutcomeResolver;
+  /** Logs store failures once per outage (shared with SessionKeeper). */
+  readonly outage: StoreOutageLog;
   /** Timed re-checks run so far: hand-offs by push leave it unchanged. */
   recheckCount = 0;
 
@@ -42,7 +47,8 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     private readonly log: Logger,
     private readonly metrics: Metrics = NO_METRICS,
   ) {
-    this.resolver = new OutcomeResolver(log);
+    this.outage = new StoreOutageLog(log);
+    this.resolver = new OutcomeResolver(this.outage);
   }
 
   /** Acquires of this coordinator's sessions not answered yet. */
@@ -51,29 +57,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   }
 
   async acquire(session: Session, a: ValidAcquire): Promise<void> {
-    if (session.inFlight(a.requestId)) {
-      throw new ServerError("duplicate-request", `acquire.request_id: "${a.requestId}" is already in flight`);
-    }
-    if (session.isSettling(holdKey(a.name, a.owner))) {
-      throw new ServerError(
-        "unavailable",
-        `acquire: an earlier claim of "${a.name}" by owner "${a.owner}" is still being resolved with the store; nothing was changed, retry later`,
-      );
-    }
-    if (session.lockCount >= this.limits.maxLocksPerSession) {
-      throw new ServerError(
-        "limit",
-        `session: at most ${this.limits.maxLocksPerSession} locks held or pending per session`,
-      );
-    }
-    for (const other of session.pending.values()) {
-      if (other.name === a.name && other.owner === a.owner) {
-        throw new ServerError(
-          "conflict",
-          `acquire.owner: "${a.owner}" already waits for "${a.name}" (request "${other.requestId}")`,
-        );
-      }
-    }
+    checkAcquirePreconditions(session, a, this.limits);
     const p: Pending = {
       session,
       requestId: a.requestId,
@@ -227,12 +211,14 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     this.recheckCount++;
     try {
       const outcome = await this.store.check(name, waiting.map(claimOf));
+      this.outage.succeeded();
       outcome.statuses.forEach((status, i) => {
         const p = waiting[i];
         if (status.kind === "granted")
           this.grant({ name, sessionId: p.session.id, requestId: p.requestId, token: status.token });
         if (status.kind === "gone" && !p.done) {
           this.finish(p);
+          this.acquireFailed("expired");
           const why = "acquire: the queue entry's lease ran out (keepalives did not arrive in time)";
           p.session.send(reply.failed(p.requestId, name, new ServerError("expired", why)));
         }
@@ -240,14 +226,17 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       if (this.waitersByName.has(name))
         this.rechecks.schedule(name, outcome.recheckInMs >= 0 ? outcome.recheckInMs : 1000);
     } catch (err) {
-      this.log.warn({ err, name }, "re-check failed; retrying in 1 s");
-      this.rechecks.schedule(name, 1000);
+      // In 200 ms: the first re-check after the store is back (a new master named) grants the waiters.
+      if (StoreOutageLog.isOutage(err)) this.outage.failed("re-check", err, { name });
+      else this.log.warn({ err, name }, "re-check failed; retrying");
+      this.rechecks.schedule(name, 200);
     }
   }
 
   private giveUp(p: Pending, { answer, how = "cancel", retryUnchanged = false }: GiveUp): boolean {
     if (p.done) return false; // answered already
     this.finish(p);
+    this.acquireFailed(answer === "by-caller" ? "timeout" : answer.reason); // "by-caller": only a timed-out wait
     // Issued before the answer is sent, so a new acquire by the same owner queues behind it in Redis.
     // An unknown outcome is retried (a raced grant is let go); meanwhile the owner may not re-acquire.
     let unmark: (() => void) | undefined;
@@ -279,6 +268,17 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   forget(session: Session, hold: Hold): void {
     session.held.delete(holdKey(hold.name, hold.owner));
     this.holdEnded(hold);
+  }
+
+  /** Counts an acquire of this coordinator's sessions answered Failed for `reason` (the failure metrics). */
+  acquireFailed(reason: ServerErrorReason): void {
+    this.metrics.acquireFailed(acquireFailureOf(reason));
+  }
+
+  /** A hold ended without a release (told Lost, or its stream broke): its hold time and the loss are recorded. */
+  holdLost(hold: Hold, reason: HoldLoss): void {
+    this.holdEnded(hold);
+    this.metrics.holdLost(reason);
   }
 
   /** Records how long a hold granted here was held, once it has ended (however it ended). */

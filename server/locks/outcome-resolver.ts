@@ -1,4 +1,4 @@
-import type { Logger } from "pino";
+import type { StoreOutageLog } from "../store/store-outage-log.js";
 import { outcomeUnknown, StoreUnavailableError } from "../store/store-unavailable-error.js";
 
 /** How one `settle` treats store failures. */
@@ -12,7 +12,8 @@ export interface SettleOptions {
 }
 
 const FIRST_DELAY_MS = 50;
-const MAX_DELAY_MS = 1000;
+// Short: the first retry after the store is back (a failover's new master named) is when locking resumes.
+const MAX_DELAY_MS = 200;
 
 /**
  * Resolves store operations whose outcome is unknown (a command that timed out or lost its
@@ -26,7 +27,8 @@ export class OutcomeResolver {
   /** Operations whose outcome is being resolved right now (for tests and logs). */
   unresolved = 0;
 
-  constructor(private readonly log: Logger) {}
+  /** Failures while retrying are counted in `outage` (logged once per outage), not logged each. */
+  constructor(private readonly outage: StoreOutageLog) {}
 
   /**
    * Runs `op` and resolves with its answer. A first failure that changed nothing rejects as is
@@ -72,11 +74,13 @@ export class OutcomeResolver {
         if (!wanted()) return undefined;
         if (this.stopped) throw last;
         try {
-          return await op();
+          const answer = await op();
+          this.outage.succeeded();
+          return answer;
         } catch (err) {
           if (!(err instanceof StoreUnavailableError)) throw err;
           last = err;
-          if (attempt % 10 === 9) this.log.warn({ err, attempt }, "store outcome still unknown; retrying");
+          this.outage.failed("retry of an unknown outcome", err, { attempt });
         }
       }
     } finally {

@@ -1,3 +1,5 @@
+import type { AcquireFailure, HoldLoss } from "./failure-labels.js";
+
 /** What the coordinator's gauges read when metrics are scraped. */
 export interface GaugeReaders {
   /** Open session streams. */
@@ -30,6 +32,12 @@ export interface Metrics {
   renewed(ms: number, ok: boolean): void;
   /** One store operation took `ms`; `ok` false when it rejected. */
   storeOperation(operation: string, ms: number, ok: boolean): void;
+  /** An acquire of this coordinator's sessions was answered Failed for `reason`. */
+  acquireFailed(reason: AcquireFailure): void;
+  /** A hold granted to this coordinator's sessions ended without a release, for `reason`. */
+  holdLost(reason: HoldLoss): void;
+  /** A Revoke (gRPC or console) issued on this coordinator ended a hold. */
+  revoked(): void;
 }
 
 /** Metrics that record nothing: the default when `--metrics` is off. */
@@ -40,4 +48,7 @@ export const NO_METRICS: Metrics = {
   handedOff() {},
   renewed() {},
   storeOperation() {},
+  acquireFailed() {},
+  holdLost() {},
+  revoked() {},
 };

@@ -1,4 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { ACQUIRE_FAILURES, type AcquireFailure, HOLD_LOSSES, type HoldLoss } from "./failure-labels.js";
+import { STORE_OPERATIONS } from "./instrumented-store.js";
 import type { GaugeReaders, Metrics } from "./metrics.js";
 import { NamePrefixes, type NamePrefixOptions } from "./name-prefixes.js";
 
@@ -24,6 +26,9 @@ export class PrometheusMetrics implements Metrics {
   private readonly renewalFailures: Counter;
   private readonly storeLatency: Histogram<"operation">;
   private readonly storeErrors: Counter<"operation">;
+  private readonly acquireFailures: Counter<"reason">;
+  private readonly holdLosses: Counter<"reason">;
+  private readonly revocations: Counter;
 
   constructor(options: { prefixes?: NamePrefixOptions } = {}) {
     this.prefixes = new NamePrefixes(options.prefixes);
@@ -90,10 +95,39 @@ export class PrometheusMetrics implements Metrics {
       buckets: FAST_BUCKETS,
       registers,
     });
-    this.storeErrors = new Counter({
-      name: "turnstile_store_errors_total",
-      help: "Store operations that failed (Redis unreachable, timed out or refused), by operation.",
-      labelNames: ["operation"],
+    this.storeErrors = zeroed(
+      new Counter({
+        name: "turnstile_store_errors_total",
+        help: "Store operations that failed (Redis unreachable, timed out or refused), by operation.",
+        labelNames: ["operation"],
+        registers,
+      }),
+      "operation",
+      STORE_OPERATIONS,
+    );
+    this.acquireFailures = zeroed(
+      new Counter({
+        name: "turnstile_acquires_failed_total",
+        help: "Acquires of this coordinator's sessions answered Failed, by reason (timeout, busy, denied, expired, cancelled, limit, conflict, invalid, unavailable, internal; deadlock reserved).",
+        labelNames: ["reason"],
+        registers,
+      }),
+      "reason",
+      ACQUIRE_FAILURES,
+    );
+    this.holdLosses = zeroed(
+      new Counter({
+        name: "turnstile_holds_lost_total",
+        help: "Holds of this coordinator's sessions that ended without a release, by reason (expired, revoked, session_lost).",
+        labelNames: ["reason"],
+        registers,
+      }),
+      "reason",
+      HOLD_LOSSES,
+    );
+    this.revocations = new Counter({
+      name: "turnstile_revocations_total",
+      help: "Holds ended by a Revoke (gRPC or console) issued on this coordinator.",
       registers,
     });
   }
@@ -166,6 +200,18 @@ export class PrometheusMetrics implements Metrics {
     if (!ok) this.storeErrors.inc({ operation });
   }
 
+  acquireFailed(reason: AcquireFailure): void {
+    this.acquireFailures.inc({ reason });
+  }
+
+  holdLost(reason: HoldLoss): void {
+    this.holdLosses.inc({ reason });
+  }
+
+  revoked(): void {
+    this.revocations.inc();
+  }
+
   /** The registry in the Prometheus text format. */
   render(): Promise<string> {
     return this.registry.metrics();
@@ -174,4 +220,10 @@ export class PrometheusMetrics implements Metrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+/** Exports every value of a closed label set at 0, so a rate or increase sees the first failure of each. */
+function zeroed<L extends string>(counter: Counter<L>, label: L, values: readonly string[]): Counter<L> {
+  for (const value of values) counter.inc({ [label]: value } as Partial<Record<L, string>>, 0);
+  return counter;
 }

@@ -9,6 +9,7 @@ import type {
   RevokeResponse,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { LockStateReplies as reply } from "../locks/lock-state-replies.js";
+import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
 import { Authorizer } from "../security/authorizer.js";
 import { nameSessions } from "../session/session-names.js";
 import type { Store } from "../store/store.js";
@@ -28,6 +29,7 @@ export class LockAdmin {
     private readonly validator: RequestValidator,
     private readonly log: Logger,
     private readonly guard: Authorizer = Authorizer.OPEN,
+    private readonly metrics: Metrics = NO_METRICS,
   ) {}
 
   async describe(request: DescribeRequest, caller = ""): Promise<DescribeResponse> {
@@ -69,6 +71,7 @@ export class LockAdmin {
       );
     }
     this.log.info({ ...hold, token: String(outcome.token), by: caller }, "hold revoked");
+    this.metrics.revoked();
     return { fencingToken: outcome.token, holdCount: outcome.holdCount };
   }
 }

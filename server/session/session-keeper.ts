@@ -7,10 +7,15 @@ import type { ValidOpen } from "../rpc/request-validator.js";
 import { ServerError } from "../rpc/server-error.js";
 import { newSessionId } from "../store/session-id.js";
 import type { Store } from "../store/store.js";
+import { StoreOutageLog } from "../store/store-outage-log.js";
 import { claimOf, type Hold, holdKey, type Pending, Session } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
 
 type Write = ConstructorParameters<typeof Session>[3];
+
+/** The log line of a session record written again after it had expired (docs/operations.md). */
+export const RECORD_REWRITTEN =
+  "session record had expired (the store was out longer than the TTL): re-written, the session can be resumed again";
 
 /**
  * The lifecycle of sessions in the store: their records (so any coordinator can resume them),
@@ -32,13 +37,14 @@ export class SessionKeeper {
   async open(open: ValidOpen, write: Write, identity = ""): Promise<{ session: Session; secret: string }> {
     const session = new Session(newSessionId(), open.clientName, open.ttlMs, write);
     const secret = randomBytes(24).toString("base64url");
-    await this.store.saveSession({
+    session.record = {
       sessionId: session.id,
       secretHash: sha256(secret),
       ttlMs: open.ttlMs,
       clientName: open.clientName,
       ...(identity && { identity }),
-    });
+    };
+    await this.store.saveSession(session.record);
     return { session, secret };
   }
 
@@ -66,6 +72,7 @@ export class SessionKeeper {
       );
     }
     const session = new Session(record.sessionId, record.clientName, record.ttlMs, write);
+    session.record = record;
     const byName = new Map<string, string[]>();
     for (const h of open.held) byName.set(h.name, [...(byName.get(h.name) ?? []), h.owner]);
     await Promise.all(
@@ -104,6 +111,7 @@ export class SessionKeeper {
         holds.forEach((h, i) => {
           if (outcome.holds[i] || session.held.get(holdKey(h.name, h.owner)) !== h) return;
           this.table.forget(session, h);
+          this.metrics.holdLost("expired");
           session.send(reply.lost(h, "expired"));
         });
         // A waiter no longer queued was granted (the grant is on its way) or expired: ask.
@@ -112,7 +120,12 @@ export class SessionKeeper {
     ]);
     const failed = results.find((r) => r.status === "rejected");
     if (byName.size > 0) this.metrics.renewed(performance.now() - started, !failed);
-    if (failed) this.log.warn({ err: failed.reason, session: session.id }, "keepalive renewal failed");
+    const outage = this.table.outage;
+    if (!failed) outage.succeeded();
+    // A store outage is logged once however many renewals fail (docs/operations.md); anything else each time.
+    else if (StoreOutageLog.isOutage(failed.reason))
+      outage.failed("keepalive renewal", failed.reason, { session: session.id });
+    else this.log.warn({ err: failed.reason, session: session.id }, "keepalive renewal failed");
     return !failed;
   }
 
@@ -125,6 +138,8 @@ export class SessionKeeper {
     this.table.dropPending(session, how === "close" ? "cancel" : how === "broken" ? "abandon" : "detach");
     const holds = [...session.held.values()];
     session.held.clear();
+    // Its holds now lapse with their lease unless the client resumes the session in time.
+    if (how === "broken") for (const _ of holds) this.metrics.holdLost("session_lost");
     if (how !== "close") return;
     for (const h of holds) this.table.holdEnded(h);
     await Promise.all(
@@ -134,11 +149,12 @@ export class SessionKeeper {
   }
 
   private async touch(session: Session): Promise<void> {
-    // A record that lapsed (renewals came too late) stays gone: this stream goes on, but the
-    // session can no longer be resumed elsewhere, like its locks that lapsed with it.
-    if (!(await this.store.touchSession(session.id, session.ttlMs))) {
-      this.log.warn({ session: session.id }, "session record had expired: the session can no longer be resumed");
-    }
+    if (await this.store.touchSession(session.id, session.ttlMs)) return;
+    // The record lapsed (the store was out longer than the TTL) while the stream lived on: the
+    // session is alive, so it is made resumable again. Once per lapse, not once per keepalive.
+    if (session.ended || !session.record) return;
+    await this.store.saveSession(session.record);
+    this.log.info({ session: session.id }, RECORD_REWRITTEN);
   }
 }
 

@@ -131,7 +131,8 @@ export class SessionStream {
     switch (kind?.$case) {
       case "acquire": {
         const op = () => table.acquire(session, validator.acquire(this.mayLock(kind.acquire)));
-        this.admit(kind.acquire.requestId, kind.acquire.name, this.tracer?.wrap("acquire", kind.acquire, op) ?? op);
+        const traced = this.tracer?.wrap("acquire", kind.acquire, op) ?? op;
+        this.admit(kind.acquire.requestId, kind.acquire.name, traced, true);
         break;
       }
       case "release": {
@@ -220,17 +221,17 @@ export class SessionStream {
    * request starts only after the ones before it have started) and answers its failure; a full
    * lane answers RESOURCE_EXHAUSTED before the store is touched.
    */
-  private admit(requestId: string, name: string, op: () => Promise<void>): void {
+  private admit(requestId: string, name: string, op: () => Promise<void>, acquire = false): void {
     try {
       this.lane.submit(requestId, async () => {
         try {
           await op();
         } catch (err) {
-          this.fail(requestId, name, err);
+          this.fail(requestId, name, err, acquire);
         }
       });
     } catch (err) {
-      this.fail(requestId, name, err);
+      this.fail(requestId, name, err, acquire);
     }
   }
 
@@ -257,8 +258,10 @@ export class SessionStream {
     }
   }
 
-  private fail(requestId: string, name: string, err: unknown): void {
-    this.session?.send(reply.failed(requestId, name, toServerError(err, requestId, this.deps.log)));
+  private fail(requestId: string, name: string, err: unknown, acquire = false): void {
+    const error = toServerError(err, requestId, this.deps.log);
+    if (acquire) this.deps.table.acquireFailed(error.reason);
+    this.session?.send(reply.failed(requestId, name, error));
   }
 
   private write(response: SessionResponse): void {

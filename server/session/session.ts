@@ -1,5 +1,5 @@
 import type { SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
-import type { Claim, StoreMode } from "../store/store.js";
+import type { Claim, SessionRecord, StoreMode } from "../store/store.js";
 
 /** One hold of (name, owner) by a session: its token and re-entry count. */
 export interface Hold {
@@ -40,6 +40,8 @@ export class Session {
   /** Request ids of releases and proclaims in flight (acquires in flight are the pending map). */
   readonly releasing = new Set<string>();
   ended = false;
+  /** Its record as stored (set at open and resume): written again if it expired while the session lived on. */
+  record?: SessionRecord;
   /** (name, owner) holdKeys with a release or withdrawal whose store outcome is still unknown. */
   private readonly settling = new Map<string, number>();
 

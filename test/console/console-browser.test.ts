@@ -5,45 +5,29 @@ import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { PNG } from "pngjs";
 import { type Lock, TurnstileClient } from "../../client/index.js";
-import { browserRequired, CHROMIUM, launchChromium } from "../harness/chromium.js";
-import { CONSOLE_TOKENS, startConsole, type TestConsole } from "../harness/console-server.js";
-import { startRedis, type TestRedis } from "../harness/redis-server.js";
+import {
+  type ConsoleUnderTest,
+  cells,
+  signIn,
+  startConsoleInChromium,
+  untilRead as until,
+} from "../harness/console-page.js";
+import { CONSOLE_TOKENS, type TestConsole } from "../harness/console-server.js";
 
 const HOSTILE = "<img src=x onerror=alert(1)>";
-
-/** Polls `read` until `ok` accepts its answer; fails naming `what` after `timeoutMs`. */
-async function until<T>(
-  read: () => Promise<T>,
-  ok: (value: T) => boolean,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last saw ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** The text of every cell of a table's body, row by row. */
-const cells = (page: Page, table: string) =>
-  page.$$eval(`#${table} tbody tr`, (rows) =>
-    rows.map((r) => [...(r as HTMLTableRowElement).cells].map((c) => c.textContent ?? "")),
-  );
 const seconds = (text: string) => Number.parseFloat(text);
 
 // The console page in Debian's Chromium against a coordinator on a real redis-server, with the
 // TokenAccess test rules: "ops-admin" may read and revoke everything, "viewer" may only read.
 describe("web console in Chromium", function () {
   this.timeout(120_000);
-  let redis: TestRedis;
   let web: TestConsole;
-  let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
+  let started: ConsoleUnderTest | undefined;
   let shots: string;
-  const dialogs: string[] = [];
+  /** Every dialog the page opened; a confirm is accepted only while `answer` says so. */
+  const dialogs: { type: string; message: string }[] = [];
+  let answer: "accept" | "dismiss" = "dismiss";
   const clients: TurnstileClient[] = [];
   const client = (name: string) => {
     const c = new TurnstileClient(web.coord.address, { ttlMs: 30_000, clientName: name });
@@ -54,33 +38,18 @@ describe("web console in Chromium", function () {
   let second: Promise<Lock>;
 
   before(async function () {
-    if (!browserRequired() && !(await import("node:fs")).existsSync(CHROMIUM)) {
-      console.log(`      skipped: ${CHROMIUM} is missing (apt-get install chromium); CI=true makes this fail`);
-      this.skip();
-    }
-    redis = await startRedis();
-    web = await startConsole(redis.url);
-    browser = await launchChromium();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.on("dialog", (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
-    shots = mkdtempSync(join(tmpdir(), "turnstile-console-shots-"));
-    await page.goto(`${web.url}/`);
-    await page.fill("#token", CONSOLE_TOKENS.admin);
-    await page.click("#token-form button");
-    await until(
-      () => page.textContent("#identity"),
-      (t) => t === "signed in as ops-admin",
-      "sign-in",
+    started = await startConsoleInChromium(this, (page) =>
+      page.on("dialog", (d) => {
+        dialogs.push({ type: d.type(), message: d.message() });
+        void (d.type() === "confirm" && answer === "accept" ? d.accept() : d.dismiss());
+      }),
     );
+    ({ web, page } = started);
+    shots = mkdtempSync(join(tmpdir(), "turnstile-console-shots-"));
   });
   after(async () => {
     for (const c of clients) await c.close();
-    await browser?.close();
-    await web?.stop();
-    await redis?.stop();
+    await started?.close();
     if (shots) rmSync(shots, { recursive: true, force: true });
   });
 
@@ -96,14 +65,20 @@ describe("web console in Chromium", function () {
     expect(rows.find((c) => c[0] === "orders/42")).to.deep.equal(["orders/42", "exclusive", "1", "0"]);
   });
 
-  it("shows the holder's fencing token and lease countdown, and a waiter's age and whom it waits behind", async () => {
+  it("shows the holder's client, fencing token, held-for and lease countdown, and a waiter's age and whom it waits behind", async () => {
     await page.click('#locks tbody tr[data-name="orders/42"]');
     const [holder] = await until(
       () => cells(page, "holders"),
       (r) => r[0]?.[0] === "worker-a",
       "the holder",
     );
-    expect([holder[2], holder[5]]).to.deep.equal([String(first.fencingToken), "host=10.0.0.7 job=nightly"]);
+    // Owner, Client, Session, Token, Count, Held for, Lease left, Value.
+    expect([holder[1], holder[3], holder[7]]).to.deep.equal([
+      "worker-a",
+      String(first.fencingToken),
+      "host=10.0.0.7 job=nightly",
+    ]);
+    expect(holder[5]).to.match(/^\d+(\.\d)? s$/);
     second = client("worker-b").acquire("orders/42", { owner: "worker-b" });
     const [waiter] = await until(
       () => cells(page, "waiters"),
@@ -127,7 +102,8 @@ describe("web console in Chromium", function () {
       "the waiter to age 1.5 s",
     );
     const lease = await cells(page, "holders");
-    expect(seconds(lease[0][4])).to.be.above(20).and.at.most(30);
+    expect(seconds(lease[0][6])).to.be.above(20).and.at.most(30);
+    expect(seconds(lease[0][5])).to.be.at.least(seconds(holder[5]));
     expect(seconds(aged[0][4])).to.be.at.most(30);
     const file = join(shots, "console.png");
     await page.screenshot({ path: file });
@@ -150,14 +126,42 @@ describe("web console in Chromium", function () {
       (r) => r[0]?.[0] === "worker-b",
       "worker-b holding",
     );
-    expect(holder[2]).to.equal(String(lock.fencingToken));
+    expect(holder[3]).to.equal(String(lock.fencingToken));
     expect(await cells(page, "waiters")).to.deep.equal([["", "nobody waits", "", "", "", ""]]);
     const log = await page.$$eval("#changes li", (items) => items.map((i) => i.textContent));
     expect(log.join("\n")).to.match(/released: worker-a @ .*, token /);
   });
 
-  it("revokes a hold as admin: the holder is told and the page shows the lock free", async () => {
+  it("asks before it revokes, naming the holder and its token; cancelled, nothing happens", async () => {
     const lock = await second;
+    const sessionId = (await web.coord.coordinator.store.describe("orders/42")).holders[0].sessionId;
+    const before = dialogs.length;
+    await page.click("#holders button.revoke");
+    await until(
+      () => page.textContent("#status"),
+      (t) => t === "revoke cancelled",
+      "the revoke cancelled",
+    );
+    expect(dialogs.slice(before)).to.deep.equal([
+      {
+        type: "confirm",
+        message: [
+          "Revoke this hold on orders/42?",
+          `Holder: worker-b @ ${sessionId} (client worker-b)`,
+          `Fencing token: ${lock.fencingToken}`,
+          "The holder is told it lost the lock.",
+        ].join("\n"),
+      },
+    ]);
+    expect(lock.lost).to.equal(false);
+    expect((await web.coord.coordinator.store.describe("orders/42")).holders.map((h) => h.owner)).to.deep.equal([
+      "worker-b",
+    ]);
+  });
+
+  it("revokes a hold as admin once confirmed: the holder is told and the page shows the lock free", async () => {
+    const lock = await second;
+    answer = "accept";
     await page.click("#holders button.revoke");
     await until(
       () => cells(page, "holders"),
@@ -170,17 +174,12 @@ describe("web console in Chromium", function () {
       "worker-b to learn it lost the lock",
     );
     expect(await page.textContent("#status")).to.match(/^revoked worker-b @ .* \(token \d+\)$/);
+    answer = "dismiss";
   });
 
   it("offers no revoke to a reader, and the server refuses a forged one with 403", async () => {
     const held = await client("worker-c").acquire("orders/42", { owner: "worker-c" });
-    await page.fill("#token", CONSOLE_TOKENS.reader);
-    await page.click("#token-form button");
-    await until(
-      () => page.textContent("#identity"),
-      (t) => t === "signed in as viewer",
-      "sign-in as viewer",
-    );
+    await signIn(page, CONSOLE_TOKENS.reader, "viewer");
     await until(
       () => cells(page, "holders"),
       (r) => r[0]?.[0] === "worker-c",
@@ -212,6 +211,7 @@ describe("web console in Chromium", function () {
   });
 
   it("renders a hostile lock name as text: no element, no script", async () => {
+    const before = dialogs.length;
     await client("hostile").acquire(HOSTILE);
     const rows = await until(
       () => cells(page, "locks"),
@@ -226,6 +226,6 @@ describe("web console in Chromium", function () {
       "the hostile lock open",
     );
     expect(await page.evaluate(() => document.querySelectorAll("img").length)).to.equal(0);
-    expect(dialogs).to.deep.equal([]);
+    expect(dialogs.slice(before)).to.deep.equal([]);
   });
 });

@@ -8,6 +8,8 @@ const BIN = fileURLToPath(new URL("../../bin/turnstile-cli.ts", import.meta.url)
 /** A `turnstile serve` child process, for tests that kill, pause or restart coordinators. */
 export interface CoordinatorProcess {
   address: string;
+  /** `http://127.0.0.1:PORT/metrics` when started with `--metrics`. */
+  metricsUrl?: string;
   process: ChildProcess;
   /** SIGKILLs the process (if still running) and waits for it to exit. */
   kill(): Promise<void>;
@@ -23,9 +25,12 @@ export async function spawnCoordinatorWith(args: string[]): Promise<CoordinatorP
   const child = spawn(process.execPath, ["--import", "tsx", BIN, "serve", "--listen", "127.0.0.1:0", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const match = await waitForOutput(child, /"port":(\d+)[^\n]*"msg":"listening"/, 15_000);
+  // "serving metrics" (with its port) is logged before "listening".
+  const metrics = args.includes("--metrics") ? /"metricsPort":(\d+)[\s\S]*/.source : "()";
+  const match = await waitForOutput(child, new RegExp(`${metrics}"port":(\\d+)[^\\n]*"msg":"listening"`), 15_000);
   return {
-    address: `127.0.0.1:${match[1]}`,
+    address: `127.0.0.1:${match[2]}`,
+    metricsUrl: match[1] ? `http://127.0.0.1:${match[1]}/metrics` : undefined,
     process: child,
     async kill() {
       if (child.exitCode !== null || child.signalCode !== null) return;

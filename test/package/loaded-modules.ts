@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCommand } from "../harness/run-command.js";
+import { CLIENT, COORDINATOR } from "./installed-package.js";
+
+const OWN = [COORDINATOR, CLIENT];
 
 /** What importing one specifier loaded, in a project that installed the packed tarball. */
 export interface LoadedModules {
@@ -8,7 +11,7 @@ export interface LoadedModules {
   files: string[];
   /** The npm packages those files belong to, sorted. */
   packages: string[];
-  /** The packages that turnstile's own modules import directly, sorted. */
+  /** The packages that Turnstile's own modules (either package) import directly, sorted. */
   importedByTurnstile: string[];
 }
 
@@ -47,9 +50,9 @@ export async function loadedModules(
   const importedByTurnstile = [
     ...new Set(
       edges
-        .filter(([parent]) => packageOf(parent) === "turnstile")
+        .filter(([parent]) => OWN.includes(packageOf(parent) ?? ""))
         .map(([, file]) => packageOf(file))
-        .filter((p) => p !== undefined && p !== "turnstile"),
+        .filter((p) => p !== undefined && !OWN.includes(p)),
     ),
   ].sort();
   return { files, packages, importedByTurnstile: importedByTurnstile as string[] };

@@ -1,186 +1,351 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
 import { findGrpcurl, grpcurl, grpcurlRequired } from "../harness/grpcurl.js";
 import { runCommand } from "../harness/run-command.js";
 import { collectOutput, ended, isRunning, listening, type ServeOutput } from "./coordinator-output.js";
-import { installFootprint } from "./install-footprint.js";
-import { type InstalledPackage, installedPackage, ROOT } from "./installed-package.js";
+import { installedTree, packageName } from "./install-footprint.js";
+import {
+  CLIENT,
+  COORDINATOR,
+  type InstalledPackage,
+  installedClient,
+  installedPackage,
+  type Packed,
+  type PackedPackages,
+  packedPackages,
+  ROOT,
+} from "./installed-package.js";
 import { loadedModules } from "./loaded-modules.js";
 
 // The repository's own TypeScript devDependency: a stock tsc, run inside the consumer project.
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
-// Dependencies only the coordinator uses: importing the client must load none of them.
+// Dependencies only the coordinator uses: the client package must neither install nor load any of them.
 const SERVER_ONLY = ["ioredis", "pino", "prom-client", "@grpc/reflection", "grpc-health-check"];
-// What the client (dist/client, dist/gen, dist/wire) imports; the loaded-modules test below checks it.
-const CLIENT_DEPENDENCIES = ["@grpc/grpc-js", "@bufbuild/protobuf"];
+const serverOnly = (name: string) => SERVER_ONLY.includes(name) || name.startsWith("@opentelemetry/");
+// The client package's dependencies; the loaded-modules tests below check that it imports exactly these.
+const CLIENT_DEPENDENCIES = ["@bufbuild/protobuf", "@grpc/grpc-js"];
+// What a client-only install may take on disk: measured at 12.6 MB for 0.2.0 — protobufjs 3.1, grpc-js
+// 2.8, @types/node 2.7 (a dependency of protobufjs, which grpc-js's proto-loader brings), @bufbuild/protobuf
+// 2.1, the client itself 0.9 (half of it source maps) — against 33.5 MB for the coordinator's install.
+const CLIENT_INSTALL_BOUND_BYTES = 14e6;
 
-describe("the npm package (npm pack, installed into a fresh project)", () => {
-  let pkg: InstalledPackage;
-  const node = (args: string[], cwd = pkg.project) =>
-    runCommand(process.execPath, args, { cwd, env: pkg.env, timeoutMs: 60_000 });
+// What npm puts in every tarball besides the files list.
+const EVERY_PACKAGE = ["package.json", "README.md", "LICENSE"];
+
+const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+const paths = (packed: Packed) => packed.files.map((f) => f.path);
+const installedManifest = (project: string, name: string) =>
+  JSON.parse(readFileSync(join(project, "node_modules", name, "package.json"), "utf8")) as {
+    version: string;
+    dependencies?: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
+  };
+
+describe("the npm packages (npm pack of both, installed into fresh projects)", () => {
+  let packed: PackedPackages;
+  const node = (project: InstalledPackage, args: string[], cwd = project.project) =>
+    runCommand(process.execPath, args, { cwd, env: project.env, timeoutMs: 60_000 });
 
   before(async function () {
     this.timeout(420_000);
-    pkg = await installedPackage();
-    const { filename, entryCount, size, unpackedSize } = pkg.packed;
-    console.log(`      ${filename}: ${entryCount} files, ${size} bytes packed, ${unpackedSize} unpacked`);
-    const footprint = installFootprint(pkg.project, CLIENT_DEPENDENCIES);
-    const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
-    console.log(
-      `      installed: ${footprint.packages} packages, ${mb(footprint.bytes)} MB; ` +
-        `only the coordinator uses ${footprint.serverOnlyPackages} of them, ${mb(footprint.serverOnlyBytes)} MB`,
-    );
+    packed = await packedPackages();
+    for (const { filename, entryCount, size, unpackedSize } of [packed.coordinator, packed.client]) {
+      console.log(`      ${filename}: ${entryCount} files, ${size} bytes packed, ${unpackedSize} unpacked`);
+    }
   });
 
-  it("ships the compiled code, the bin and the docs: no sources, tests, benchmarks or examples", () => {
-    const paths = pkg.packed.files.map((f) => f.path);
-    expect(paths).to.include.members([
-      "package.json",
-      "README.md",
-      "LICENSE",
-      "bin/turnstile.js",
-      "dist/bin/turnstile-cli.js",
-      "dist/client/index.js",
-      "dist/client/index.d.ts",
-      "dist/client/index.js.map",
-      "dist/gen/ts/turnstile/v1/turnstile.d.ts",
-      "dist/server/cli/serve-command.js",
-      "dist/server/store/redis/scripts/acquire.lua",
-      "dist/server/store/redis/scripts/includes/hand-on.lua",
-      "dist/gen/reflection/turnstile.binpb",
-      "dist/gen/reflection/health.binpb",
-      "dist/proto/turnstile/v1/turnstile.proto",
-    ]);
-    const stray = paths.filter(
-      (p) =>
-        !/^(dist\/|docs\/[^/]+\.md$|bin\/turnstile\.js$|package\.json$|README\.md$|LICENSE$)/.test(p) ||
-        /\.test\.|\.png$/.test(p) ||
-        (p.endsWith(".ts") && !p.endsWith(".d.ts")),
-    );
-    expect(stray).to.deep.equal([]);
+  it("gives both packages the same version, and the coordinator depends on the client at exactly that version", () => {
+    const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    const client = JSON.parse(readFileSync(join(ROOT, "packages/client/package.json"), "utf8"));
+    expect([root.name, client.name]).to.deep.equal([COORDINATOR, CLIENT]);
+    expect(packed.coordinator.filename).to.equal(`${COORDINATOR}-${root.version}.tgz`);
+    expect(packed.client.filename).to.equal(`${CLIENT}-${root.version}.tgz`);
+    expect(root.dependencies[CLIENT]).to.equal(root.version);
+    // One grpc-js and one protobuf runtime in an install of both: the same pins on both sides.
+    expect(Object.keys(client.dependencies).sort()).to.deep.equal(CLIENT_DEPENDENCIES);
+    for (const dep of CLIENT_DEPENDENCIES) expect(client.dependencies[dep], dep).to.equal(root.dependencies[dep]);
   });
 
-  it("typechecks a TypeScript consumer against the package's own .d.ts files with a stock tsc", async () => {
-    const tsc = await node([TSC, "-p", "tsconfig.json"]);
-    expect(tsc.code, tsc.stdout + tsc.stderr).to.equal(0);
-  });
-
-  it("loads only grpc-js, @bufbuild/protobuf and the compiled client, generated code and shared wire layer on import", async () => {
-    const loaded = await loadedModules(pkg.project, pkg.env, "turnstile/client");
-    const own = loaded.files.filter((f) => f.includes("/node_modules/turnstile/"));
-    console.log(`      ${own.length} turnstile modules; packages: ${loaded.packages.join(", ")}`);
-    expect(own.filter((f) => !/\/node_modules\/turnstile\/dist\/(client|gen|wire)\/.*\.js$/.test(f))).to.deep.equal([]);
-    expect(own).to.include(`${pkg.project}/node_modules/turnstile/dist/client/index.js`);
-    expect(loaded.importedByTurnstile).to.have.members(CLIENT_DEPENDENCIES);
-    expect(loaded.packages.filter((p) => SERVER_ONLY.includes(p))).to.deep.equal([]);
-  });
-
-  it("exports the client as 'turnstile' and 'turnstile/client', and nothing past the exports map", async () => {
-    const probe = await node([
-      "--input-type=module",
-      "-e",
-      `const root = await import("turnstile");
-       const client = await import("turnstile/client");
-       const deep = await import("turnstile/dist/server/coordinator.js").then(() => "loaded", (e) => e.code);
-       console.log(JSON.stringify({ same: root.TurnstileClient === client.TurnstileClient, deep }));`,
-    ]);
-    expect(probe.code, probe.stderr).to.equal(0);
-    expect(JSON.parse(probe.stdout)).to.deep.equal({ same: true, deep: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
-  });
-
-  it("resolves 'turnstile/client' inside this repository too, by self-reference to dist/", async () => {
-    const probe = await node(
-      [
-        "--input-type=module",
-        "-e",
-        `const { TurnstileClient } = await import("turnstile/client");
-         console.log(typeof TurnstileClient, import.meta.resolve("turnstile/client"));`,
-      ],
-      ROOT,
-    );
-    expect(probe.code, probe.stderr).to.equal(0);
-    expect(probe.stdout.trim()).to.equal(`function file://${ROOT}dist/client/index.js`);
-  });
-
-  describe("npx turnstile serve, from the installed package", () => {
-    let serve: ServeOutput;
-    let server: { pid: number; port: number };
+  describe(`${CLIENT}, installed alone`, () => {
+    let pkg: InstalledPackage;
 
     before(async function () {
-      this.timeout(90_000);
-      // No tsx anywhere: it is a devDependency, and NODE_OPTIONS is cleared.
-      expect(existsSync(join(pkg.project, "node_modules/tsx"))).to.equal(false);
-      const child = spawn("npx", ["turnstile", "serve", "--listen", "127.0.0.1:0"], {
-        cwd: pkg.project,
-        env: pkg.env,
-        stdio: ["ignore", "pipe", "pipe"],
+      this.timeout(420_000);
+      pkg = await installedClient();
+    });
+
+    it("ships the compiled client, generated code and wire layer with their .d.ts: no sources, server or CLI", () => {
+      const files = paths(packed.client);
+      expect(files).to.include.members([
+        ...EVERY_PACKAGE,
+        "dist/client/index.js",
+        "dist/client/index.d.ts",
+        "dist/client/index.js.map",
+        "dist/client/admin.js",
+        "dist/gen/ts/turnstile/v1/turnstile.d.ts",
+        "dist/wire/duration.js",
+      ]);
+      const stray = files.filter(
+        (p) =>
+          !/^(dist\/(client|gen\/ts|wire)\/|package\.json$|README\.md$|LICENSE$)/.test(p) ||
+          (p.endsWith(".ts") && !p.endsWith(".d.ts")),
+      );
+      expect(stray).to.deep.equal([]);
+    });
+
+    it("depends on @grpc/grpc-js and @bufbuild/protobuf only, and installs nothing else but their dependencies", () => {
+      const manifest = installedManifest(pkg.project, CLIENT);
+      expect(Object.keys(manifest.dependencies ?? {}).sort()).to.deep.equal(CLIENT_DEPENDENCIES);
+      expect(manifest.optionalDependencies).to.equal(undefined);
+      const tree = installedTree(pkg.project);
+      console.log(`      installed (${tree.packages.length} packages): ${tree.packages.join(", ")}`);
+      const reachable = tree.closure([CLIENT]);
+      expect(tree.packages.filter((p) => !reachable.has(packageName(p)))).to.deep.equal([]);
+      expect(tree.packages.filter((p) => serverOnly(packageName(p)))).to.deep.equal([]);
+    });
+
+    it(`takes at most ${mb(CLIENT_INSTALL_BOUND_BYTES)} MB on disk, node_modules included`, () => {
+      const tree = installedTree(pkg.project);
+      console.log(
+        `      client-only install: ${mb(tree.bytes)} MB in node_modules (bound ${mb(CLIENT_INSTALL_BOUND_BYTES)} MB); ` +
+          `${CLIENT} itself ${mb(tree.bytesOf([CLIENT]))} MB`,
+      );
+      expect(tree.bytes).to.be.at.most(CLIENT_INSTALL_BOUND_BYTES);
+    });
+
+    it("loads only grpc-js, @bufbuild/protobuf and its compiled client, generated code and wire layer on import", async () => {
+      const loaded = await loadedModules(pkg.project, pkg.env, CLIENT);
+      const own = loaded.files.filter((f) => f.includes(`/node_modules/${CLIENT}/`));
+      console.log(`      ${own.length} client modules; packages: ${loaded.packages.join(", ")}`);
+      const pattern = new RegExp(`/node_modules/${CLIENT}/dist/(client|gen/ts|wire)/.*\\.js$`);
+      expect(own.filter((f) => !pattern.test(f))).to.deep.equal([]);
+      expect(own).to.include(`${pkg.project}/node_modules/${CLIENT}/dist/client/index.js`);
+      expect(loaded.importedByTurnstile).to.have.members(CLIENT_DEPENDENCIES);
+      expect(loaded.packages.filter(serverOnly)).to.deep.equal([]);
+    });
+
+    it("exports its entry and nothing past the exports map", async () => {
+      const probe = await node(pkg, [
+        "--input-type=module",
+        "-e",
+        `const { TurnstileClient } = await import(${JSON.stringify(CLIENT)});
+         const deep = await import("${CLIENT}/dist/client/turnstile-client.js").then(() => "loaded", (e) => e.code);
+         console.log(JSON.stringify({ client: typeof TurnstileClient, deep }));`,
+      ]);
+      expect(probe.code, probe.stderr).to.equal(0);
+      expect(JSON.parse(probe.stdout)).to.deep.equal({ client: "function", deep: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
+    });
+  });
+
+  describe(`${COORDINATOR} with its client, installed together`, () => {
+    let pkg: InstalledPackage;
+
+    before(async function () {
+      this.timeout(420_000);
+      pkg = await installedPackage();
+      const tree = installedTree(pkg.project);
+      const all = tree.closure([COORDINATOR]);
+      const client = tree.closure([CLIENT]);
+      const coordinatorOnly = [...all].filter((name) => !client.has(name));
+      console.log(
+        `      installed: ${all.size} packages, ${mb(tree.bytesOf(all))} MB; ` +
+          `only the coordinator uses ${coordinatorOnly.length} of them, ${mb(tree.bytesOf(coordinatorOnly))} MB`,
+      );
+    });
+
+    it("ships the compiled coordinator, CLI, bin and docs; its client/ only re-exports the client package", () => {
+      const files = paths(packed.coordinator);
+      expect(files).to.include.members([
+        ...EVERY_PACKAGE,
+        "bin/turnstile.js",
+        "dist/bin/turnstile-cli.js",
+        "dist/client/index.js",
+        "dist/client/index.d.ts",
+        "dist/client/admin.js",
+        "dist/server/cli/serve-command.js",
+        "dist/server/store/redis/scripts/acquire.lua",
+        "dist/server/store/redis/scripts/includes/hand-on.lua",
+        "dist/gen/reflection/turnstile.binpb",
+        "dist/gen/reflection/health.binpb",
+        "dist/proto/turnstile/v1/turnstile.proto",
+      ]);
+      expect(files.filter((p) => p.startsWith("dist/client/")).sort()).to.deep.equal([
+        "dist/client/admin.js",
+        "dist/client/index.d.ts",
+        "dist/client/index.js",
+      ]);
+      const stray = files.filter(
+        (p) =>
+          !/^(dist\/|docs\/[^/]+\.md$|bin\/turnstile\.js$|package\.json$|README\.md$|LICENSE$)/.test(p) ||
+          /\.test\.|\.png$/.test(p) ||
+          (p.endsWith(".ts") && p !== "dist/client/index.d.ts"),
+      );
+      expect(stray).to.deep.equal([]);
+    });
+
+    it(`holds one copy of ${CLIENT}, the version ${COORDINATOR} depends on`, () => {
+      const coordinator = installedManifest(pkg.project, COORDINATOR);
+      expect(coordinator.dependencies?.[CLIENT]).to.equal(coordinator.version);
+      expect(installedManifest(pkg.project, CLIENT).version).to.equal(coordinator.version);
+      const copies = installedTree(pkg.project).packages.filter((p) => packageName(p) === CLIENT);
+      expect(copies).to.deep.equal([`${CLIENT}@${coordinator.version}`]);
+    });
+
+    it("typechecks a TypeScript consumer against the packages' own .d.ts files with a stock tsc", async () => {
+      const tsc = await node(pkg, [TSC, "-p", "tsconfig.json"]);
+      expect(tsc.code, tsc.stdout + tsc.stderr).to.equal(0);
+    });
+
+    it(`exports the client as '${COORDINATOR}/client', the very module of ${CLIENT}, and nothing past the exports map`, async () => {
+      const probe = await node(pkg, [
+        "--input-type=module",
+        "-e",
+        `const viaCoordinator = await import("${COORDINATOR}/client");
+         const client = await import("${CLIENT}");
+         const same = ["TurnstileClient", "TurnstileError", "LostLockError", "Lock"]
+           .every((name) => typeof client[name] === "function" && viaCoordinator[name] === client[name]);
+         const code = (specifier) => import(specifier).then(() => "loaded", (e) => e.code);
+         console.log(JSON.stringify({ same, root: await code("${COORDINATOR}"),
+           deep: await code("${COORDINATOR}/dist/server/coordinator.js") }));`,
+      ]);
+      expect(probe.code, probe.stderr).to.equal(0);
+      expect(JSON.parse(probe.stdout)).to.deep.equal({
+        same: true,
+        root: "ERR_PACKAGE_PATH_NOT_EXPORTED",
+        deep: "ERR_PACKAGE_PATH_NOT_EXPORTED",
       });
-      serve = collectOutput(child);
-      server = await listening(serve, 80_000);
     });
 
-    after(() => {
-      for (const pid of [server?.pid, serve?.child.pid]) {
-        try {
-          if (pid) process.kill(pid, "SIGKILL");
-        } catch {
-          // already gone: the last test stopped it
+    it(`loads only its re-export and the client package's modules on import of '${COORDINATOR}/client'`, async () => {
+      const loaded = await loadedModules(pkg.project, pkg.env, `${COORDINATOR}/client`);
+      const ownCoordinator = loaded.files.filter((f) => f.includes(`/node_modules/${COORDINATOR}/`));
+      expect(ownCoordinator).to.deep.equal([`${pkg.project}/node_modules/${COORDINATOR}/dist/client/index.js`]);
+      expect(loaded.importedByTurnstile).to.have.members(CLIENT_DEPENDENCIES);
+      expect(loaded.packages.filter(serverOnly)).to.deep.equal([]);
+    });
+
+    it("resolves both names inside this repository too: the workspace link and self-reference to the built dist/", async () => {
+      const probe = await node(
+        pkg,
+        [
+          "--input-type=module",
+          "-e",
+          `const viaCoordinator = await import("${COORDINATOR}/client");
+           const client = await import("${CLIENT}");
+           console.log(viaCoordinator.TurnstileClient === client.TurnstileClient,
+             import.meta.resolve("${COORDINATOR}/client"), import.meta.resolve("${CLIENT}"));`,
+        ],
+        ROOT,
+      );
+      expect(probe.code, probe.stderr).to.equal(0);
+      expect(probe.stdout.trim()).to.equal(
+        `true file://${ROOT}dist/client/index.js file://${ROOT}packages/client/dist/client/index.js`,
+      );
+    });
+
+    describe("npx turnstile serve, from the installed package", () => {
+      let serve: ServeOutput;
+      let server: { pid: number; port: number };
+      let clientOnly: InstalledPackage;
+
+      before(async function () {
+        this.timeout(420_000);
+        clientOnly = await installedClient();
+        // No tsx anywhere: it is a devDependency, and NODE_OPTIONS is cleared.
+        expect(existsSync(join(pkg.project, "node_modules/tsx"))).to.equal(false);
+        const child = spawn("npx", ["turnstile", "serve", "--listen", "127.0.0.1:0"], {
+          cwd: pkg.project,
+          env: pkg.env,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        serve = collectOutput(child);
+        server = await listening(serve, 80_000);
+      });
+
+      after(() => {
+        for (const pid of [server?.pid, serve?.child.pid]) {
+          try {
+            if (pid) process.kill(pid, "SIGKILL");
+          } catch {
+            // already gone: the last test stopped it
+          }
         }
-      }
-    });
+      });
 
-    it("answers the README's client example, run as plain .mjs: acquire, withLock, tryAcquire, release", async () => {
-      const run = await node(["client-example.mjs", `127.0.0.1:${server.port}`]);
-      expect(run.code, run.stderr).to.equal(0);
-      const result = JSON.parse(run.stdout) as { tokens: string[]; tryAcquired: boolean };
-      expect(result.tryAcquired).to.equal(true);
-      expect(result.tokens).to.have.length(2);
-      expect(BigInt(result.tokens[1]) > BigInt(result.tokens[0]), result.tokens.join(" < ")).to.equal(true);
-    });
+      it(`answers the README's client example, run as plain .mjs from the ${CLIENT}-only install: acquire, withLock, tryAcquire, release`, async () => {
+        const run = await node(clientOnly, ["client-example.mjs", `127.0.0.1:${server.port}`]);
+        expect(run.code, run.stderr).to.equal(0);
+        const result = JSON.parse(run.stdout) as { tokens: string[]; tryAcquired: boolean };
+        expect(result.tryAcquired).to.equal(true);
+        expect(result.tokens).to.have.length(2);
+        expect(BigInt(result.tokens[1]) > BigInt(result.tokens[0]), result.tokens.join(" < ")).to.equal(true);
+      });
 
-    it("serves reflection from the packaged descriptor sets: stock grpcurl describes LockService and calls Health/Check", async function () {
-      const binary = findGrpcurl();
-      if (binary === undefined) {
-        if (grpcurlRequired())
-          throw new Error("grpcurl not found in .tools/bin or on PATH: run scripts/install-grpcurl.sh");
-        console.error(
-          "      skipped: grpcurl not found in .tools/bin or on PATH (scripts/install-grpcurl.sh installs it)",
+      it("runs `turnstile lock` from the full install: COMMAND runs under the lock, with its name and fencing token", async () => {
+        const lock = await runCommand(
+          join(pkg.project, "node_modules/.bin/turnstile"),
+          [
+            "lock",
+            "--server",
+            `127.0.0.1:${server.port}`,
+            "--wait",
+            "10s",
+            "cli/job",
+            "--",
+            process.execPath,
+            "-e",
+            "console.log(process.env.TURNSTILE_LOCK_NAME, process.env.TURNSTILE_FENCING_TOKEN)",
+          ],
+          { cwd: pkg.project, env: pkg.env, timeoutMs: 60_000 },
         );
-        this.skip();
-      }
-      const address = `127.0.0.1:${server.port}`;
-      const [described, health] = await Promise.all([
-        grpcurl(binary, [address, "describe", "turnstile.v1.LockService"]),
-        grpcurl(binary, [address, "grpc.health.v1.Health/Check"]),
-      ]);
-      expect([described.code, health.code], described.stderr + health.stderr).to.deep.equal([0, 0]);
-      expect(described.stdout).to.match(/rpc Session \( stream \.turnstile\.v1\.SessionRequest \)/);
-      expect(JSON.parse(health.stdout)).to.deep.equal({ status: "SERVING" });
-    });
+        expect(lock.code, lock.stderr).to.equal(0);
+        expect(lock.stdout).to.match(/^cli\/job \d+\n$/);
+      });
 
-    it("exits 3 with only JSON lines, one of them the fatal 'cannot start', when its port is taken (by the server above)", async () => {
-      const args = ["turnstile", "serve", "--listen", `127.0.0.1:${server.port}`];
-      const taken = await runCommand("npx", args, { cwd: pkg.project, env: pkg.env, timeoutMs: 60_000 });
-      expect(taken.code, taken.stderr).to.equal(3);
-      // npm's own warnings (e.g. about this machine's npmrc) are npx's, not the coordinator's.
-      const ours = taken.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("npm warn "));
-      const lines = [...taken.stdout.split("\n"), ...ours].filter((line) => line !== "");
-      const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string; exitCode?: number });
-      expect(logged.filter((l) => l.level === 60).map((l) => [l.msg, l.exitCode])).to.deep.equal([
-        [`cannot start: cannot listen on 127.0.0.1:${server.port} (gRPC): address already in use`, 3],
-      ]);
-    });
+      it("serves reflection from the packaged descriptor sets: stock grpcurl describes LockService and calls Health/Check", async function () {
+        const binary = findGrpcurl();
+        if (binary === undefined) {
+          if (grpcurlRequired())
+            throw new Error("grpcurl not found in .tools/bin or on PATH: run scripts/install-grpcurl.sh");
+          console.error(
+            "      skipped: grpcurl not found in .tools/bin or on PATH (scripts/install-grpcurl.sh installs it)",
+          );
+          this.skip();
+        }
+        const address = `127.0.0.1:${server.port}`;
+        const [described, health] = await Promise.all([
+          grpcurl(binary, [address, "describe", "turnstile.v1.LockService"]),
+          grpcurl(binary, [address, "grpc.health.v1.Health/Check"]),
+        ]);
+        expect([described.code, health.code], described.stderr + health.stderr).to.deep.equal([0, 0]);
+        expect(described.stdout).to.match(/rpc Session \( stream \.turnstile\.v1\.SessionRequest \)/);
+        expect(JSON.parse(health.stdout)).to.deep.equal({ status: "SERVING" });
+      });
 
-    it("stops on SIGTERM to the npx process, leaving no orphaned server process", async function () {
-      this.timeout(60_000);
-      // 'close' comes only once every process holding the stdout pipe has exited, the server too.
-      const closed = ended(serve, "close", 45_000);
-      serve.child.kill("SIGTERM");
-      await closed;
-      expect(serve.text()).to.match(/"msg":"shutting down"/);
-      expect(isRunning(server.pid), `server process ${server.pid} still running`).to.equal(false);
+      it("exits 3 with only JSON lines, one of them the fatal 'cannot start', when its port is taken (by the server above)", async () => {
+        const args = ["turnstile", "serve", "--listen", `127.0.0.1:${server.port}`];
+        const taken = await runCommand("npx", args, { cwd: pkg.project, env: pkg.env, timeoutMs: 60_000 });
+        expect(taken.code, taken.stderr).to.equal(3);
+        // npm's own warnings (e.g. about this machine's npmrc) are npx's, not the coordinator's.
+        const ours = taken.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("npm warn "));
+        const lines = [...taken.stdout.split("\n"), ...ours].filter((line) => line !== "");
+        const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string; exitCode?: number });
+        expect(logged.filter((l) => l.level === 60).map((l) => [l.msg, l.exitCode])).to.deep.equal([
+          [`cannot start: cannot listen on 127.0.0.1:${server.port} (gRPC): address already in use`, 3],
+        ]);
+      });
+
+      it("stops on SIGTERM to the npx process, leaving no orphaned server process", async function () {
+        this.timeout(60_000);
+        // 'close' comes only once every process holding the stdout pipe has exited, the server too.
+        const closed = ended(serve, "close", 45_000);
+        serve.child.kill("SIGTERM");
+        await closed;
+        expect(serve.text()).to.match(/"msg":"shutting down"/);
+        expect(isRunning(server.pid), `server process ${server.pid} still running`).to.equal(false);
+      });
     });
   });
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { runCommand } from "../harness/run-command.js";
 import { collectOutput, ended, listening } from "./coordinator-output.js";
-import { type InstalledPackage, installedPackage, ROOT } from "./installed-package.js";
+import { COORDINATOR, type InstalledPackage, installedPackage, ROOT } from "./installed-package.js";
 
 // The Dockerfile and the systemd unit in docs/operations.md cannot be built or started here; their
 // start and health-check commands run from the installed tarball instead, so they stay in step.
@@ -64,7 +64,7 @@ describe("the documented start commands, run from the installed package", () => 
     const cmd = dockerCommand(/^CMD (\[.*\])$/m);
     const healthcheck = dockerCommand(/^HEALTHCHECK [^\n]*\\\n\s*CMD (\[.*\])$/m);
     // The image's WORKDIR holds the package's dist/ as the installed package directory does.
-    const workdir = join(pkg.project, "node_modules/turnstile");
+    const workdir = join(pkg.project, `node_modules/${COORDINATOR}`);
     const node = (argv: string[]) => (argv[0] === "node" ? [process.execPath, ...argv.slice(1)] : argv);
     await startCheckStop(node([...entrypoint, ...cmd]), workdir, node(healthcheck));
   });

@@ -54,6 +54,8 @@ export interface PendingAcquire {
   readonly requestId: string;
   readonly request: SessionAcquire;
   readonly firstSentAtMs: number;
+  /** When the client gives up waiting for the answer (see AcquireDeadlines); Infinity for no wait. */
+  readonly giveUpAtMs: number;
   /** The caller's trace context when it asked (W3C traceparent, or ""): a re-sent acquire carries it too. */
   readonly traceParent: string;
   /** The caller gave up (abort, or its wait ran out while disconnected): a late grant is released. */
@@ -135,11 +137,11 @@ export class AcquiresInFlight {
   }
 
   /**
-   * Registers `request` (first sent now); the answer resolves with the Lock, or rejects with a
-   * TurnstileError for a `failed` answer or the end of the session, or with a LostLockError when
+   * Registers `request` (first sent now; the client gives up on it at `giveUpAtMs`); the answer
+   * resolves with the Lock, or rejects with a TurnstileError for a `failed` answer or the end of the session, or with a LostLockError when
    * the lease had already run out at grant time.
    */
-  add(request: SessionAcquire): AcquireTicket {
+  add(request: SessionAcquire, giveUpAtMs: number): AcquireTicket {
     let requestId = "";
     let granted: Lock | undefined;
     // Read now, in the caller's context: a resume re-sends the acquire from a stream event, outside it.
@@ -154,7 +156,8 @@ export class AcquiresInFlight {
           reject(error);
         },
       });
-      const attempt = { requestId, request, firstSentAtMs: this.#now(), traceParent, abandoned: false, fail: reject };
+      const firstSentAtMs = this.#now();
+      const attempt = { requestId, request, firstSentAtMs, giveUpAtMs, traceParent, abandoned: false, fail: reject };
       this.#acquires.set(requestId, attempt);
     });
     const abandon = () => {

@@ -4,6 +4,7 @@ import type { MonotonicClock } from "../../locks/lease-clock.js";
 import type { Lock } from "../../locks/lock.js";
 import { raceSignal } from "../../race-signal.js";
 import { errorFromFailed, TurnstileError } from "../../turnstile-error.js";
+import { AcquireDeadlines } from "./acquire-deadlines.js";
 import { AcquiresInFlight, type PendingAcquire, type SessionAcquire } from "./acquires-in-flight.js";
 import { type ReleasedHold, ReleasesInFlight } from "./releases-in-flight.js";
 import type { RequestAnswer, RequestHandler, RequestRegistry } from "./request-answer.js";
@@ -30,6 +31,7 @@ export class SessionRequests implements RequestRegistry {
   #lastId = 0;
   readonly #oneShots = new Set<string>();
   readonly #acquires: AcquiresInFlight;
+  readonly #deadlines: AcquireDeadlines;
   /** The releases in flight (a resume claims their holds and settles them). */
   readonly releases: ReleasesInFlight;
 
@@ -37,6 +39,9 @@ export class SessionRequests implements RequestRegistry {
     this.#ctx = ctx;
     this.releases = new ReleasesInFlight(this, ctx.send, ctx.ended);
     this.#acquires = new AcquiresInFlight(this, ctx.held, ctx.now, (hold) => this.releaseQuietly(hold));
+    this.#deadlines = new AcquireDeadlines(this.#acquires.byId, ctx.now, ({ requestId }) =>
+      ctx.send({ $case: "cancel", cancel: { requestId } }),
+    );
   }
 
   /** The acquires in flight, by request id (a resume re-sends them). */
@@ -46,10 +51,12 @@ export class SessionRequests implements RequestRegistry {
 
   /**
    * Sends an acquire and resolves with the granted Lock (see Session.acquire); on abort it rejects
-   * with `signal.reason` and sends a `cancel` while the request is still in flight.
+   * with `signal.reason` and sends a `cancel` while the request is still in flight. Unanswered at
+   * `giveUpAtMs` it rejects with 'timeout' and is withdrawn (AcquireDeadlines).
    */
-  async acquire(request: SessionAcquire, signal: AbortSignal | undefined): Promise<Lock> {
-    const { requestId, message, answer, abandon } = this.#acquires.add(request);
+  async acquire(request: SessionAcquire, giveUpAtMs: number, signal: AbortSignal | undefined): Promise<Lock> {
+    const { requestId, message, answer, abandon } = this.#acquires.add(request, giveUpAtMs);
+    if (giveUpAtMs !== Number.POSITIVE_INFINITY) this.#deadlines.watch();
     this.#ctx.send(message);
     try {
       return await raceSignal(answer, signal);
@@ -132,6 +139,7 @@ export class SessionRequests implements RequestRegistry {
 
   /** The session ended: every request in flight, and every release waiting to be re-sent, ends with `error`. */
   end(error: Error): void {
+    this.#deadlines.stop();
     const handlers = [...this.#handlers.values()];
     this.#handlers.clear();
     for (const handler of handlers) handler.end(error);

@@ -24,15 +24,29 @@ function text(tag, value, className) {
   return e;
 }
 
+/**
+ * A table row. Every cell keeps to one line: its content sits in a `.cell` box that cuts what does
+ * not fit with an ellipsis, and the cell's title holds the full text for hover.
+ */
 function row(cells) {
   const tr = document.createElement("tr");
   for (const cell of cells) {
     const td = document.createElement("td");
-    if (cell instanceof Node) td.append(cell);
-    else td.textContent = String(cell);
+    const box = cell instanceof Node ? cell : text("span", cell);
+    if (!(box instanceof HTMLButtonElement)) box.classList.add("cell");
+    td.append(box);
+    const full = cell instanceof Node ? cell.dataset?.full : String(cell);
+    if (full) td.title = full;
     tr.append(td);
   }
   return tr;
+}
+
+/** A monospace id cell: the whole id, cut by the column with an ellipsis, in full on hover. */
+function id(value) {
+  const span = text("span", value, "mono");
+  span.dataset.full = value;
+  return span;
 }
 
 function duration(ms) {
@@ -99,15 +113,18 @@ function renderLock(lock) {
   $("lock-meta").textContent = `${lock.mode}${limit} · version ${lock.version}`;
   const holders = lock.holders.map((h) => {
     const lease = ticking((ms) => duration(h.leaseMs - ms), h.leaseMs < 3000 ? "low" : "");
+    const held = h.heldForMs === undefined ? "" : ticking((ms) => duration(h.heldForMs + ms));
     const action = lock.mayRevoke ? revokeButton(lock, h) : "";
-    return row([h.owner, text("span", short(h.sessionId), "mono"), h.token, h.count, lease, h.value, action]);
+    const client = [h.clientName, h.identity].filter(Boolean).join(" · ");
+    return row([id(h.owner), client, id(h.sessionId), h.token, h.count, held, lease, h.value, action]);
   });
-  if (holders.length === 0) holders.push(row(["nobody holds it", "", "", "", "", "", ""]));
+  if (holders.length === 0) holders.push(row(["nobody holds it", "", "", "", "", "", "", "", ""]));
   $("holders").tBodies[0].replaceChildren(...holders);
   const waiters = lock.waiters.map((w) => {
     const age = ticking((ms) => duration(w.waitedMs + ms));
-    const behind = ticking((ms) => waitsBehind(w, ms));
-    return row([w.position, w.owner, text("span", short(w.sessionId), "mono"), w.mode, age, behind]);
+    const behind = ticking((ms) => waitsBehind(w, ms), "wide");
+    behind.dataset.full = behind.textContent;
+    return row([w.position, id(w.owner), id(w.sessionId), w.mode, age, behind]);
   });
   if (waiters.length === 0) waiters.push(row(["", "nobody waits", "", "", "", ""]));
   $("waiters").tBodies[0].replaceChildren(...waiters);
@@ -120,7 +137,19 @@ function revokeButton(lock, holder) {
   return button;
 }
 
+/** The question Revoke asks before it acts: which lock, which holder (session, client) and which token. */
+function revokeQuestion(name, holder) {
+  const client = holder.clientName ? ` (client ${holder.clientName})` : "";
+  return [
+    `Revoke this hold on ${name}?`,
+    `Holder: ${holder.owner || "(no owner)"} @ ${holder.sessionId}${client}`,
+    `Fencing token: ${holder.token}`,
+    "The holder is told it lost the lock.",
+  ].join("\n");
+}
+
 async function revoke(name, holder) {
+  if (!window.confirm(revokeQuestion(name, holder))) return setStatus("revoke cancelled");
   const res = await fetch("/api/revoke", {
     method: "POST",
     headers: { ...authHeaders(), "content-type": "application/json" },
@@ -235,7 +264,11 @@ $("open-form").addEventListener("submit", (event) => {
 });
 setInterval(() => {
   const elapsed = performance.now() - state.receivedAt;
-  for (const { span, render } of state.tickers) span.textContent = render(elapsed);
+  for (const { span, render } of state.tickers) {
+    span.textContent = render(elapsed);
+    // A cut cell's hover text follows what it shows.
+    if (span.dataset.full !== undefined && span.parentElement) span.parentElement.title = span.textContent;
+  }
 }, 250);
 $("token").value = state.token;
 signIn();

@@ -1,4 +1,5 @@
 import type { RedisOptions } from "ioredis";
+import { reconnectDelayMs } from "./connection/reconnect-delay.js";
 import type { RedisAuth, RedisTarget } from "./connection/redis-connection.js";
 
 /** Settings of the Redis store. */
@@ -31,6 +32,6 @@ export function commandOptions(options: RedisStoreOptions): RedisOptions {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: options.commandTimeoutMs ?? 2000,
-    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
+    retryStrategy: reconnectDelayMs,
   };
 }

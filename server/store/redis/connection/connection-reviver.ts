@@ -1,9 +1,6 @@
 import { Redis } from "ioredis";
+import { reconnectDelayMs } from "./reconnect-delay.js";
 import type { RedisClient } from "./redis-connection.js";
-
-/** Backoff of the reconnect attempts after ioredis gave a connection up (ms). */
-const FIRST_DELAY_MS = 100;
-const MAX_DELAY_MS = 1000;
 
 /**
  * Keeps an ioredis connection alive for good: ioredis ends a client ("end": it never reconnects
@@ -25,7 +22,7 @@ function revive(client: Redis): () => void {
   let timer: NodeJS.Timeout | undefined;
   const schedule = () => {
     if (stopped || timer) return;
-    const delayMs = Math.min(FIRST_DELAY_MS * 2 ** attempt++, MAX_DELAY_MS);
+    const delayMs = reconnectDelayMs(attempt++);
     timer = setTimeout(() => {
       timer = undefined;
       // Someone else (a command, the caller) may have reconnected meanwhile.

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
-import { Redis, type RedisOptions } from "ioredis";
+import type { Redis, RedisOptions } from "ioredis";
 import { StoreUnavailableError } from "../../store-unavailable-error.js";
 import type { HostPort, RedisAuth, RedisTarget } from "./redis-connection.js";
+import { askSentinelMaster } from "./sentinel-master.js";
 
 /** Bits of a fencing token below the epoch: tokens are `epoch << 32 | counter` (docs/data-model.md). */
 export const EPOCH_SHIFT = 32n;
@@ -88,10 +89,7 @@ export class MasterEpoch {
       try {
         const runId = /run_id:(\w+)/.exec(await redis.info("server"))?.[1];
         const views = await Promise.all(source.sentinels.map((s) => askSentinel(s, source)));
-        const best = views.reduce<SentinelView | undefined>(
-          (a, b) => (b && (!a || b.epoch > a.epoch) ? b : a),
-          undefined,
-        );
+        const best = newestView(views);
         // The newest configuration names another server: this one is a demoted master (or a stale
         // address came back from a Sentinel). No script runs here, so no READONLY error would ever
         // move the connection: reconnect, which asks the Sentinels for the master again.
@@ -111,7 +109,8 @@ export class MasterEpoch {
       } catch {
         // A Sentinel or the server did not answer: ask again.
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 500)));
+      // Short: the Sentinels' views converge within moments of the naming, and writes wait for this.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(25 * 2 ** attempt, 100)));
     }
   }
 }
@@ -125,6 +124,19 @@ interface SentinelView {
   replicas: number;
 }
 
+/**
+ * The view the newest configuration stands for: of the views with the highest config-epoch, one
+ * naming the address most of them name (the first, on a tie). Right after a promotion the Sentinel
+ * that led the failover reports the new epoch with the old address until its own +switch-master
+ * (about 1 s later), while the others already name the promoted master.
+ */
+function newestView(views: (SentinelView | undefined)[]): SentinelView | undefined {
+  const top = Math.max(...views.map((v) => v?.epoch ?? -1));
+  const newest = views.filter((v): v is SentinelView => v?.epoch === top);
+  const votes = (v: SentinelView) => newest.filter((w) => w.ip === v.ip && w.port === v.port).length;
+  return newest.reduce<SentinelView | undefined>((a, b) => (!a || votes(b) > votes(a) ? b : a), undefined);
+}
+
 /** The Sentinel names the server `redis` is connected to: by run id, or by address while it knows none. */
 function namesThisServer(view: SentinelView, runId: string | undefined, redis: Redis): boolean {
   if (view.runId) return view.runId === runId;
@@ -136,32 +148,15 @@ async function askSentinel(
   at: HostPort,
   source: Extract<EpochSource, { kind: "sentinel" }>,
 ): Promise<SentinelView | undefined> {
-  const sentinel = new Redis({
-    ...source.options,
-    ...at,
-    lazyConnect: true,
-    connectTimeout: 1000,
-    commandTimeout: 1000,
-  });
-  sentinel.on("error", () => {});
-  try {
-    await sentinel.connect();
-    const reply = (await sentinel.call("SENTINEL", "MASTER", source.masterName)) as string[] | Record<string, string>;
-    // RESP3 answers a map, RESP2 a flat list of names and values.
-    const field = (name: string) => (Array.isArray(reply) ? reply[reply.indexOf(name) + 1] : reply[name]);
-    const [ip, port] = [field("ip"), Number(field("port"))];
-    return {
-      epoch: Number(field("config-epoch")),
-      runId: field("runid"),
-      ip,
-      port,
-      replicas: Number(field("num-slaves")),
-    };
-  } catch {
-    return undefined;
-  } finally {
-    sentinel.disconnect();
-  }
+  const field = await askSentinelMaster(at, source.masterName, source.options);
+  if (!field) return undefined;
+  return {
+    epoch: Number(field("config-epoch")),
+    runId: field("runid") ?? "",
+    ip: field("ip") ?? "",
+    port: Number(field("port")),
+    replicas: Number(field("num-slaves")),
+  };
 }
 
 /** The epoch source of a target: its Sentinels (with their password and TLS), or none. */

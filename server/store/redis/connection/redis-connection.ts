@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ConnectionOptions } from "node:tls";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
+import { reconnectDelayMs } from "./reconnect-delay.js";
 
 /** One host:port of a Sentinel or Cluster node. */
 export interface HostPort {
@@ -56,7 +57,7 @@ export function createRedisClient(target: RedisTarget, auth: RedisAuth, common: 
         enableTLSForSentinelMode: tls !== undefined,
         failoverDetector: true,
         reconnectOnError,
-        sentinelRetryStrategy: (attempt) => Math.min(100 * 2 ** attempt, 1000),
+        sentinelRetryStrategy: reconnectDelayMs,
       });
     case "cluster": {
       const { retryStrategy, enableOfflineQueue, lazyConnect, ...redisOptions } = common;
