@@ -7,9 +7,11 @@ import { TurnstileError } from "../turnstile-error.js";
  * Channel settings of every coordinator address. HTTP/2 pings every 5 s (answer within 2.5 s, also
  * with no call open) notice a half-open connection within ~7.5 s, well inside a 15 s lease; the
  * coordinator permits pings every 4 s. gRPC's own reconnect backoff is capped at 2 s so a
- * coordinator that comes back is tried again soon.
+ * coordinator that comes back is tried again soon. Channelz (grpc-js's per-call and per-message
+ * bookkeeping for an admin service nobody here serves) is off: it costs on every message.
  */
 export const CHANNEL_OPTIONS: ChannelOptions = {
+  "grpc.enable_channelz": 0,
   "grpc.keepalive_time_ms": 5_000,
   "grpc.keepalive_timeout_ms": 2_500,
   "grpc.keepalive_permit_without_calls": 1,

@@ -122,9 +122,15 @@ export class Session {
   }
 
   /** Opens the session; a first acquire with a finite wait stops waiting for that at its give-up time. */
-  async #openBy(giveUpAt: number, request: SessionAcquire, signal: AbortSignal | undefined): Promise<void> {
+  #openBy(giveUpAt: number, request: SessionAcquire, signal: AbortSignal | undefined): Promise<void> {
     const opening = this.open({ signal });
+    // Not async: an open session's acquire takes the open promise as is, with no layer of its own.
     if (giveUpAt === Number.POSITIVE_INFINITY || this.#state !== "connecting") return opening;
+    return this.#openWithin(opening, giveUpAt, request);
+  }
+
+  /** Waits for `opening` until `giveUpAt` at most ('timeout', nothing sent). */
+  async #openWithin(opening: Promise<void>, giveUpAt: number, request: SessionAcquire): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       const message = `"${request.name}": the session did not open within acquire.wait of ${request.waitMs} ms + ${ANSWER_GRACE_MS} ms; nothing was sent`;

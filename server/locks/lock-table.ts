@@ -70,14 +70,27 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     };
     this.addWaiter(p);
     // When the wait runs out: withdraw silently, then answer TIMEOUT naming the holders it waited behind.
-    const timedOut = () => this.giveUp(p, { answer: "by-caller" });
-    if (a.waitMs) p.waitTimer = setTimeout(() => timedOut() && answerTimeout(this.store, p, a.waitMs ?? 0), a.waitMs);
-    const args = { ...claimOf(p), ttlMs: session.ttlMs, mode: a.mode, limit: a.limit, mayWait: a.waitMs !== 0 };
+    if (a.waitMs) {
+      const waitMs = a.waitMs;
+      const timedOut = () => this.giveUp(p, { answer: "by-caller" });
+      p.waitTimer = setTimeout(() => timedOut() && answerTimeout(this.store, p, waitMs), waitMs);
+    }
+    const args = {
+      name: a.name,
+      sessionId: session.id,
+      owner: a.owner,
+      requestId: a.requestId,
+      ttlMs: session.ttlMs,
+      mode: a.mode,
+      limit: a.limit,
+      mayWait: a.waitMs !== 0,
+      value: a.value,
+    };
     let outcome: AcquireOutcome | ServerError | undefined;
     try {
       // Re-sent acquires are idempotent by (session, request id): an unknown outcome is re-run
       // until the store answers, while the acquire still waits (wait, cancel and stream end apply).
-      const run = () => this.store.acquire({ ...args, value: a.value });
+      const run = () => this.store.acquire(args);
       outcome = await settleAcquire(this.resolver, run, () => !p.done, session.held.has(holdKey(a.name, a.owner)));
     } catch (err) {
       if (p.done) return;

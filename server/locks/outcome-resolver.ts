@@ -35,16 +35,21 @@ export class OutcomeResolver {
    * (unless `retryUnchanged`); an unknown outcome is retried with back-off until the store answers,
    * `wanted()` turns false (resolves undefined) or the resolver stops (rejects with the last error).
    */
-  async settle<T>(op: () => Promise<T>, options: SettleOptions = {}): Promise<T | undefined> {
-    const wanted = options.wanted ?? (() => true);
-    try {
-      return await op();
-    } catch (err) {
+  settle<T>(op: () => Promise<T>, options: SettleOptions = {}): Promise<T | undefined> {
+    // No async wrapper: the answer of a first attempt that succeeds (nearly every call) passes through.
+    const failed = (err: unknown): Promise<T | undefined> => {
       if (!(err instanceof StoreUnavailableError)) throw err;
       if (!outcomeUnknown(err) && !options.retryUnchanged) throw err;
       if (outcomeUnknown(err)) options.onUnknown?.();
-      return this.retry(op, wanted, err);
+      return this.retry(op, options.wanted ?? (() => true), err);
+    };
+    let first: Promise<T>;
+    try {
+      first = op();
+    } catch (err) {
+      return Promise.resolve().then(() => failed(err));
     }
+    return first.then(undefined, failed);
   }
 
   /** Ends every wait; operations still unresolved reject (coordinator shutdown). */

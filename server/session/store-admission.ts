@@ -80,10 +80,12 @@ export class AdmissionLane {
     if (!next) return;
     this.afterShift();
     this.inFlight++;
-    next.run().finally(() => {
+    // `run` never rejects (the session stream answers its failures); one reaction, not finally's two.
+    const done = () => {
       this.inFlight--;
       onDone();
-    });
+    };
+    next.run().then(done, done);
   }
 
   private get highWater(): number {
@@ -123,6 +125,11 @@ export class StoreAdmission {
 
   /** Notes that `lane` has queued work, and starts what the bounds allow. */
   ready(lane: AdmissionLane): void {
+    // Nobody else waits and both bounds have room: what the round would start first, started at once.
+    if (this.ready_.size === 0 && this.hasRoom(lane)) {
+      this.start(lane);
+      return;
+    }
     this.ready_.add(lane);
     this.pump();
   }
@@ -145,17 +152,26 @@ export class StoreAdmission {
           this.ready_.add(lane);
           continue;
         }
-        this.inFlight++;
         progressed = true;
-        lane.startNext(() => {
-          this.inFlight--;
-          // Served last, so to the back of the round.
-          this.ready_.delete(lane);
-          if (lane.queue.length > 0) this.ready_.add(lane);
-          this.pump();
-        });
-        if (lane.queue.length > 0) this.ready_.add(lane);
+        this.start(lane);
       }
     }
+  }
+
+  private hasRoom(lane: AdmissionLane): boolean {
+    return this.inFlight < this.limits.maxStoreInFlight && lane.inFlight < this.limits.maxSessionInFlight;
+  }
+
+  /** Starts `lane`'s next request; the lane goes to the back of the round while it has more. */
+  private start(lane: AdmissionLane): void {
+    this.inFlight++;
+    lane.startNext(() => {
+      this.inFlight--;
+      // Served last, so to the back of the round.
+      this.ready_.delete(lane);
+      if (lane.queue.length > 0) this.ready_.add(lane);
+      this.pump();
+    });
+    if (lane.queue.length > 0) this.ready_.add(lane);
   }
 }

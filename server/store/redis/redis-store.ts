@@ -19,7 +19,8 @@ import type {
 import { redisCall } from "./connection/redis-call.js";
 import { StoreConnections } from "./connection/store-connections.js";
 import { EventFeed } from "./records/event-feed.js";
-import { eventChannel, grantChannel, lockKeys, revocationChannel } from "./records/lock-keys.js";
+import { LockKeyCache } from "./records/lock-key-cache.js";
+import { grantChannel, revocationChannel } from "./records/lock-keys.js";
 import { LockLister } from "./records/lock-lister.js";
 import { parseLockState } from "./records/lock-state-parser.js";
 import { SessionRecords } from "./records/session-records.js";
@@ -68,6 +69,7 @@ export class RedisStore implements Store {
   private readonly outbox: GrantOutbox;
   private readonly writer: StoreWriter;
   private readonly sessions: SessionRecords;
+  private readonly lockKeys: LockKeyCache;
 
   constructor(options: RedisStoreOptions) {
     this.connections = new StoreConnections(options, () => this.updateHealth());
@@ -75,6 +77,7 @@ export class RedisStore implements Store {
     const target = options.target ?? { kind: "url" as const, url: options.url ?? "" };
     this.prefix = options.prefix ?? "turnstile";
     this.fenceRetainMs = options.fenceRetainMs ?? 30 * DAY_MS;
+    this.lockKeys = new LockKeyCache(this.prefix);
     this.publish = target.kind === "cluster" ? "always" : "watched";
     const auth = options.auth ?? {};
     this.scripts = new LockScripts(this.redis);
@@ -120,7 +123,7 @@ export class RedisStore implements Store {
   }
 
   async acquire(args: AcquireArgs): Promise<AcquireOutcome> {
-    const keys = lockKeys(this.prefix, args.name);
+    const { keys, events } = this.lockKeys.of(args.name);
     const answered = storeMark("acquire", args);
     const reply = await this.run("acquire", keys, [
       args.sessionId,
@@ -133,7 +136,7 @@ export class RedisStore implements Store {
       this.coordinatorId,
       this.fenceRetainMs,
       bufferOf(args.value),
-      eventChannel(this.prefix, args.name),
+      events,
       this.publish,
       this.writer.floors(keys[0]),
     ]);
@@ -152,7 +155,7 @@ export class RedisStore implements Store {
   async check(name: string, waiters: Claim[]): Promise<CheckOutcome> {
     const pairs = waiters.flatMap((w) => [`${w.sessionId}:${w.requestId}`, `${w.sessionId}:${w.owner}`]);
     const args = [...this.grantArgs(name), ...pairs];
-    const reply = (await this.run("check", lockKeys(this.prefix, name), args, name, (r) => r[1])) as [
+    const reply = (await this.run("check", this.lockKeys.of(name).keys, args, name, (r) => r[1])) as [
       number,
       string[],
       string[],
@@ -168,7 +171,7 @@ export class RedisStore implements Store {
     owners: string[],
     waiters: Claim[],
   ): Promise<RenewOutcome> {
-    const [holders, data, , leases, fence] = lockKeys(this.prefix, name);
+    const [holders, data, , leases, fence] = this.lockKeys.of(name).keys;
     const pairs = waiters.flatMap((w) => [w.requestId, w.owner]);
     const args = [sessionId, ttlMs, this.fenceRetainMs, owners.length, ...owners, ...pairs];
     const reply = (await this.run("renew", [holders, leases, fence, data], args)) as (string | number)[];
@@ -204,7 +207,7 @@ export class RedisStore implements Store {
   }
 
   async describe(name: string): Promise<LockState> {
-    const [holders, data, queue, leases, , version] = lockKeys(this.prefix, name);
+    const [holders, data, queue, leases, , version] = this.lockKeys.of(name).keys;
     const keys = [holders, data, queue, leases, version];
     // With acks, after a WAIT covers the writes before it: a release retry trusts a "gone" read here.
     return parseLockState(name, await this.writer.write(holders, (on) => on.scripts.runBuffer("describe", keys, [])));
@@ -218,8 +221,13 @@ export class RedisStore implements Store {
 
   async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
     const args = [hold.sessionId, hold.owner, ...this.grantArgs(hold.name), revocationChannel(this.prefix)];
-    const keys = lockKeys(this.prefix, hold.name);
-    const reply = (await this.run("revoke", keys, args, hold.name, (r) => r[3])) as ScriptReply;
+    const reply = (await this.run(
+      "revoke",
+      this.lockKeys.of(hold.name).keys,
+      args,
+      hold.name,
+      (r) => r[3],
+    )) as ScriptReply;
     const outcome = translateRevoke(reply);
     // Told first: a holder served here learns now, before a waiter here is granted (its broadcast is then a no-op).
     if (outcome.kind === "revoked") this.listener?.revoked({ ...hold, token: outcome.token });
@@ -228,12 +236,13 @@ export class RedisStore implements Store {
   }
 
   async proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
-    const [holders, data, , , , version] = lockKeys(this.prefix, hold.name);
+    const { keys, events } = this.lockKeys.of(hold.name);
+    const [holders, data, , , , version] = keys;
     const args = [
       hold.sessionId,
       hold.owner,
       bufferOf(value),
-      eventChannel(this.prefix, hold.name),
+      events,
       this.publish,
       this.fenceRetainMs,
       this.writer.floors(holders),
@@ -262,7 +271,7 @@ export class RedisStore implements Store {
     const answered = storeMark("release", claim);
     const reply = (await this.run(
       "release",
-      lockKeys(this.prefix, claim.name),
+      this.lockKeys.of(claim.name).keys,
       [claim.sessionId, claim.owner, claim.requestId, how, ...this.grantArgs(claim.name)],
       claim.name,
       (r) => r[2],
@@ -275,15 +284,24 @@ export class RedisStore implements Store {
   private grantArgs(name: string): string[] {
     // With acks, other coordinators' grants come back unpublished, to go out once acknowledged.
     const grants = this.writer.confirming ? "" : grantChannel(this.prefix, "");
-    const events = eventChannel(this.prefix, name);
-    const floors = this.writer.floors(lockKeys(this.prefix, name)[0]);
+    const { keys, events } = this.lockKeys.of(name);
+    const floors = this.writer.floors(keys[0]);
     return [this.coordinatorId, String(this.fenceRetainMs), name, grants, events, this.publish, floors];
   }
 
   /** Runs a script, acknowledged; an unacknowledged reply's grants to the lock `lock` are held back. */
-  private run(name: ScriptName, keys: string[], args: ScriptArg[], lock?: string, grants?: (r: unknown[]) => unknown) {
-    const held = (reply: unknown, socket: unknown) =>
-      lock && grants && this.outbox.hold(socket, lock, grants(reply as unknown[]) as string[]);
+  private run(
+    name: ScriptName,
+    keys: readonly string[],
+    args: ScriptArg[],
+    lock?: string,
+    grants?: (r: unknown[]) => unknown,
+  ) {
+    // Only a confirming writer ever holds a reply back; without acks no closure is needed per call.
+    const held =
+      lock && grants && this.writer.confirming
+        ? (reply: unknown, socket: unknown) => this.outbox.hold(socket, lock, grants(reply as unknown[]) as string[])
+        : undefined;
     return this.writer.write(keys[0], (on) => on.scripts.run(name, keys, args), held);
   }
 

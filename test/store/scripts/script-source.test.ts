@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { expect } from "chai";
-import { SCRIPTS, type ScriptName } from "../../../server/store/redis/scripts/lock-scripts.js";
+import { SCRIPTS, SCRIPTS_VERSION, type ScriptName } from "../../../server/store/redis/scripts/lock-scripts.js";
 import { expandIncludes, scriptSource } from "../../../server/store/redis/scripts/script-source.js";
 import { acquire, check, describeLock, keys, proclaim, release, renew, revoke, useScripts } from "./script-fixture.js";
 
@@ -104,6 +104,15 @@ describe("the Lua scripts and their includes", () => {
   });
 });
 
+describe("the scripts' version", () => {
+  it("is the one docs/operations.md (Upgrading) and docs/data-model.md name as current", () => {
+    const operations = readFileSync(new URL("../../../docs/operations.md", import.meta.url), "utf8");
+    const dataModel = readFileSync(new URL("../../../docs/data-model.md", import.meta.url), "utf8");
+    expect(operations).to.include(`the current\nversion is ${SCRIPTS_VERSION} `);
+    expect(dataModel).to.include(`**Script version ${SCRIPTS_VERSION}`);
+  });
+});
+
 describe("the expanded scripts in Redis", () => {
   const f = useScripts();
 
@@ -126,6 +135,19 @@ describe("the expanded scripts in Redis", () => {
     await revoke(f, "a", { session: "s1" });
     await release(f, "a", { session: "s2" });
     expect(await f.redis.script("EXISTS", ...shas)).to.deep.equal(NAMES.map(() => 1));
+  });
+
+  it("are sent in full again on a connection whose server lost them (NOSCRIPT after SCRIPT FLUSH)", async () => {
+    const calls = async (command: string) =>
+      Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, "m").exec(await f.redis.info("commandstats"))?.[1] ?? 0);
+    await acquire(f, "a", { session: "s1" }); // sent (in full or by SHA1) on this connection: known here
+    await f.redis.script("FLUSH");
+    const [evalsBefore, shasBefore] = [await calls("eval"), await calls("evalsha")];
+    expect(await acquire(f, "a", { session: "s2", mayWait: false })).to.deep.equal([3]); // BUSY: it ran
+    // One EVALSHA answered NOSCRIPT, then the same command with the text; the next goes by SHA1 again.
+    expect([(await calls("eval")) - evalsBefore, (await calls("evalsha")) - shasBefore]).to.deep.equal([1, 1]);
+    await acquire(f, "a", { session: "s3", mayWait: false });
+    expect([(await calls("eval")) - evalsBefore, (await calls("evalsha")) - shasBefore]).to.deep.equal([1, 2]);
   });
 
   it("run by EVALSHA of the expanded text's SHA1, with the definition's key count", async () => {

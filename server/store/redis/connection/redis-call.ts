@@ -11,18 +11,23 @@ const NOT_SENT = /^Stream isn't writeable/;
  * A command that timed out or whose connection closed may still run (a stalled server runs what
  * is on its socket when it resumes): its outcome is `unknown`.
  */
-export async function redisCall<T>(call: () => Promise<T>): Promise<T> {
+export function redisCall<T>(call: () => Promise<T>): Promise<T> {
+  // No async wrapper: a reply passes straight through, only a failure is looked at.
   try {
-    return await call();
+    return call().then(undefined, classify);
   } catch (err) {
-    // Already classified (an unacknowledged write, an unknown epoch): keep its class and message.
-    if (err instanceof StoreUnavailableError) throw err;
-    if (!(err instanceof Error)) throw new StoreUnavailableError(`redis: ${String(err)}`, { cause: err });
-    if (err.name === "ReplyError") {
-      if (!/^(LOADING|READONLY|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|BUSY|NOREPLICAS|MOVED|ASK)/.test(err.message)) throw err;
-      throw new StoreUnavailableError(`redis: ${err.message}`, { cause: err, outcome: "unchanged" });
-    }
-    const outcome = NOT_SENT.test(err.message) ? "unchanged" : "unknown";
-    throw new StoreUnavailableError(`redis: ${err.message}`, { cause: err, outcome });
+    return Promise.reject(err).then(undefined, classify);
   }
+}
+
+function classify(err: unknown): never {
+  // Already classified (an unacknowledged write, an unknown epoch): keep its class and message.
+  if (err instanceof StoreUnavailableError) throw err;
+  if (!(err instanceof Error)) throw new StoreUnavailableError(`redis: ${String(err)}`, { cause: err });
+  if (err.name === "ReplyError") {
+    if (!/^(LOADING|READONLY|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|BUSY|NOREPLICAS|MOVED|ASK)/.test(err.message)) throw err;
+    throw new StoreUnavailableError(`redis: ${err.message}`, { cause: err, outcome: "unchanged" });
+  }
+  const outcome = NOT_SENT.test(err.message) ? "unchanged" : "unknown";
+  throw new StoreUnavailableError(`redis: ${err.message}`, { cause: err, outcome });
 }

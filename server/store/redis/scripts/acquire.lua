@@ -26,26 +26,34 @@ if idle then
 elseif n == 0 then
   rcall('HDEL', data, 'excl')
 end
-local inForce = not idle and rcall('HGET', data, 'limit')
+local found = idle and {} or rcall('HMGET', data, 'limit', 'h:' .. hid)
+local inForce, rec = found[1], found[2]
 if mode == '2' and inForce and inForce ~= limit then
   return {4, inForce}
 end
-local rec = not idle and rcall('HGET', data, 'h:' .. hid)
 if rec then
   return reenter(rec)
 end
+local fields = {'w:' .. wid, coord .. ' ' .. mode .. ' ' .. limit .. ' ' .. owner, 'v:' .. hid, value}
+-- A new entry's seq is the highest (seq goes only with an idle lock's hash), so it is last in line.
+local position = waiting + 1
 if idle or not rcall('ZSCORE', queue, wid) then
   if waiting == 0 and fits(mode, limit, n) then
-    local fields = mode == '2' and {'v:' .. hid, value, 'limit', limit} or {'v:' .. hid, value}
-    return {1, grant(hid, wid, mode, now + ttl, fields), 1}
+    local held = mode == '2' and {fields[3], value, 'limit', limit} or {fields[3], value}
+    return {1, grant(hid, wid, mode, now + ttl, held), 1}
   end
   if mayWait ~= '1' then
     return {3}
   end
   rcall('ZADD', queue, rcall('HINCRBY', data, 'seq', 1), wid)
-  rcall('HSET', data, 'q:' .. wid, now, unpack(mode == '2' and {'limit', limit} or {}))
+  fields[5], fields[6] = 'q:' .. wid, now
+  if mode == '2' then
+    fields[7], fields[8] = 'limit', limit
+  end
+else
+  position = rcall('ZRANK', queue, wid) + 1
 end
 rcall('ZADD', leases, now + ttl, wid)
-rcall('HSET', data, 'w:' .. wid, coord .. ' ' .. mode .. ' ' .. limit .. ' ' .. owner, 'v:' .. hid, value)
+rcall('HSET', data, unpack(fields))
 local first = rcall('ZRANGE', holders, 0, 0, 'WITHSCORES')
-return {2, rcall('ZRANK', queue, wid) + 1, first[2] and math.max(0, first[2] - now) or 0}
+return {2, position, first[2] and math.max(0, first[2] - now) or 0}

@@ -1,10 +1,10 @@
 import { Redis } from "ioredis";
 import { REDIS_FLUSH } from "../../../tracing/wire-marks.js";
 import type { RedisClient } from "../connection/redis-connection.js";
+import { LuaScript, type ScriptArg, ScriptCommand } from "./script-command.js";
 import { scriptSource } from "./script-source.js";
 
-/** One script argument; Buffers pass binary values unchanged. */
-export type ScriptArg = string | number | Buffer;
+export type { ScriptArg } from "./script-command.js";
 
 /**
  * The operations, one Lua file each beside this module (includes expanded: script-source.ts), with the
@@ -24,40 +24,57 @@ export const SCRIPTS = {
 export type ScriptName = keyof typeof SCRIPTS;
 
 /**
- * Bump whenever the text Redis runs changes, so coordinators of two versions never share a command
- * name; docs/data-model.md (Upgrading) says whether a change matters to a rolling upgrade.
+ * Bump whenever the text Redis runs changes (Redis knows each text by its SHA1, so coordinators of two
+ * versions never run each other's); docs/data-model.md says whether a change matters to a rolling upgrade.
  */
-export const SCRIPTS_VERSION = 8;
+export const SCRIPTS_VERSION = 9;
+
+// The script texts do not change while the process runs: every LockScripts shares one set (and the
+// connections each script was already sent on).
+let loaded: Record<ScriptName, LuaScript> | undefined;
+
+function luaScripts(): Record<ScriptName, LuaScript> {
+  loaded ??= Object.fromEntries(
+    (Object.keys(SCRIPTS) as ScriptName[]).map((name) => [
+      name,
+      new LuaScript(scriptSource(name), SCRIPTS[name].numberOfKeys),
+    ]),
+  ) as Record<ScriptName, LuaScript>;
+  return loaded;
+}
 
 /**
- * Registers every script with ioredis `defineCommand` (EVALSHA with a NOSCRIPT fallback) under
- * a versioned command name, and runs them. Rejects with the Redis error as ioredis reports it.
+ * Runs the scripts on one client (a Redis connection or a Cluster): EVALSHA, with the whole text
+ * the first time on a connection and after NOSCRIPT (ScriptCommand). Rejects with the Redis error
+ * as ioredis reports it.
  */
 export class LockScripts {
   /** True while the command socket is corked, until the setImmediate that uncorks it. */
   private corked = false;
+  private readonly scripts = luaScripts();
 
-  constructor(private readonly redis: RedisClient) {
-    for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
-      redis.defineCommand(commandName(name), { numberOfKeys: SCRIPTS[name].numberOfKeys, lua: scriptSource(name) });
-    }
-  }
+  constructor(private readonly redis: RedisClient) {}
 
   /** Runs one script with its keys and arguments and returns its raw reply (bulk strings as text). */
-  run(name: ScriptName, keys: string[], args: ScriptArg[]): Promise<unknown> {
-    return this.call(commandName(name), keys, args);
+  run(name: ScriptName, keys: readonly string[], args: ScriptArg[]): Promise<unknown> {
+    return this.call(name, keys, args, "utf8");
   }
 
   /** Like `run`, with bulk strings in the reply as Buffers (for binary holder values). */
-  runBuffer(name: ScriptName, keys: string[], args: ScriptArg[]): Promise<unknown> {
-    return this.call(`${commandName(name)}Buffer`, keys, args);
+  runBuffer(name: ScriptName, keys: readonly string[], args: ScriptArg[]): Promise<unknown> {
+    return this.call(name, keys, args, null);
   }
 
-  private call(command: string, keys: string[], args: ScriptArg[]): Promise<unknown> {
+  private call(name: ScriptName, keys: readonly string[], args: ScriptArg[], encoding: "utf8" | null) {
     this.corkForThisTurn();
-    // defineCommand adds methods ioredis cannot type; this is the one place that reaches them.
-    const method = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[command];
-    return method.call(this.redis, ...keys, ...args);
+    const script = this.scripts[name];
+    const first = new ScriptCommand(script, keys, args, encoding);
+    return (this.redis.sendCommand(first) as Promise<unknown>).then(undefined, (err: Error) => {
+      // The script was not there (a flushed cache): the same command again, which now sends the text.
+      if (!err.message.includes("NOSCRIPT")) throw err;
+      first.forgetLoaded();
+      return this.redis.sendCommand(new ScriptCommand(script, keys, args, encoding));
+    });
   }
 
   /**
@@ -77,8 +94,4 @@ export class LockScripts {
       if (REDIS_FLUSH.hasSubscribers) REDIS_FLUSH.publish({});
     });
   }
-}
-
-function commandName(name: ScriptName): string {
-  return `turnstile_${name}_v${SCRIPTS_VERSION}`;
 }

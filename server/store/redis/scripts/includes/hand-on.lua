@@ -39,7 +39,8 @@ local function handOn(n, waiting, drop)
     else
       rcall('PUBLISH', prefix .. wc, head .. '\n' .. token .. '\n' .. name)
     end
-    head = rcall('ZRANGE', queue, 0, 0)[1]
+    -- An exclusive hold admits nobody else (fits.lua): no need to read the next head.
+    head = wm == '2' and rcall('ZRANGE', queue, 0, 0)[1]
   end
   return granted
 end

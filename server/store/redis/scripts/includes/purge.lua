@@ -13,9 +13,12 @@ if n > 0 then
     rcall('HDEL', data, unpack(holderFields(h)))
   end
 end
+-- Every leases member is queued (each script adds and removes both together), so no queue, no leases.
 local waiting = rcall('ZCARD', queue)
-for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do
-  rcall('ZREM', leases, w)
-  waiting = waiting - rcall('ZREM', queue, w)
-  rcall('HDEL', data, 'w:' .. w, 'q:' .. w)
+if waiting > 0 then
+  for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do
+    rcall('ZREM', leases, w)
+    waiting = waiting - rcall('ZREM', queue, w)
+    rcall('HDEL', data, 'w:' .. w, 'q:' .. w)
+  end
 end
