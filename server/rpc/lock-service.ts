@@ -1,6 +1,7 @@
 import type { ServerDuplexStream } from "@grpc/grpc-js";
 import type { LockServiceServer, SessionRequest, SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
-import { type SessionDeps, SessionStream } from "../session/session-stream.js";
+import type { SessionDeps } from "../session/session-deps.js";
+import { SessionStream } from "../session/session-stream.js";
 import type { WatchDeps } from "../watch/watch-stream.js";
 import { WatchStream } from "../watch/watch-stream.js";
 import { type LockAdmin, unary } from "./lock-admin.js";

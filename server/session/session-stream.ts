@@ -1,45 +1,16 @@
 import { type ServerDuplexStream, status } from "@grpc/grpc-js";
-import type { Logger } from "pino";
 import type { Open, SessionRequest, SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
-import type { Limits } from "../config/limits.js";
-import type { HoldChanges } from "../locks/hold-changes.js";
-import type { LockTable } from "../locks/lock-table.js";
-import type { RequestValidator } from "../rpc/request-validator.js";
 import { ServerError, toServerError } from "../rpc/server-error.js";
 import { malformedFailure } from "../rpc/strict-wire/strict-service.js";
-import type { Authorizer } from "../security/authorizer.js";
 import type { Revocation } from "../store/store.js";
-import { SessionTracer, type SessionTraces } from "../tracing/session-tracer.js";
+import { SessionTracer } from "../tracing/session-tracer.js";
 import { ADMITTED, READ, WRITTEN } from "../tracing/wire-marks.js";
 import { KeepAliveCoalescer } from "./keep-alive-coalescer.js";
-import type { IntakeTicket, OpenIntake } from "./open-intake.js";
+import type { IntakeTicket } from "./open-intake.js";
 import type { Session } from "./session.js";
-import type { SessionKeeper } from "./session-keeper.js";
+import type { AttachedStream, SessionDeps } from "./session-deps.js";
 import { SessionReplies as reply } from "./session-replies.js";
-import type { SessionSlots } from "./session-slots.js";
-import type { AdmissionLane, StoreAdmission } from "./store-admission.js";
-
-/** What every session stream of one coordinator shares. */
-export interface SessionDeps {
-  table: LockTable;
-  holds: HoldChanges;
-  keeper: SessionKeeper;
-  validator: RequestValidator;
-  limits: Limits;
-  log: Logger;
-  /** Open sessions of this coordinator by session id (session limit, takeover, drain). */
-  sessions: Map<string, SessionStream>;
-  /** The session limit over `sessions` and the Opens in flight. */
-  slots: SessionSlots;
-  /** Set when tracing is on. */
-  traces?: SessionTraces;
-  /** Bounds store work of client requests per session and coordinator, fairly between sessions. */
-  admission: StoreAdmission;
-  /** Bounds streams that have not sent Open yet (count and deadline). */
-  intake: OpenIntake;
-  /** Who may lock what (Authorizer.OPEN when security is off). */
-  guard: Authorizer;
-}
+import type { AdmissionLane } from "./store-admission.js";
 
 type Call = ServerDuplexStream<SessionRequest, SessionResponse>;
 
@@ -49,7 +20,7 @@ type Call = ServerDuplexStream<SessionRequest, SessionResponse>;
  * that ends the stream). A stream that breaks without Close abandons its pending acquires and
  * leaves its holds to their lease, so the client can resume them on any coordinator.
  */
-export class SessionStream {
+export class SessionStream implements AttachedStream {
   private session?: Session;
   /** Requests that arrived while Open was still being answered. */
   private early?: SessionRequest[];
