@@ -4,13 +4,15 @@ import { acquireFailureOf, type HoldLoss } from "../metrics/failure-labels.js";
 import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
 import type { ValidAcquire, ValidRelease } from "../rpc/request-validator.js";
 import { ServerError, type ServerErrorReason } from "../rpc/server-error.js";
-import { claimOf, type Hold, holdKey, type Pending, type Session, waiterKey } from "../session/session.js";
+import { claimOf, type Hold, holdKey, type Pending, type Session } from "../session/session.js";
 import { SessionReplies as reply } from "../session/session-replies.js";
 import type { AcquireOutcome, Grant, Store, StoreListener } from "../store/store.js";
 import { StoreOutageLog } from "../store/store-outage-log.js";
 import { checkAcquirePreconditions } from "./acquire-preconditions.js";
+import { acquireRefusal } from "./acquire-refusal.js";
 import { releaseExactlyOnce } from "./exactly-once-release.js";
 import { OutcomeResolver } from "./outcome-resolver.js";
+import { PendingAcquires } from "./pending-acquires.js";
 import { RecheckScheduler } from "./recheck-scheduler.js";
 import { settleAcquire } from "./settle-acquire.js";
 import { answerTimeout } from "./wait-blockers.js";
@@ -30,9 +32,7 @@ type GiveUp = { answer: ServerError | "by-caller"; how?: "cancel" | "abandon"; r
  * is resolved (re-run, idempotently) before anything is answered (docs/protocol.md).
  */
 export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
-  /** Acquires of this coordinator's sessions not answered yet, by session and request id. */
-  readonly waiters = new Map<string, Pending>();
-  private readonly waitersByName = new Map<string, Set<Pending>>();
+  private readonly pending = new PendingAcquires();
   private readonly rechecks = new RecheckScheduler((name) => void this.recheck(name));
   /** Re-runs store calls of unknown outcome until the store answers (shared with SessionKeeper). */
   readonly resolver: OutcomeResolver;
@@ -51,9 +51,14 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     this.resolver = new OutcomeResolver(this.outage);
   }
 
+  /** Acquires of this coordinator's sessions not answered yet, by session and request id. */
+  get waiters(): ReadonlyMap<string, Pending> {
+    return this.pending.byId;
+  }
+
   /** Acquires of this coordinator's sessions not answered yet. */
   get waiterCount(): number {
-    return this.waiters.size;
+    return this.pending.byId.size;
   }
 
   async acquire(session: Session, a: ValidAcquire): Promise<void> {
@@ -68,7 +73,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       done: false,
       receivedAtMs: performance.now(),
     };
-    this.addWaiter(p);
+    this.pending.add(p);
     // When the wait runs out: withdraw silently, then answer TIMEOUT naming the holders it waited behind.
     if (a.waitMs) {
       const waitMs = a.waitMs;
@@ -94,7 +99,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       outcome = await settleAcquire(this.resolver, run, () => !p.done, session.held.has(holdKey(a.name, a.owner)));
     } catch (err) {
       if (p.done) return;
-      this.finish(p);
+      this.pending.finish(p);
       throw err;
     }
     // A WAIT fell short: answer UNAVAILABLE and withdraw the claim until a WAIT acknowledges that.
@@ -113,24 +118,9 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       this.rechecks.schedule(p.name, outcome.recheckInMs);
       return;
     }
-    this.finish(p);
-    switch (outcome.kind) {
-      case "granted":
-        return this.hold(p, outcome.token, outcome.holdCount);
-      case "busy":
-        throw new ServerError("busy", `acquire: "${a.name}" is held (wait was zero: tried once)`);
-      case "conflict":
-        throw new ServerError(
-          "conflict",
-          `acquire.limit: ${limitText(a.limit)} differs from the SHARED limit ${limitText(outcome.limitInForce)} ` +
-            `in force on "${a.name}" (it holds until nobody holds or waits for the name)`,
-        );
-      case "upgrade":
-        throw new ServerError(
-          "conflict",
-          `acquire.mode: upgrading a SHARED hold of "${a.name}" to EXCLUSIVE is refused (it deadlocks); release it first`,
-        );
-    }
+    this.pending.finish(p);
+    if (outcome.kind === "granted") return this.hold(p, outcome.token, outcome.holdCount);
+    throw acquireRefusal(a, outcome);
   }
 
   async release(session: Session, r: ValidRelease): Promise<void> {
@@ -177,7 +167,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
    */
   dropPending(session: Session, how: "abandon" | "cancel" | "detach"): void {
     for (const p of [...session.pending.values()]) {
-      if (how === "detach") this.finish(p);
+      if (how === "detach") this.pending.finish(p);
       else this.giveUp(p, { answer: new ServerError("cancelled", "acquire: the session ended"), how });
     }
   }
@@ -188,15 +178,15 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   }
 
   grant(g: Grant): void {
-    const p = this.waiters.get(waiterKey(g.sessionId, g.requestId));
+    const p = this.pending.get(g.sessionId, g.requestId);
     if (!p || p.done) return; // withdrawn meanwhile: the withdrawal releases the raced grant
-    this.finish(p);
+    this.pending.finish(p);
     this.hold(p, g.token, 1);
     if (g.freedAtMs !== undefined) this.metrics.handedOff(performance.now() - g.freedAtMs);
   }
 
   resync(): void {
-    for (const name of this.waitersByName.keys()) this.rechecks.schedule(name, 0);
+    for (const name of this.pending.names()) this.rechecks.schedule(name, 0);
   }
 
   /** Stops every timer (coordinator shutdown). */
@@ -206,7 +196,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   }
 
   private async recheck(name: string): Promise<void> {
-    const waiting = [...(this.waitersByName.get(name) ?? [])];
+    const waiting = this.pending.waitingFor(name);
     if (waiting.length === 0) return;
     this.recheckCount++;
     try {
@@ -217,14 +207,13 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
         if (status.kind === "granted")
           this.grant({ name, sessionId: p.session.id, requestId: p.requestId, token: status.token });
         if (status.kind === "gone" && !p.done) {
-          this.finish(p);
+          this.pending.finish(p);
           this.acquireFailed("expired");
           const why = "acquire: the queue entry's lease ran out (keepalives did not arrive in time)";
           p.session.send(reply.failed(p.requestId, name, new ServerError("expired", why)));
         }
       });
-      if (this.waitersByName.has(name))
-        this.rechecks.schedule(name, outcome.recheckInMs >= 0 ? outcome.recheckInMs : 1000);
+      if (this.pending.has(name)) this.rechecks.schedule(name, outcome.recheckInMs >= 0 ? outcome.recheckInMs : 1000);
     } catch (err) {
       // In 200 ms: the first re-check after the store is back (a new master named) grants the waiters.
       if (StoreOutageLog.isOutage(err)) this.outage.failed("re-check", err, { name });
@@ -235,7 +224,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
 
   private giveUp(p: Pending, { answer, how = "cancel", retryUnchanged = false }: GiveUp): boolean {
     if (p.done) return false; // answered already
-    this.finish(p);
+    this.pending.finish(p);
     this.acquireFailed(answer === "by-caller" ? "timeout" : answer.reason); // "by-caller": only a timed-out wait
     // Issued before the answer is sent, so a new acquire by the same owner queues behind it in Redis.
     // An unknown outcome is retried (a raced grant is let go); meanwhile the owner may not re-acquire.
@@ -286,26 +275,4 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     if (hold.grantedAtMs !== undefined) this.metrics.holdEnded(hold.name, performance.now() - hold.grantedAtMs);
     hold.grantedAtMs = undefined;
   }
-
-  private addWaiter(p: Pending): void {
-    p.session.pending.set(p.requestId, p);
-    this.waiters.set(waiterKey(p.session.id, p.requestId), p);
-    const set = this.waitersByName.get(p.name) ?? this.waitersByName.set(p.name, new Set()).get(p.name)!;
-    set.add(p);
-  }
-
-  /** Marks the request answered and forgets it everywhere. */
-  private finish(p: Pending): void {
-    p.done = true;
-    clearTimeout(p.waitTimer);
-    p.session.pending.delete(p.requestId);
-    this.waiters.delete(waiterKey(p.session.id, p.requestId));
-    const set = this.waitersByName.get(p.name);
-    set?.delete(p);
-    if (set?.size === 0) this.waitersByName.delete(p.name);
-  }
-}
-
-function limitText(limit: number): string {
-  return limit === 0 ? "0 (unlimited)" : String(limit);
 }
