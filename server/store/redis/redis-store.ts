@@ -20,11 +20,12 @@ import { redisCall } from "./connection/redis-call.js";
 import { StoreConnections } from "./connection/store-connections.js";
 import { EventFeed } from "./records/event-feed.js";
 import { LockKeyCache } from "./records/lock-key-cache.js";
-import { grantChannel, revocationChannel } from "./records/lock-keys.js";
+import { grantChannel } from "./records/lock-keys.js";
 import { LockLister } from "./records/lock-lister.js";
 import { parseLockState } from "./records/lock-state-parser.js";
 import { SessionRecords } from "./records/session-records.js";
 import type { RedisStoreOptions } from "./redis-store-options.js";
+import { LockScriptArgs } from "./scripts/lock-script-args.js";
 import { LockScripts, type ScriptArg, type ScriptName } from "./scripts/lock-scripts.js";
 import { AckedWriter } from "./writes/acked-writer.js";
 import { ClusterWriter } from "./writes/cluster-writer.js";
@@ -56,7 +57,6 @@ const DAY_MS = 86_400_000;
 export class RedisStore implements Store {
   readonly coordinatorId = randomBytes(8).toString("hex");
   private readonly prefix: string;
-  private readonly fenceRetainMs: number;
   private readonly redis: RedisClient;
   private readonly events: RedisClient;
   private readonly scripts: LockScripts;
@@ -64,21 +64,18 @@ export class RedisStore implements Store {
   private readonly health = new HealthSignal(false);
   private readonly feed: EventFeed;
   private readonly lister?: LockLister;
-  /** The scripts' publish argument: on Cluster a subscriber may sit on another node, out of NUMSUB's sight. */
-  private readonly publish: "always" | "watched";
   private readonly outbox: GrantOutbox;
   private readonly writer: StoreWriter;
   private readonly sessions: SessionRecords;
   private readonly lockKeys: LockKeyCache;
+  private readonly argv: LockScriptArgs;
 
   constructor(options: RedisStoreOptions) {
     this.connections = new StoreConnections(options, () => this.updateHealth());
     ({ redis: this.redis, events: this.events } = this.connections);
     const target = options.target ?? { kind: "url" as const, url: options.url ?? "" };
     this.prefix = options.prefix ?? "turnstile";
-    this.fenceRetainMs = options.fenceRetainMs ?? 30 * DAY_MS;
     this.lockKeys = new LockKeyCache(this.prefix);
-    this.publish = target.kind === "cluster" ? "always" : "watched";
     const auth = options.auth ?? {};
     this.scripts = new LockScripts(this.redis);
     const hooks = {
@@ -94,6 +91,9 @@ export class RedisStore implements Store {
             redis: this.redis,
             scripts: this.scripts,
           });
+    const fenceRetainMs = options.fenceRetainMs ?? 30 * DAY_MS;
+    const publish = target.kind === "cluster" ? "always" : "watched";
+    this.argv = new LockScriptArgs(this.coordinatorId, this.prefix, fenceRetainMs, publish, this.lockKeys, this.writer);
     this.sessions = new SessionRecords(this.redis, this.prefix, this.writer);
     this.outbox = new GrantOutbox(this.redis, this.prefix, (grant) => this.listener?.grant(grant));
     this.feed = new EventFeed(this.events, this.prefix, options.commandTimeoutMs ?? 2000);
@@ -123,23 +123,9 @@ export class RedisStore implements Store {
   }
 
   async acquire(args: AcquireArgs): Promise<AcquireOutcome> {
-    const { keys, events } = this.lockKeys.of(args.name);
+    const lock = this.lockKeys.of(args.name);
     const answered = storeMark("acquire", args);
-    const reply = await this.run("acquire", keys, [
-      args.sessionId,
-      args.owner,
-      args.requestId,
-      args.ttlMs,
-      args.mode === "exclusive" ? 1 : 2,
-      args.limit,
-      args.mayWait ? 1 : 0,
-      this.coordinatorId,
-      this.fenceRetainMs,
-      bufferOf(args.value),
-      events,
-      this.publish,
-      this.writer.floors(keys[0]),
-    ]);
+    const reply = await this.run("acquire", lock.keys, this.argv.acquire(args, lock));
     answered?.();
     return translateReply(reply as ScriptReply) as AcquireOutcome;
   }
@@ -153,8 +139,7 @@ export class RedisStore implements Store {
   }
 
   async check(name: string, waiters: Claim[]): Promise<CheckOutcome> {
-    const pairs = waiters.flatMap((w) => [`${w.sessionId}:${w.requestId}`, `${w.sessionId}:${w.owner}`]);
-    const args = [...this.grantArgs(name), ...pairs];
+    const args = this.argv.check(name, waiters);
     const reply = (await this.run("check", this.lockKeys.of(name).keys, args, name, (r) => r[1])) as [
       number,
       string[],
@@ -172,8 +157,7 @@ export class RedisStore implements Store {
     waiters: Claim[],
   ): Promise<RenewOutcome> {
     const [holders, data, , leases, fence] = this.lockKeys.of(name).keys;
-    const pairs = waiters.flatMap((w) => [w.requestId, w.owner]);
-    const args = [sessionId, ttlMs, this.fenceRetainMs, owners.length, ...owners, ...pairs];
+    const args = this.argv.renew(sessionId, ttlMs, owners, waiters);
     const reply = (await this.run("renew", [holders, leases, fence, data], args)) as (string | number)[];
     return translateRenew(reply, owners.length);
   }
@@ -220,7 +204,7 @@ export class RedisStore implements Store {
   }
 
   async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
-    const args = [hold.sessionId, hold.owner, ...this.grantArgs(hold.name), revocationChannel(this.prefix)];
+    const args = this.argv.revoke(hold);
     const reply = (await this.run(
       "revoke",
       this.lockKeys.of(hold.name).keys,
@@ -236,17 +220,9 @@ export class RedisStore implements Store {
   }
 
   async proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
-    const { keys, events } = this.lockKeys.of(hold.name);
-    const [holders, data, , , , version] = keys;
-    const args = [
-      hold.sessionId,
-      hold.owner,
-      bufferOf(value),
-      events,
-      this.publish,
-      this.fenceRetainMs,
-      this.writer.floors(holders),
-    ];
+    const lock = this.lockKeys.of(hold.name);
+    const [holders, data, , , , version] = lock.keys;
+    const args = this.argv.proclaim(hold, value, lock);
     return translateProclaim((await this.run("proclaim", [holders, data, version], args)) as ScriptReply);
   }
 
@@ -272,21 +248,13 @@ export class RedisStore implements Store {
     const reply = (await this.run(
       "release",
       this.lockKeys.of(claim.name).keys,
-      [claim.sessionId, claim.owner, claim.requestId, how, ...this.grantArgs(claim.name)],
+      this.argv.release(claim, how),
       claim.name,
       (r) => r[2],
     )) as [number, number, string[]];
     answered?.();
     this.outbox.deliver(claim.name, reply[2], freedAtMs);
     return translateReply(reply) as ReleaseOutcome;
-  }
-
-  private grantArgs(name: string): string[] {
-    // With acks, other coordinators' grants come back unpublished, to go out once acknowledged.
-    const grants = this.writer.confirming ? "" : grantChannel(this.prefix, "");
-    const { keys, events } = this.lockKeys.of(name);
-    const floors = this.writer.floors(keys[0]);
-    return [this.coordinatorId, String(this.fenceRetainMs), name, grants, events, this.publish, floors];
   }
 
   /** Runs a script, acknowledged; an unacknowledged reply's grants to the lock `lock` are held back. */
@@ -308,8 +276,4 @@ export class RedisStore implements Store {
   private updateHealth(): void {
     this.health.set(this.connections.ready && this.writer.ready);
   }
-}
-
-function bufferOf(value: Uint8Array | undefined): Buffer {
-  return value ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : Buffer.alloc(0);
 }
