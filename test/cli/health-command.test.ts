@@ -1,9 +1,8 @@
 import { Server, ServerCredentials } from "@grpc/grpc-js";
 import { expect } from "chai";
 import { HealthImplementation } from "grpc-health-check";
-import { pino } from "pino";
-import { Coordinator } from "../../server/coordinator.js";
-import { MemoryStore } from "../../server/store/memory/memory-store.js";
+import type { Coordinator } from "../../server/coordinator.js";
+import { startEmbeddedCoordinator } from "../harness/embedded-coordinator.js";
 import { freePort } from "../harness/free-port.js";
 import { runTurnstile } from "../harness/run-turnstile.js";
 
@@ -13,13 +12,7 @@ describe("turnstile health", () => {
   let address: string;
 
   before(async () => {
-    coordinator = new Coordinator({
-      store: new MemoryStore(),
-      log: pino({ level: "silent" }),
-      listen: "127.0.0.1:0",
-      shutdownGraceMs: 200,
-    });
-    address = `127.0.0.1:${await coordinator.start()}`;
+    ({ coordinator, address } = await startEmbeddedCoordinator());
   });
   after(() => coordinator.stop());
 

@@ -1,8 +1,7 @@
 import { expect } from "chai";
-import { pino } from "pino";
 import { TurnstileClient } from "../../client/index.js";
-import { Coordinator } from "../../server/coordinator.js";
-import { MemoryStore } from "../../server/store/memory/memory-store.js";
+import type { Coordinator } from "../../server/coordinator.js";
+import { startEmbeddedCoordinator } from "../harness/embedded-coordinator.js";
 
 // acquire's onQueued: told the position of each `queued` answer, never for a grant at once.
 describe("acquire({ onQueued })", () => {
@@ -10,13 +9,7 @@ describe("acquire({ onQueued })", () => {
   let address: string;
 
   before(async () => {
-    coordinator = new Coordinator({
-      store: new MemoryStore(),
-      log: pino({ level: "silent" }),
-      listen: "127.0.0.1:0",
-      shutdownGraceMs: 200,
-    });
-    address = `127.0.0.1:${await coordinator.start()}`;
+    ({ coordinator, address } = await startEmbeddedCoordinator());
   });
   after(() => coordinator.stop());
 

@@ -1,10 +1,9 @@
 import { credentials } from "@grpc/grpc-js";
 import { expect } from "chai";
-import { pino } from "pino";
 import { LostLockError, TurnstileClient } from "../../client/index.js";
 import { LockServiceClient, type RevokeRequest, type RevokeResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
-import { Coordinator } from "../../server/coordinator.js";
-import { MemoryStore } from "../../server/store/memory/memory-store.js";
+import type { Coordinator } from "../../server/coordinator.js";
+import { startEmbeddedCoordinator } from "../harness/embedded-coordinator.js";
 import { LeaderLog } from "../harness/leader-log.js";
 import { RawSession } from "../harness/raw-session.js";
 import { acquireMsg } from "../harness/requests.js";
@@ -22,13 +21,7 @@ describe("Election on the embedded store", () => {
   };
 
   before(async () => {
-    coordinator = new Coordinator({
-      store: new MemoryStore(),
-      log: pino({ level: "silent" }),
-      listen: "127.0.0.1:0",
-      shutdownGraceMs: 200,
-    });
-    address = `127.0.0.1:${await coordinator.start()}`;
+    ({ coordinator, address } = await startEmbeddedCoordinator());
   });
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
