@@ -28,7 +28,7 @@ final class PendingRequests {
     boolean abandoned;
     /** What a resume sends again: the request as first sent. */
     SessionRequest request;
-    /** For an acquire with a finite wait: the nanoTime it ends (a resume sends what is left). */
+    /** For an acquire with a finite wait: the nanoTime it ends (a resume sends what is left; AcquireDeadlines gives up a grace later). */
     Long waitEndNanos;
     /** For a release: the hold it drops, claimed on resume while the release is in flight. */
     HeldLock releasing;

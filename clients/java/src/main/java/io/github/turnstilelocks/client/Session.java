@@ -35,6 +35,7 @@ final class Session {
   String secret = "";
   TurnstileException ended; // guarded by mu
   final SessionKeepAlive keepAlive = new SessionKeepAlive(this);
+  final AcquireDeadlines deadlines = new AcquireDeadlines(this); // acquires unanswered past wait + grace
   private long ownerSeq;
 
   Session(ClientContext ctx) {
@@ -55,8 +56,9 @@ final class Session {
 
   /**
    * Sends an acquire; the future completes (on the callback pool) with the Lock, or a
-   * TurnstileException. Cancelling it withdraws the acquire ({@code cancel}); a grant that raced
-   * the cancel is released again.
+   * TurnstileException (TIMEOUT at the latest wait + 1 s after the send for a finite wait, see
+   * {@link AcquireDeadlines}). Cancelling it withdraws the acquire ({@code cancel}); a grant that
+   * raced the cancel is released again.
    */
   CompletableFuture<Lock> acquire(String name, turnstile.v1.Turnstile.LockMode mode, int limit, AcquireOptions o) {
     CompletableFuture<Lock> result = new CompletableFuture<>();
@@ -72,8 +74,11 @@ final class Session {
       acquire.setRequestId(p.requestId).setOwner(owner);
       // Measured before the write, so the lease is judged from no later than the real send.
       p.sentNanos = System.nanoTime();
-      if (o.waitTime() != null) p.waitEndNanos = p.sentNanos + o.waitTime().toNanos();
       p.request = SessionRequest.newBuilder().setAcquire(acquire).build();
+      if (o.waitTime() != null) {
+        p.waitEndNanos = p.sentNanos + o.waitTime().toNanos();
+        deadlines.watch();
+      }
       to = stream;
     }
     p.answer.whenComplete((answer, error) -> {
@@ -262,6 +267,7 @@ final class Session {
       if (ended != null) return;
       ended = error;
       keepAlive.stop();
+      deadlines.stop();
       held.loseAll(LossReason.SESSION_ENDED);
       failed = pending.takeAll();
     }

@@ -9,6 +9,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import turnstile.v1.Turnstile.LockMode;
 
@@ -116,7 +119,10 @@ public final class TurnstileClient implements AutoCloseable {
 
   CompletableFuture<Lock> acquireAsync(String name, LockMode mode, int limit, AcquireOptions options) {
     CompletableFuture<Lock> result = new CompletableFuture<>();
-    session().whenComplete((s, error) -> {
+    CompletableFuture<Session> opening = session();
+    if (options.waitTime() != null && !opening.isDone()) giveUpBeforeOpen(result, opening, name, options.waitTime());
+    opening.whenComplete((s, error) -> {
+      if (result.isDone()) return; // given up on (or cancelled) before the session opened: nothing sent
       if (error != null) {
         result.completeExceptionally(Futures.turnstileCause(error));
         return;
@@ -131,6 +137,21 @@ public final class TurnstileClient implements AutoCloseable {
       });
     });
     return result;
+  }
+
+  // The client's own deadline before anything is sent: no session by wait + grace fails TIMEOUT.
+  private void giveUpBeforeOpen(CompletableFuture<Lock> result, CompletableFuture<Session> opening, String name, Duration wait) {
+    long giveUpMs = wait.toMillis() + AcquireDeadlines.ANSWER_GRACE_MS;
+    TurnstileException timeout = new TurnstileException(Reason.TIMEOUT, "\"" + name + "\": no session opened within acquire.wait of "
+        + wait.toMillis() + " ms + " + AcquireDeadlines.ANSWER_GRACE_MS + " ms; nothing was sent", null);
+    Runnable giveUp = () -> result.completeExceptionally(timeout);
+    try {
+      // Completed on the callback pool: the caller's continuations never run on the timer thread.
+      ScheduledFuture<?> timer = ctx.timers().schedule(() -> ctx.runOnCallbacks(giveUp, giveUp), giveUpMs, TimeUnit.MILLISECONDS);
+      opening.whenComplete((s, error) -> timer.cancel(false));
+    } catch (RejectedExecutionException closing) {
+      // The client is closing: the open fails and so does the acquire.
+    }
   }
 
   Optional<Lock> tryOnce(CompletableFuture<Lock> attempt) throws InterruptedException {

@@ -12,8 +12,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A loopback TCP proxy in front of a coordinator that can {@link #freeze()}: it then stops passing
  * bytes either way (they wait in its buffers), as a network partition or a stalled peer would,
- * while both connections stay open. Used to freeze one client's session without touching the
- * coordinator the other clients use.
+ * while both connections stay open, until {@link #thaw()}. Used to freeze one client's session
+ * without touching the coordinator the other clients use.
  */
 public final class TcpProxy implements AutoCloseable {
   private final ServerSocket server;
@@ -40,6 +40,14 @@ public final class TcpProxy implements AutoCloseable {
   public void freeze() {
     synchronized (gate) {
       frozen = true;
+    }
+  }
+
+  /** Passes bytes again, what waited in the buffers first, as a healed partition would. */
+  public void thaw() {
+    synchronized (gate) {
+      frozen = false;
+      gate.notifyAll();
     }
   }
 
