@@ -24,8 +24,9 @@ type acquireAttempt struct {
 	onQueued  func(uint32)
 }
 
-// acquire sends one acquire and waits for its answer. wait < 0: no server-side bound.
-func (s *session) acquire(ctx context.Context, req *pb.Acquire, wait time.Duration, onQueued func(uint32)) (*Lock, error) {
+// acquire sends one acquire and waits for its answer. wait < 0: no server-side bound. Unanswered
+// at giveUp (zero: never) it is withdrawn and fails with a timeout (withdraw).
+func (s *session) acquire(ctx context.Context, req *pb.Acquire, wait time.Duration, giveUp time.Time, onQueued func(uint32)) (*Lock, error) {
 	if wait >= 0 {
 		req.Wait = durationpb.New(wait)
 	}
@@ -47,15 +48,23 @@ func (s *session) acquire(ctx context.Context, req *pb.Acquire, wait time.Durati
 	s.mu.Unlock()
 	// A write to a broken stream is no answer: a resume sends the pending acquire again.
 	_ = s.sendOn(stream, &pb.SessionRequest{Kind: &pb.SessionRequest_Acquire{Acquire: req}})
+	var deadline <-chan time.Time // nil (never) without a finite wait
+	if !giveUp.IsZero() {
+		timer := time.NewTimer(time.Until(giveUp))
+		defer timer.Stop()
+		deadline = timer.C
+	}
 	select {
 	case a := <-p.answer:
 		return granted(a)
+	case <-deadline:
+		return s.withdraw(p, wait)
 	case <-ctx.Done():
 	}
 	s.mu.Lock()
 	attempt.abandoned = true
 	s.mu.Unlock()
-	_ = s.send(&pb.SessionRequest{Kind: &pb.SessionRequest_Cancel{Cancel: &pb.Cancel{RequestId: req.RequestId}}})
+	_ = s.send(cancelRequest(req.RequestId))
 	// Wait for the cancel's answer, so the request is gone from the queue when this returns; a
 	// grant that raced it is handed back by onAcquired.
 	timer := time.NewTimer(cancelGrace)
@@ -68,6 +77,7 @@ func (s *session) acquire(ctx context.Context, req *pb.Acquire, wait time.Durati
 			stop()
 		}
 	case <-timer.C:
+	case <-deadline: // the client's own bound holds for a cancelled acquire too
 	case <-s.done:
 	}
 	return nil, &Error{Reason: ReasonCancelled, Name: req.Name, Message: "acquire: " + ctx.Err().Error(), Err: ctx.Err()}

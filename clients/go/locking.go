@@ -3,6 +3,7 @@ package turnstile
 import (
 	"context"
 	"errors"
+	"time"
 
 	pb "github.com/turnstile-locks/turnstile/clients/go/gen/turnstile/v1"
 )
@@ -18,6 +19,7 @@ var exclusive = claim{mode: pb.LockMode_LOCK_MODE_EXCLUSIVE}
 // Acquire waits for the exclusive lock name and returns it held. It waits until granted, until
 // opts.Wait runs out on the coordinator (an *Error with Reason timeout naming the blockers), or
 // until ctx is done (the request is withdrawn; an *Error with Reason cancelled wrapping ctx.Err()).
+// With a Wait it ends by Wait + 1 s whatever the link or the store do: then a timeout, withdrawn.
 func (c *Client) Acquire(ctx context.Context, name string, opts *AcquireOptions) (*Lock, error) {
 	return c.acquire(ctx, name, exclusive, opts, false)
 }
@@ -51,13 +53,19 @@ func (c *Client) acquire(ctx context.Context, name string, want claim, opts *Acq
 	case wait <= 0:
 		wait = -1 // no server-side bound: ctx decides
 	}
+	start := time.Now()
+	giveUp := giveUpAt(wait, start)
 	for {
-		s, err := c.session(ctx)
+		s, err := c.sessionBy(ctx, giveUp, name, wait)
 		if err != nil {
 			return nil, err
 		}
+		left := wait // asked again on a new session: what is left of the wait
+		if wait > 0 {
+			left = max(0, time.Until(start.Add(wait)))
+		}
 		req := &pb.Acquire{Name: name, Owner: owner, Mode: want.mode, Limit: want.limit, Value: opts.Value}
-		lock, err := s.acquire(ctx, req, wait, opts.OnQueued)
+		lock, err := s.acquire(ctx, req, left, giveUp, opts.OnQueued)
 		// A session that ended under a request that never reached an answer: open a new one and
 		// ask again (a try-once or a bounded wait too; nothing was granted to a dead session).
 		var e *Error

@@ -120,7 +120,12 @@ var listening = regexp.MustCompile(`"port":(\d+)[^\n]*"msg":"listening"`)
 // startCoordinator starts `turnstile serve` against the test Redis with extra flags and returns
 // once it listens, with the address it bound.
 func startCoordinator(args ...string) (*coordinator, error) {
-	all := append([]string{filepath.Join(repoRoot, "bin", "turnstile.js"), "serve", "--redis", redisURL, "--listen", "127.0.0.1:0"}, args...)
+	return startCoordinatorOn(redisURL, args...)
+}
+
+// startCoordinatorOn is startCoordinator against the Redis at url.
+func startCoordinatorOn(url string, args ...string) (*coordinator, error) {
+	all := append([]string{filepath.Join(repoRoot, "bin", "turnstile.js"), "serve", "--redis", url, "--listen", "127.0.0.1:0"}, args...)
 	p, err := startProcess("node", all...)
 	if err != nil {
 		return nil, err

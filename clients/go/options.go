@@ -31,7 +31,9 @@ type Options struct {
 // AcquireOptions tune one acquire; nil means the defaults.
 type AcquireOptions struct {
 	// Wait bounds the wait on the coordinator: past it the acquire fails with ReasonTimeout and
-	// Error.BlockedBy names the holders it waited behind. Zero: wait until ctx is done.
+	// Error.BlockedBy names the holders it waited behind. Zero: wait until ctx is done. Unanswered
+	// Wait + 1 s after the call (a dead link, a stalled store) the client gives up on its own: a
+	// timeout, and the request is withdrawn (cancel; a grant that still arrives is released).
 	Wait time.Duration
 	// Owner is the re-entry key: acquiring a name again with an owner that holds it returns the
 	// same *Lock with its hold count raised (each Release drops one hold). Empty: a fresh owner

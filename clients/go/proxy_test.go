@@ -95,6 +95,16 @@ func (p *freezingProxy) Freeze() {
 	}
 }
 
+// Thaw forwards what was held and goes on forwarding, as when the network or the peer recovers.
+func (p *freezingProxy) Thaw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.frozen != nil {
+		close(p.frozen)
+		p.frozen = nil
+	}
+}
+
 // Close ends every connection and the listener, and waits for the proxy's goroutines.
 func (p *freezingProxy) Close() {
 	p.mu.Lock()

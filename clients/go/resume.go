@@ -154,7 +154,8 @@ func (s *session) claims() []*pb.HeldLock {
 
 // adopt makes a resumed stream current: claimed locks missing from `opened.held` are lost, the
 // rest are renewed as of the open's send time; releases whose hold is gone are done, the others,
-// proclaims and every pending acquire (same request_id, what is left of its wait) are sent again.
+// proclaims and every pending acquire (same request_id, what is left of its wait) are sent again;
+// an acquire given up on is sent as a try-once plus cancel (withdrawal).
 func (s *session) adopt(o *openedStream) {
 	still := map[holdKey]uint64{}
 	for _, h := range o.opened.GetHeld() {
@@ -187,6 +188,8 @@ func (s *session) adopt(o *openedStream) {
 			}
 		case p.proclaim != nil:
 			resend = append(resend, &pb.SessionRequest{Kind: &pb.SessionRequest_Proclaim{Proclaim: p.proclaim}})
+		case p.acquire != nil && p.acquire.abandoned:
+			resend = append(resend, p.acquire.withdrawal()...)
 		case p.acquire != nil:
 			resend = append(resend, &pb.SessionRequest{Kind: &pb.SessionRequest_Acquire{Acquire: p.acquire.remaining()}})
 		}
