@@ -1,12 +1,12 @@
 import { type DescribeResponse, LockMode, type Waiter } from "../gen/ts/turnstile/v1/turnstile.js";
 import { msFromDuration } from "../wire/duration.js";
 import { AdminClient } from "./admin-client.js";
-import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
-import { formatTable } from "./format-table.js";
-import { holderView, modeName, valueCell } from "./holder-view.js";
-import { shownName, withoutName } from "./lock-name.js";
-import { argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
+import { CONNECTION_HELP } from "./flags/connection-flags.js";
+import { shownName, withoutName } from "./flags/lock-name.js";
+import { argsOrExit, parseAdminArgs } from "./flags/parse-admin-args.js";
+import { formatTable } from "./output/format-table.js";
+import { holderView, modeName, valueCell } from "./output/holder-view.js";
 
 const USAGE = `Usage: turnstile describe [options] NAME
 

@@ -2,9 +2,9 @@ import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Client, type ServiceError, status } from "@grpc/grpc-js";
 import { channelCredentials, readableDetails } from "../client/admin.js";
 import { parseDurationText } from "../wire/duration-text.js";
-import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
-import { argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
+import { CONNECTION_HELP } from "./flags/connection-flags.js";
+import { argsOrExit, parseAdminArgs } from "./flags/parse-admin-args.js";
 
 const USAGE = `Usage: turnstile health [options]
 

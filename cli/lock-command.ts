@@ -1,12 +1,12 @@
 import { hostname } from "node:os";
 import { type Lock, LostLockError, TurnstileClient, TurnstileError } from "../client/index.js";
-import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
+import { CONNECTION_HELP } from "./flags/connection-flags.js";
+import { LOCK_LIMITS_HELP, type LockArgs, parseLockArgs } from "./flags/lock-args.js";
+import { shownName, withoutName } from "./flags/lock-name.js";
+import { refusedArgument } from "./flags/refused-argument.js";
 import { GuardedCommand } from "./guarded-command.js";
-import { blockersLine, currentHoldersLine } from "./holders-line.js";
-import { LOCK_LIMITS_HELP, type LockArgs, parseLockArgs } from "./lock-args.js";
-import { shownName, withoutName } from "./lock-name.js";
-import { refusedArgument } from "./refused-argument.js";
+import { blockersLine, currentHoldersLine } from "./output/holders-line.js";
 
 const USAGE = `Usage: turnstile lock [options] NAME -- COMMAND [ARGS...]
 

@@ -1,10 +1,10 @@
 import type { LockSummary } from "../gen/ts/turnstile/v1/turnstile.js";
 import { AdminClient } from "./admin-client.js";
-import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
-import { formatTable } from "./format-table.js";
-import { modeName } from "./holder-view.js";
-import { type AdminArgs, argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
+import { CONNECTION_HELP } from "./flags/connection-flags.js";
+import { type AdminArgs, argsOrExit, parseAdminArgs } from "./flags/parse-admin-args.js";
+import { formatTable } from "./output/format-table.js";
+import { modeName } from "./output/holder-view.js";
 
 const USAGE = `Usage: turnstile ls [options] [PREFIX]
 

@@ -1,10 +1,10 @@
 import type { RevokeResponse } from "../gen/ts/turnstile/v1/turnstile.js";
 import { REQUEST_LIMITS } from "../wire/request-limits.js";
 import { AdminClient } from "./admin-client.js";
-import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
-import { shownName, withoutName } from "./lock-name.js";
-import { type AdminArgs, argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
+import { CONNECTION_HELP } from "./flags/connection-flags.js";
+import { shownName, withoutName } from "./flags/lock-name.js";
+import { type AdminArgs, argsOrExit, parseAdminArgs } from "./flags/parse-admin-args.js";
 
 const USAGE = `Usage: turnstile revoke [options] NAME HOLDER
 

@@ -1,10 +1,10 @@
 import { HolderChange, type HolderEvent, type LockSnapshot } from "../gen/ts/turnstile/v1/turnstile.js";
 import { AdminClient } from "./admin-client.js";
-import { CONNECTION_HELP } from "./connection-flags.js";
 import { LockExit } from "./exit-codes.js";
-import { type HolderView, holderView, modeName, valueCell } from "./holder-view.js";
-import { shownName, withoutName } from "./lock-name.js";
-import { argsOrExit, parseAdminArgs } from "./parse-admin-args.js";
+import { CONNECTION_HELP } from "./flags/connection-flags.js";
+import { shownName, withoutName } from "./flags/lock-name.js";
+import { argsOrExit, parseAdminArgs } from "./flags/parse-admin-args.js";
+import { type HolderView, holderView, modeName, valueCell } from "./output/holder-view.js";
 
 const USAGE = `Usage: turnstile watch [options] NAME
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { serverAddress } from "../../cli/server-address.js";
+import { serverAddress } from "../../cli/flags/server-address.js";
 import { runTurnstile, spawnTurnstile, type TurnstileProcess } from "../harness/run-turnstile.js";
 import { TestPki } from "../harness/test-pki.js";
 import { waitForOutput } from "../harness/wait-for-output.js";

@@ -1,5 +1,5 @@
-import type { CredentialOptions } from "../client/admin.js";
-import { channelCredentials } from "../client/admin.js";
+import type { CredentialOptions } from "../../client/admin.js";
+import { channelCredentials } from "../../client/admin.js";
 import { type PemKind, pairProblem, readPem } from "./pem-files.js";
 import { serverAddress } from "./server-address.js";
 

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
-import type { CredentialOptions } from "../client/admin.js";
-import { formatDurationText, parseDurationText } from "../wire/duration-text.js";
-import { REQUEST_LIMITS } from "../wire/request-limits.js";
+import type { CredentialOptions } from "../../client/admin.js";
+import { formatDurationText, parseDurationText } from "../../wire/duration-text.js";
+import { REQUEST_LIMITS } from "../../wire/request-limits.js";
 import { CONNECTION_FLAGS, connectionOptions } from "./connection-flags.js";
 import { nameProblem } from "./lock-name.js";
 import { joinNegativeValues } from "./negative-values.js";

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
-import type { CredentialOptions } from "../client/admin.js";
+import type { CredentialOptions } from "../../client/admin.js";
+import { LockExit } from "../exit-codes.js";
 import { CONNECTION_FLAGS, connectionOptions } from "./connection-flags.js";
-import { LockExit } from "./exit-codes.js";
 import { nameProblem } from "./lock-name.js";
 import { joinNegativeValues } from "./negative-values.js";
 

@@ -1,5 +1,5 @@
-import { type Holder, LockMode } from "../gen/ts/turnstile/v1/turnstile.js";
-import { msFromDuration } from "../wire/duration.js";
+import { type Holder, LockMode } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { msFromDuration } from "../../wire/duration.js";
 
 /** A holder as the CLI prints it; `holder` is the SESSION_ID/OWNER that `turnstile revoke` takes. */
 export interface HolderView {

@@ -1,4 +1,4 @@
-import { REQUEST_LIMITS } from "../wire/request-limits.js";
+import { REQUEST_LIMITS } from "../../wire/request-limits.js";
 
 // What the coordinator refuses in a name besides its length (server/rpc/request-validator.ts).
 const CONTROL = /\p{Cc}/u;

@@ -1,6 +1,6 @@
-import type { CredentialOptions } from "../client/admin.js";
-import type { Blocker } from "../client/index.js";
-import { AdminClient } from "./admin-client.js";
+import type { CredentialOptions } from "../../client/admin.js";
+import type { Blocker } from "../../client/index.js";
+import { AdminClient } from "../admin-client.js";
 import { holderView } from "./holder-view.js";
 
 /** One holder as `turnstile lock` names it: SESSION_ID/OWNER (what revoke takes), its client, identity and age. */
