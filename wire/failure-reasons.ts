@@ -17,7 +17,8 @@ export type FailureReasonName =
   | "internal"
   | "busy"
   | "expired"
-  | "permission-denied";
+  | "permission-denied"
+  | "deadlock";
 
 /** The wire value of each failure reason name. */
 export const FAILURE_REASONS: Readonly<Record<FailureReasonName, FailureReason>> = {
@@ -33,6 +34,7 @@ export const FAILURE_REASONS: Readonly<Record<FailureReasonName, FailureReason>>
   busy: FailureReason.FAILURE_REASON_BUSY,
   expired: FailureReason.FAILURE_REASON_EXPIRED,
   "permission-denied": FailureReason.FAILURE_REASON_PERMISSION_DENIED,
+  deadlock: FailureReason.FAILURE_REASON_DEADLOCK,
 };
 
 const NAMES = new Map<FailureReason, FailureReasonName>(

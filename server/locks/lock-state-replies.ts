@@ -75,6 +75,7 @@ function waitersOf(state: LockState): ReturnType<typeof LockStateReplies.describ
     waited: durationOf(w.waitedMs),
     clientName: w.clientName ?? "",
     blockedBy,
+    setNames: [],
   }));
 }
 
@@ -88,6 +89,7 @@ export function blockerOf(h: HolderState): Blocker {
     heldFor: h.heldMs === undefined ? undefined : durationOf(h.heldMs),
     fencingToken: h.token,
     mode: modeOf(h.mode),
+    name: "",
   };
 }
 

@@ -39,6 +39,7 @@ const GRPC_STATUS: Record<ServerErrorReason, status> = {
   "not-found": status.NOT_FOUND,
   unauthenticated: status.UNAUTHENTICATED,
   "permission-denied": status.PERMISSION_DENIED,
+  deadlock: status.ABORTED,
 };
 
 /**

@@ -55,6 +55,7 @@ export const SessionReplies = {
           reason: err.failureReason,
           message: err.message,
           blockedBy: blockedBy.map(blockerOf),
+          deadlockCycle: [],
         },
       },
     };

@@ -130,6 +130,13 @@ export class SessionStream implements AttachedStream {
           this.deps.holds.proclaim(session, validator.proclaim(this.mayLock(kind.proclaim))),
         );
         break;
+      case "acquireAll":
+        this.fail(
+          kind.acquireAll.requestId,
+          "",
+          new ServerError("invalid-argument", "acquire_all: not supported by this coordinator yet"),
+        );
+        break;
       case "close":
         this.closing = true;
         this.lane.close();

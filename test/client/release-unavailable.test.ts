@@ -32,6 +32,7 @@ describe("release()", () => {
         requestId: first.requestId,
         reason: FailureReason.FAILURE_REASON_UNAVAILABLE,
         blockedBy: [],
+        deadlockCycle: [],
         message: "store unavailable: nothing was changed, retry later",
         name: "x",
       },
@@ -58,7 +59,14 @@ describe("release()", () => {
     const unavailable = FailureReason.FAILURE_REASON_UNAVAILABLE;
     stream.send({
       $case: "failed",
-      failed: { requestId: first.requestId, reason: unavailable, message: "", name: "y", blockedBy: [] },
+      failed: {
+        requestId: first.requestId,
+        reason: unavailable,
+        message: "",
+        name: "y",
+        blockedBy: [],
+        deadlockCycle: [],
+      },
     });
     await client.close({ signal: AbortSignal.timeout(1000) }).catch(() => {});
     // release() resolves quietly once the session is over: its holds ended with it.

@@ -84,6 +84,13 @@ export enum FailureReason {
    * message names the name and the identity. The session is unaffected.
    */
   FAILURE_REASON_PERMISSION_DENIED = 12,
+  /**
+   * FAILURE_REASON_DEADLOCK - The acquire was one of a cycle of waiters that each wait for a lock the next
+   * one holds (a deadlock), and was chosen to end it (the youngest request of the
+   * cycle); Failed.deadlock_cycle and the message name the cycle. Nothing it held
+   * was released. See docs/multi-lock.md.
+   */
+  FAILURE_REASON_DEADLOCK = 13,
   UNRECOGNIZED = -1,
 }
 
@@ -113,6 +120,7 @@ export interface SessionRequest {
     | { $case: "cancel"; cancel: Cancel }
     | { $case: "close"; close: Close }
     | { $case: "proclaim"; proclaim: Proclaim }
+    | { $case: "acquireAll"; acquireAll: AcquireAll }
     | undefined;
 }
 
@@ -164,6 +172,46 @@ export interface Acquire {
    * coordinator's span for it joins the caller's trace; empty or malformed: none (ignored).
    */
   traceParent: string;
+  /**
+   * Lock-delay: when this hold ends without a Release (its lease ran out, it was revoked, its
+   * session was lost), the name is not granted to anyone again until this much time has passed;
+   * a Release hands it on at once. Absent: the server's default for the name's prefix (none unless
+   * configured). At most 60 s: above, INVALID_ARGUMENT naming acquire.lock_delay and the limit.
+   */
+  lockDelay?: Duration | undefined;
+}
+
+/**
+ * AcquireAll asks for a set of locks all or nothing: answered by Queued (zero or
+ * once, naming the first lock it waits for), then exactly one of AcquiredAll
+ * (every lock granted together, one fencing token each) or Failed. While it waits
+ * it holds none of them. See docs/multi-lock.md for what it waits behind.
+ */
+export interface AcquireAll {
+  /** Client-chosen id, unique among this session's requests in flight. */
+  requestId: string;
+  /** The locks: 1..max distinct names (the server's limit is in the error). */
+  locks: LockClaim[];
+  /** As Acquire.wait: absent waits forever, zero tries once. */
+  wait?:
+    | Duration
+    | undefined;
+  /** Reentrancy key, as Acquire.owner, for every lock of the set. */
+  owner: string;
+  /** Opaque value attached to every hold of the set. */
+  value: Buffer;
+  /** As Acquire.trace_parent. */
+  traceParent: string;
+  /** As Acquire.lock_delay, for every hold of the set. */
+  lockDelay?: Duration | undefined;
+}
+
+/** LockClaim is one lock of an AcquireAll set. */
+export interface LockClaim {
+  name: string;
+  mode: LockMode;
+  /** For SHARED: maximum concurrent holders; 0 means unlimited. */
+  limit: number;
 }
 
 /** Release drops one hold of (name, owner); the lock is free at hold count 0. */
@@ -212,6 +260,7 @@ export interface SessionResponse {
     | { $case: "keepAliveAck"; keepAliveAck: KeepAliveAck }
     | { $case: "failed"; failed: Failed }
     | { $case: "proclaimed"; proclaimed: Proclaimed }
+    | { $case: "acquiredAll"; acquiredAll: AcquiredAll }
     | undefined;
 }
 
@@ -259,6 +308,15 @@ export interface Queued {
   position: number;
 }
 
+/**
+ * AcquiredAll: every lock of an AcquireAll set is held, granted together; one
+ * Acquired per lock, in the order the request named them.
+ */
+export interface AcquiredAll {
+  requestId: string;
+  locks: Acquired[];
+}
+
 /** Released answers Release. */
 export interface Released {
   requestId: string;
@@ -298,9 +356,26 @@ export interface Failed {
   name: string;
   /**
    * For TIMEOUT: the holders the acquire waited behind when its wait ran out (empty when the
-   * lock had none left, or they could not be read).
+   * lock had none left, or they could not be read). For AcquireAll, the holders of every lock
+   * of the set it waited for (Blocker.name says which).
    */
   blockedBy: Blocker[];
+  /**
+   * For DEADLOCK: the cycle, starting with this request; each step waits for a lock
+   * the next step's (session, owner) holds, and the last step's lock is held by the first.
+   */
+  deadlockCycle: DeadlockStep[];
+}
+
+/** DeadlockStep is one waiter of a deadlock cycle. */
+export interface DeadlockStep {
+  sessionId: string;
+  owner: string;
+  /** The waiting session's Open.client_name ("" when unknown). */
+  clientName: string;
+  requestId: string;
+  /** The lock it waits for. */
+  name: string;
 }
 
 /** Blocker is a holder that a waiter waits behind: who it is and how long it has held the lock. */
@@ -318,6 +393,8 @@ export interface Blocker {
   heldFor?: Duration | undefined;
   fencingToken: bigint;
   mode: LockMode;
+  /** The lock it holds; set where blockers span several locks (AcquireAll's Failed.blocked_by). */
+  name: string;
 }
 
 /** WatchRequest names the lock to watch. */
@@ -427,6 +504,11 @@ export interface DescribeResponse {
   waiters: Waiter[];
   /** The version of the last change this state includes (see LockSnapshot). */
   version: bigint;
+  /**
+   * Lock-delay in force: a hold ended without a release and the lock is not granted again
+   * until this much time has passed (on the store's clock). Absent: not delayed.
+   */
+  delayRemaining?: Duration | undefined;
 }
 
 /** Waiter is one queued acquire. */
@@ -451,6 +533,8 @@ export interface Waiter {
    * enough of them have left and every waiter ahead of it has been served).
    */
   blockedBy: Blocker[];
+  /** For a waiter of an AcquireAll set: every lock of the set, this one included (empty otherwise). */
+  setNames: string[];
 }
 
 /** ListRequest pages through the active locks whose names start with prefix. */
@@ -530,6 +614,9 @@ export const SessionRequest: MessageFns<SessionRequest> = {
       case "proclaim":
         Proclaim.encode(message.kind.proclaim, writer.uint32(58).fork()).join();
         break;
+      case "acquireAll":
+        AcquireAll.encode(message.kind.acquireAll, writer.uint32(66).fork()).join();
+        break;
     }
     return writer;
   },
@@ -603,6 +690,14 @@ export const SessionRequest: MessageFns<SessionRequest> = {
             message.kind = { $case: "proclaim", proclaim: Proclaim.decode(reader, reader.uint32()) };
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.kind = { $case: "acquireAll", acquireAll: AcquireAll.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -660,6 +755,12 @@ export const SessionRequest: MessageFns<SessionRequest> = {
       case "proclaim": {
         if (object.kind?.proclaim !== undefined && object.kind?.proclaim !== null) {
           message.kind = { $case: "proclaim", proclaim: Proclaim.fromPartial(object.kind.proclaim) };
+        }
+        break;
+      }
+      case "acquireAll": {
+        if (object.kind?.acquireAll !== undefined && object.kind?.acquireAll !== null) {
+          message.kind = { $case: "acquireAll", acquireAll: AcquireAll.fromPartial(object.kind.acquireAll) };
         }
         break;
       }
@@ -781,6 +882,7 @@ function createBaseAcquire(): Acquire {
     owner: "",
     value: Buffer.alloc(0),
     traceParent: "",
+    lockDelay: undefined,
   };
 }
 
@@ -809,6 +911,9 @@ export const Acquire: MessageFns<Acquire> = {
     }
     if (message.traceParent !== "") {
       writer.uint32(66).string(message.traceParent);
+    }
+    if (message.lockDelay !== undefined) {
+      Duration.encode(message.lockDelay, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -890,6 +995,14 @@ export const Acquire: MessageFns<Acquire> = {
             message.traceParent = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.lockDelay = Duration.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -915,6 +1028,225 @@ export const Acquire: MessageFns<Acquire> = {
     message.owner = object.owner ?? "";
     message.value = object.value ?? Buffer.alloc(0);
     message.traceParent = object.traceParent ?? "";
+    message.lockDelay = (object.lockDelay !== undefined && object.lockDelay !== null)
+      ? Duration.fromPartial(object.lockDelay)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAcquireAll(): AcquireAll {
+  return {
+    requestId: "",
+    locks: [],
+    wait: undefined,
+    owner: "",
+    value: Buffer.alloc(0),
+    traceParent: "",
+    lockDelay: undefined,
+  };
+}
+
+export const AcquireAll: MessageFns<AcquireAll> = {
+  encode(message: AcquireAll, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    for (const v of message.locks) {
+      LockClaim.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.wait !== undefined) {
+      Duration.encode(message.wait, writer.uint32(26).fork()).join();
+    }
+    if (message.owner !== "") {
+      writer.uint32(34).string(message.owner);
+    }
+    if (message.value.length !== 0) {
+      writer.uint32(42).bytes(message.value);
+    }
+    if (message.traceParent !== "") {
+      writer.uint32(50).string(message.traceParent);
+    }
+    if (message.lockDelay !== undefined) {
+      Duration.encode(message.lockDelay, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcquireAll {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcquireAll();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.locks.push(LockClaim.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.wait = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.value = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.traceParent = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.lockDelay = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AcquireAll>, I>>(base?: I): AcquireAll {
+    return AcquireAll.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AcquireAll>, I>>(object: I): AcquireAll {
+    const message = createBaseAcquireAll();
+    message.requestId = object.requestId ?? "";
+    message.locks = object.locks?.map((e) => LockClaim.fromPartial(e)) || [];
+    message.wait = (object.wait !== undefined && object.wait !== null) ? Duration.fromPartial(object.wait) : undefined;
+    message.owner = object.owner ?? "";
+    message.value = object.value ?? Buffer.alloc(0);
+    message.traceParent = object.traceParent ?? "";
+    message.lockDelay = (object.lockDelay !== undefined && object.lockDelay !== null)
+      ? Duration.fromPartial(object.lockDelay)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseLockClaim(): LockClaim {
+  return { name: "", mode: 0, limit: 0 };
+}
+
+export const LockClaim: MessageFns<LockClaim> = {
+  encode(message: LockClaim, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(16).int32(message.mode);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).uint32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LockClaim {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLockClaim();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<LockClaim>, I>>(base?: I): LockClaim {
+    return LockClaim.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LockClaim>, I>>(object: I): LockClaim {
+    const message = createBaseLockClaim();
+    message.name = object.name ?? "";
+    message.mode = object.mode ?? 0;
+    message.limit = object.limit ?? 0;
     return message;
   },
 };
@@ -1288,6 +1620,9 @@ export const SessionResponse: MessageFns<SessionResponse> = {
       case "proclaimed":
         Proclaimed.encode(message.kind.proclaimed, writer.uint32(66).fork()).join();
         break;
+      case "acquiredAll":
+        AcquiredAll.encode(message.kind.acquiredAll, writer.uint32(74).fork()).join();
+        break;
     }
     return writer;
   },
@@ -1369,6 +1704,14 @@ export const SessionResponse: MessageFns<SessionResponse> = {
             message.kind = { $case: "proclaimed", proclaimed: Proclaimed.decode(reader, reader.uint32()) };
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.kind = { $case: "acquiredAll", acquiredAll: AcquiredAll.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1432,6 +1775,12 @@ export const SessionResponse: MessageFns<SessionResponse> = {
       case "proclaimed": {
         if (object.kind?.proclaimed !== undefined && object.kind?.proclaimed !== null) {
           message.kind = { $case: "proclaimed", proclaimed: Proclaimed.fromPartial(object.kind.proclaimed) };
+        }
+        break;
+      }
+      case "acquiredAll": {
+        if (object.kind?.acquiredAll !== undefined && object.kind?.acquiredAll !== null) {
+          message.kind = { $case: "acquiredAll", acquiredAll: AcquiredAll.fromPartial(object.kind.acquiredAll) };
         }
         break;
       }
@@ -1814,6 +2163,73 @@ export const Queued: MessageFns<Queued> = {
   },
 };
 
+function createBaseAcquiredAll(): AcquiredAll {
+  return { requestId: "", locks: [] };
+}
+
+export const AcquiredAll: MessageFns<AcquiredAll> = {
+  encode(message: AcquiredAll, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    for (const v of message.locks) {
+      Acquired.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcquiredAll {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcquiredAll();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.locks.push(Acquired.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AcquiredAll>, I>>(base?: I): AcquiredAll {
+    return AcquiredAll.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AcquiredAll>, I>>(object: I): AcquiredAll {
+    const message = createBaseAcquiredAll();
+    message.requestId = object.requestId ?? "";
+    message.locks = object.locks?.map((e) => Acquired.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseReleased(): Released {
   return { requestId: "", name: "", holdCount: 0 };
 }
@@ -2127,7 +2543,7 @@ export const KeepAliveAck: MessageFns<KeepAliveAck> = {
 };
 
 function createBaseFailed(): Failed {
-  return { requestId: "", reason: 0, message: "", name: "", blockedBy: [] };
+  return { requestId: "", reason: 0, message: "", name: "", blockedBy: [], deadlockCycle: [] };
 }
 
 export const Failed: MessageFns<Failed> = {
@@ -2146,6 +2562,9 @@ export const Failed: MessageFns<Failed> = {
     }
     for (const v of message.blockedBy) {
       Blocker.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.deadlockCycle) {
+      DeadlockStep.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -2203,6 +2622,14 @@ export const Failed: MessageFns<Failed> = {
             message.blockedBy.push(Blocker.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.deadlockCycle.push(DeadlockStep.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2225,12 +2652,125 @@ export const Failed: MessageFns<Failed> = {
     message.message = object.message ?? "";
     message.name = object.name ?? "";
     message.blockedBy = object.blockedBy?.map((e) => Blocker.fromPartial(e)) || [];
+    message.deadlockCycle = object.deadlockCycle?.map((e) => DeadlockStep.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseDeadlockStep(): DeadlockStep {
+  return { sessionId: "", owner: "", clientName: "", requestId: "", name: "" };
+}
+
+export const DeadlockStep: MessageFns<DeadlockStep> = {
+  encode(message: DeadlockStep, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.owner !== "") {
+      writer.uint32(18).string(message.owner);
+    }
+    if (message.clientName !== "") {
+      writer.uint32(26).string(message.clientName);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(34).string(message.requestId);
+    }
+    if (message.name !== "") {
+      writer.uint32(42).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeadlockStep {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeadlockStep();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<DeadlockStep>, I>>(base?: I): DeadlockStep {
+    return DeadlockStep.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeadlockStep>, I>>(object: I): DeadlockStep {
+    const message = createBaseDeadlockStep();
+    message.sessionId = object.sessionId ?? "";
+    message.owner = object.owner ?? "";
+    message.clientName = object.clientName ?? "";
+    message.requestId = object.requestId ?? "";
+    message.name = object.name ?? "";
     return message;
   },
 };
 
 function createBaseBlocker(): Blocker {
-  return { sessionId: "", owner: "", clientName: "", identity: "", heldFor: undefined, fencingToken: 0n, mode: 0 };
+  return {
+    sessionId: "",
+    owner: "",
+    clientName: "",
+    identity: "",
+    heldFor: undefined,
+    fencingToken: 0n,
+    mode: 0,
+    name: "",
+  };
 }
 
 export const Blocker: MessageFns<Blocker> = {
@@ -2258,6 +2798,9 @@ export const Blocker: MessageFns<Blocker> = {
     }
     if (message.mode !== 0) {
       writer.uint32(56).int32(message.mode);
+    }
+    if (message.name !== "") {
+      writer.uint32(66).string(message.name);
     }
     return writer;
   },
@@ -2331,6 +2874,14 @@ export const Blocker: MessageFns<Blocker> = {
             message.mode = reader.int32() as any;
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2359,6 +2910,7 @@ export const Blocker: MessageFns<Blocker> = {
       ? BigInt(object.fencingToken)
       : 0n;
     message.mode = object.mode ?? 0;
+    message.name = object.name ?? "";
     return message;
   },
 };
@@ -3022,7 +3574,7 @@ export const DescribeRequest: MessageFns<DescribeRequest> = {
 };
 
 function createBaseDescribeResponse(): DescribeResponse {
-  return { name: "", mode: 0, limit: 0, holders: [], waiters: [], version: 0n };
+  return { name: "", mode: 0, limit: 0, holders: [], waiters: [], version: 0n, delayRemaining: undefined };
 }
 
 export const DescribeResponse: MessageFns<DescribeResponse> = {
@@ -3047,6 +3599,9 @@ export const DescribeResponse: MessageFns<DescribeResponse> = {
         throw new globalThis.Error("value provided for field message.version of type uint64 too large");
       }
       writer.uint32(48).uint64(message.version);
+    }
+    if (message.delayRemaining !== undefined) {
+      Duration.encode(message.delayRemaining, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -3112,6 +3667,14 @@ export const DescribeResponse: MessageFns<DescribeResponse> = {
             message.version = reader.uint64() as bigint;
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.delayRemaining = Duration.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3135,6 +3698,9 @@ export const DescribeResponse: MessageFns<DescribeResponse> = {
     message.holders = object.holders?.map((e) => Holder.fromPartial(e)) || [];
     message.waiters = object.waiters?.map((e) => Waiter.fromPartial(e)) || [];
     message.version = (object.version !== undefined && object.version !== null) ? BigInt(object.version) : 0n;
+    message.delayRemaining = (object.delayRemaining !== undefined && object.delayRemaining !== null)
+      ? Duration.fromPartial(object.delayRemaining)
+      : undefined;
     return message;
   },
 };
@@ -3150,6 +3716,7 @@ function createBaseWaiter(): Waiter {
     waited: undefined,
     clientName: "",
     blockedBy: [],
+    setNames: [],
   };
 }
 
@@ -3181,6 +3748,9 @@ export const Waiter: MessageFns<Waiter> = {
     }
     for (const v of message.blockedBy) {
       Blocker.encode(v!, writer.uint32(74).fork()).join();
+    }
+    for (const v of message.setNames) {
+      writer.uint32(82).string(v!);
     }
     return writer;
   },
@@ -3270,6 +3840,14 @@ export const Waiter: MessageFns<Waiter> = {
             message.blockedBy.push(Blocker.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.setNames.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3300,6 +3878,7 @@ export const Waiter: MessageFns<Waiter> = {
       : undefined;
     message.clientName = object.clientName ?? "";
     message.blockedBy = object.blockedBy?.map((e) => Blocker.fromPartial(e)) || [];
+    message.setNames = object.setNames?.map((e) => e) || [];
     return message;
   },
 };

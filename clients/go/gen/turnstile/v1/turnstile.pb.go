@@ -166,6 +166,11 @@ const (
 	// The caller's identity has no grant for this name (docs/security.md); the
 	// message names the name and the identity. The session is unaffected.
 	FailureReason_FAILURE_REASON_PERMISSION_DENIED FailureReason = 12
+	// The acquire was one of a cycle of waiters that each wait for a lock the next
+	// one holds (a deadlock), and was chosen to end it (the youngest request of the
+	// cycle); Failed.deadlock_cycle and the message name the cycle. Nothing it held
+	// was released. See docs/multi-lock.md.
+	FailureReason_FAILURE_REASON_DEADLOCK FailureReason = 13
 )
 
 // Enum value maps for FailureReason.
@@ -184,6 +189,7 @@ var (
 		10: "FAILURE_REASON_BUSY",
 		11: "FAILURE_REASON_EXPIRED",
 		12: "FAILURE_REASON_PERMISSION_DENIED",
+		13: "FAILURE_REASON_DEADLOCK",
 	}
 	FailureReason_value = map[string]int32{
 		"FAILURE_REASON_UNSPECIFIED":       0,
@@ -199,6 +205,7 @@ var (
 		"FAILURE_REASON_BUSY":              10,
 		"FAILURE_REASON_EXPIRED":           11,
 		"FAILURE_REASON_PERMISSION_DENIED": 12,
+		"FAILURE_REASON_DEADLOCK":          13,
 	}
 )
 
@@ -305,6 +312,7 @@ type SessionRequest struct {
 	//	*SessionRequest_Cancel
 	//	*SessionRequest_Close
 	//	*SessionRequest_Proclaim
+	//	*SessionRequest_AcquireAll
 	Kind          isSessionRequest_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -410,6 +418,15 @@ func (x *SessionRequest) GetProclaim() *Proclaim {
 	return nil
 }
 
+func (x *SessionRequest) GetAcquireAll() *AcquireAll {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionRequest_AcquireAll); ok {
+			return x.AcquireAll
+		}
+	}
+	return nil
+}
+
 type isSessionRequest_Kind interface {
 	isSessionRequest_Kind()
 }
@@ -442,6 +459,10 @@ type SessionRequest_Proclaim struct {
 	Proclaim *Proclaim `protobuf:"bytes,7,opt,name=proclaim,proto3,oneof"`
 }
 
+type SessionRequest_AcquireAll struct {
+	AcquireAll *AcquireAll `protobuf:"bytes,8,opt,name=acquire_all,json=acquireAll,proto3,oneof"`
+}
+
 func (*SessionRequest_Open) isSessionRequest_Kind() {}
 
 func (*SessionRequest_Acquire) isSessionRequest_Kind() {}
@@ -455,6 +476,8 @@ func (*SessionRequest_Cancel) isSessionRequest_Kind() {}
 func (*SessionRequest_Close) isSessionRequest_Kind() {}
 
 func (*SessionRequest_Proclaim) isSessionRequest_Kind() {}
+
+func (*SessionRequest_AcquireAll) isSessionRequest_Kind() {}
 
 // Open starts (or resumes) the session. It must be the first message.
 type Open struct {
@@ -560,7 +583,12 @@ type Acquire struct {
 	Value []byte `protobuf:"bytes,7,opt,name=value,proto3" json:"value,omitempty"`
 	// The caller's W3C trace context ("traceparent" header value) for this request, so the
 	// coordinator's span for it joins the caller's trace; empty or malformed: none (ignored).
-	TraceParent   string `protobuf:"bytes,8,opt,name=trace_parent,json=traceParent,proto3" json:"trace_parent,omitempty"`
+	TraceParent string `protobuf:"bytes,8,opt,name=trace_parent,json=traceParent,proto3" json:"trace_parent,omitempty"`
+	// Lock-delay: when this hold ends without a Release (its lease ran out, it was revoked, its
+	// session was lost), the name is not granted to anyone again until this much time has passed;
+	// a Release hands it on at once. Absent: the server's default for the name's prefix (none unless
+	// configured). At most 60 s: above, INVALID_ARGUMENT naming acquire.lock_delay and the limit.
+	LockDelay     *durationpb.Duration `protobuf:"bytes,9,opt,name=lock_delay,json=lockDelay,proto3" json:"lock_delay,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -651,6 +679,178 @@ func (x *Acquire) GetTraceParent() string {
 	return ""
 }
 
+func (x *Acquire) GetLockDelay() *durationpb.Duration {
+	if x != nil {
+		return x.LockDelay
+	}
+	return nil
+}
+
+// AcquireAll asks for a set of locks all or nothing: answered by Queued (zero or
+// once, naming the first lock it waits for), then exactly one of AcquiredAll
+// (every lock granted together, one fencing token each) or Failed. While it waits
+// it holds none of them. See docs/multi-lock.md for what it waits behind.
+type AcquireAll struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Client-chosen id, unique among this session's requests in flight.
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The locks: 1..max distinct names (the server's limit is in the error).
+	Locks []*LockClaim `protobuf:"bytes,2,rep,name=locks,proto3" json:"locks,omitempty"`
+	// As Acquire.wait: absent waits forever, zero tries once.
+	Wait *durationpb.Duration `protobuf:"bytes,3,opt,name=wait,proto3" json:"wait,omitempty"`
+	// Reentrancy key, as Acquire.owner, for every lock of the set.
+	Owner string `protobuf:"bytes,4,opt,name=owner,proto3" json:"owner,omitempty"`
+	// Opaque value attached to every hold of the set.
+	Value []byte `protobuf:"bytes,5,opt,name=value,proto3" json:"value,omitempty"`
+	// As Acquire.trace_parent.
+	TraceParent string `protobuf:"bytes,6,opt,name=trace_parent,json=traceParent,proto3" json:"trace_parent,omitempty"`
+	// As Acquire.lock_delay, for every hold of the set.
+	LockDelay     *durationpb.Duration `protobuf:"bytes,7,opt,name=lock_delay,json=lockDelay,proto3" json:"lock_delay,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcquireAll) Reset() {
+	*x = AcquireAll{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcquireAll) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcquireAll) ProtoMessage() {}
+
+func (x *AcquireAll) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcquireAll.ProtoReflect.Descriptor instead.
+func (*AcquireAll) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *AcquireAll) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *AcquireAll) GetLocks() []*LockClaim {
+	if x != nil {
+		return x.Locks
+	}
+	return nil
+}
+
+func (x *AcquireAll) GetWait() *durationpb.Duration {
+	if x != nil {
+		return x.Wait
+	}
+	return nil
+}
+
+func (x *AcquireAll) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *AcquireAll) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+func (x *AcquireAll) GetTraceParent() string {
+	if x != nil {
+		return x.TraceParent
+	}
+	return ""
+}
+
+func (x *AcquireAll) GetLockDelay() *durationpb.Duration {
+	if x != nil {
+		return x.LockDelay
+	}
+	return nil
+}
+
+// LockClaim is one lock of an AcquireAll set.
+type LockClaim struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Mode  LockMode               `protobuf:"varint,2,opt,name=mode,proto3,enum=turnstile.v1.LockMode" json:"mode,omitempty"`
+	// For SHARED: maximum concurrent holders; 0 means unlimited.
+	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LockClaim) Reset() {
+	*x = LockClaim{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LockClaim) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LockClaim) ProtoMessage() {}
+
+func (x *LockClaim) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LockClaim.ProtoReflect.Descriptor instead.
+func (*LockClaim) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *LockClaim) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *LockClaim) GetMode() LockMode {
+	if x != nil {
+		return x.Mode
+	}
+	return LockMode_LOCK_MODE_UNSPECIFIED
+}
+
+func (x *LockClaim) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
 // Release drops one hold of (name, owner); the lock is free at hold count 0.
 type Release struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -665,7 +865,7 @@ type Release struct {
 
 func (x *Release) Reset() {
 	*x = Release{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[3]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -677,7 +877,7 @@ func (x *Release) String() string {
 func (*Release) ProtoMessage() {}
 
 func (x *Release) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[3]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -690,7 +890,7 @@ func (x *Release) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Release.ProtoReflect.Descriptor instead.
 func (*Release) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{3}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Release) GetRequestId() string {
@@ -736,7 +936,7 @@ type Proclaim struct {
 
 func (x *Proclaim) Reset() {
 	*x = Proclaim{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[4]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -748,7 +948,7 @@ func (x *Proclaim) String() string {
 func (*Proclaim) ProtoMessage() {}
 
 func (x *Proclaim) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[4]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -761,7 +961,7 @@ func (x *Proclaim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Proclaim.ProtoReflect.Descriptor instead.
 func (*Proclaim) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{4}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Proclaim) GetRequestId() string {
@@ -802,7 +1002,7 @@ type KeepAlive struct {
 
 func (x *KeepAlive) Reset() {
 	*x = KeepAlive{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[5]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -814,7 +1014,7 @@ func (x *KeepAlive) String() string {
 func (*KeepAlive) ProtoMessage() {}
 
 func (x *KeepAlive) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[5]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -827,7 +1027,7 @@ func (x *KeepAlive) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepAlive.ProtoReflect.Descriptor instead.
 func (*KeepAlive) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{5}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *KeepAlive) GetSeq() uint64 {
@@ -847,7 +1047,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[6]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -859,7 +1059,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[6]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -872,7 +1072,7 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{6}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Cancel) GetRequestId() string {
@@ -891,7 +1091,7 @@ type Close struct {
 
 func (x *Close) Reset() {
 	*x = Close{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[7]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -903,7 +1103,7 @@ func (x *Close) String() string {
 func (*Close) ProtoMessage() {}
 
 func (x *Close) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[7]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -916,7 +1116,7 @@ func (x *Close) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Close.ProtoReflect.Descriptor instead.
 func (*Close) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{7}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{9}
 }
 
 // SessionResponse is one server-to-client message on a session stream.
@@ -932,6 +1132,7 @@ type SessionResponse struct {
 	//	*SessionResponse_KeepAliveAck
 	//	*SessionResponse_Failed
 	//	*SessionResponse_Proclaimed
+	//	*SessionResponse_AcquiredAll
 	Kind          isSessionResponse_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -939,7 +1140,7 @@ type SessionResponse struct {
 
 func (x *SessionResponse) Reset() {
 	*x = SessionResponse{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[8]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -951,7 +1152,7 @@ func (x *SessionResponse) String() string {
 func (*SessionResponse) ProtoMessage() {}
 
 func (x *SessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[8]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -964,7 +1165,7 @@ func (x *SessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionResponse.ProtoReflect.Descriptor instead.
 func (*SessionResponse) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{8}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SessionResponse) GetKind() isSessionResponse_Kind {
@@ -1046,6 +1247,15 @@ func (x *SessionResponse) GetProclaimed() *Proclaimed {
 	return nil
 }
 
+func (x *SessionResponse) GetAcquiredAll() *AcquiredAll {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionResponse_AcquiredAll); ok {
+			return x.AcquiredAll
+		}
+	}
+	return nil
+}
+
 type isSessionResponse_Kind interface {
 	isSessionResponse_Kind()
 }
@@ -1082,6 +1292,10 @@ type SessionResponse_Proclaimed struct {
 	Proclaimed *Proclaimed `protobuf:"bytes,8,opt,name=proclaimed,proto3,oneof"`
 }
 
+type SessionResponse_AcquiredAll struct {
+	AcquiredAll *AcquiredAll `protobuf:"bytes,9,opt,name=acquired_all,json=acquiredAll,proto3,oneof"`
+}
+
 func (*SessionResponse_Opened) isSessionResponse_Kind() {}
 
 func (*SessionResponse_Acquired) isSessionResponse_Kind() {}
@@ -1097,6 +1311,8 @@ func (*SessionResponse_KeepAliveAck) isSessionResponse_Kind() {}
 func (*SessionResponse_Failed) isSessionResponse_Kind() {}
 
 func (*SessionResponse_Proclaimed) isSessionResponse_Kind() {}
+
+func (*SessionResponse_AcquiredAll) isSessionResponse_Kind() {}
 
 // Opened answers Open.
 type Opened struct {
@@ -1117,7 +1333,7 @@ type Opened struct {
 
 func (x *Opened) Reset() {
 	*x = Opened{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[9]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1129,7 +1345,7 @@ func (x *Opened) String() string {
 func (*Opened) ProtoMessage() {}
 
 func (x *Opened) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[9]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1142,7 +1358,7 @@ func (x *Opened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Opened.ProtoReflect.Descriptor instead.
 func (*Opened) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{9}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Opened) GetSessionId() string {
@@ -1193,7 +1409,7 @@ type HeldLock struct {
 
 func (x *HeldLock) Reset() {
 	*x = HeldLock{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[10]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1205,7 +1421,7 @@ func (x *HeldLock) String() string {
 func (*HeldLock) ProtoMessage() {}
 
 func (x *HeldLock) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[10]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1218,7 +1434,7 @@ func (x *HeldLock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeldLock.ProtoReflect.Descriptor instead.
 func (*HeldLock) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{10}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *HeldLock) GetName() string {
@@ -1263,7 +1479,7 @@ type Acquired struct {
 
 func (x *Acquired) Reset() {
 	*x = Acquired{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[11]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1275,7 +1491,7 @@ func (x *Acquired) String() string {
 func (*Acquired) ProtoMessage() {}
 
 func (x *Acquired) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[11]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1288,7 +1504,7 @@ func (x *Acquired) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Acquired.ProtoReflect.Descriptor instead.
 func (*Acquired) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{11}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Acquired) GetRequestId() string {
@@ -1331,7 +1547,7 @@ type Queued struct {
 
 func (x *Queued) Reset() {
 	*x = Queued{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[12]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1343,7 +1559,7 @@ func (x *Queued) String() string {
 func (*Queued) ProtoMessage() {}
 
 func (x *Queued) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[12]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1356,7 +1572,7 @@ func (x *Queued) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Queued.ProtoReflect.Descriptor instead.
 func (*Queued) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{12}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Queued) GetRequestId() string {
@@ -1380,6 +1596,60 @@ func (x *Queued) GetPosition() uint32 {
 	return 0
 }
 
+// AcquiredAll: every lock of an AcquireAll set is held, granted together; one
+// Acquired per lock, in the order the request named them.
+type AcquiredAll struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RequestId     string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Locks         []*Acquired            `protobuf:"bytes,2,rep,name=locks,proto3" json:"locks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcquiredAll) Reset() {
+	*x = AcquiredAll{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcquiredAll) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcquiredAll) ProtoMessage() {}
+
+func (x *AcquiredAll) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcquiredAll.ProtoReflect.Descriptor instead.
+func (*AcquiredAll) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *AcquiredAll) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *AcquiredAll) GetLocks() []*Acquired {
+	if x != nil {
+		return x.Locks
+	}
+	return nil
+}
+
 // Released answers Release.
 type Released struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -1393,7 +1663,7 @@ type Released struct {
 
 func (x *Released) Reset() {
 	*x = Released{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[13]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1405,7 +1675,7 @@ func (x *Released) String() string {
 func (*Released) ProtoMessage() {}
 
 func (x *Released) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[13]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1418,7 +1688,7 @@ func (x *Released) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Released.ProtoReflect.Descriptor instead.
 func (*Released) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{13}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Released) GetRequestId() string {
@@ -1453,7 +1723,7 @@ type Proclaimed struct {
 
 func (x *Proclaimed) Reset() {
 	*x = Proclaimed{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[14]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1465,7 +1735,7 @@ func (x *Proclaimed) String() string {
 func (*Proclaimed) ProtoMessage() {}
 
 func (x *Proclaimed) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[14]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1478,7 +1748,7 @@ func (x *Proclaimed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Proclaimed.ProtoReflect.Descriptor instead.
 func (*Proclaimed) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{14}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Proclaimed) GetRequestId() string {
@@ -1508,7 +1778,7 @@ type Lost struct {
 
 func (x *Lost) Reset() {
 	*x = Lost{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[15]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1520,7 +1790,7 @@ func (x *Lost) String() string {
 func (*Lost) ProtoMessage() {}
 
 func (x *Lost) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[15]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1533,7 +1803,7 @@ func (x *Lost) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Lost.ProtoReflect.Descriptor instead.
 func (*Lost) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{15}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Lost) GetName() string {
@@ -1575,7 +1845,7 @@ type KeepAliveAck struct {
 
 func (x *KeepAliveAck) Reset() {
 	*x = KeepAliveAck{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[16]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1587,7 +1857,7 @@ func (x *KeepAliveAck) String() string {
 func (*KeepAliveAck) ProtoMessage() {}
 
 func (x *KeepAliveAck) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[16]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1600,7 +1870,7 @@ func (x *KeepAliveAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepAliveAck.ProtoReflect.Descriptor instead.
 func (*KeepAliveAck) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{16}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *KeepAliveAck) GetSeq() uint64 {
@@ -1626,15 +1896,19 @@ type Failed struct {
 	Message   string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
 	Name      string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
 	// For TIMEOUT: the holders the acquire waited behind when its wait ran out (empty when the
-	// lock had none left, or they could not be read).
-	BlockedBy     []*Blocker `protobuf:"bytes,5,rep,name=blocked_by,json=blockedBy,proto3" json:"blocked_by,omitempty"`
+	// lock had none left, or they could not be read). For AcquireAll, the holders of every lock
+	// of the set it waited for (Blocker.name says which).
+	BlockedBy []*Blocker `protobuf:"bytes,5,rep,name=blocked_by,json=blockedBy,proto3" json:"blocked_by,omitempty"`
+	// For DEADLOCK: the cycle, starting with this request; each step waits for a lock
+	// the next step's (session, owner) holds, and the last step's lock is held by the first.
+	DeadlockCycle []*DeadlockStep `protobuf:"bytes,6,rep,name=deadlock_cycle,json=deadlockCycle,proto3" json:"deadlock_cycle,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Failed) Reset() {
 	*x = Failed{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[17]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1646,7 +1920,7 @@ func (x *Failed) String() string {
 func (*Failed) ProtoMessage() {}
 
 func (x *Failed) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[17]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1659,7 +1933,7 @@ func (x *Failed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Failed.ProtoReflect.Descriptor instead.
 func (*Failed) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{17}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Failed) GetRequestId() string {
@@ -1697,6 +1971,92 @@ func (x *Failed) GetBlockedBy() []*Blocker {
 	return nil
 }
 
+func (x *Failed) GetDeadlockCycle() []*DeadlockStep {
+	if x != nil {
+		return x.DeadlockCycle
+	}
+	return nil
+}
+
+// DeadlockStep is one waiter of a deadlock cycle.
+type DeadlockStep struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Owner     string                 `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	// The waiting session's Open.client_name ("" when unknown).
+	ClientName string `protobuf:"bytes,3,opt,name=client_name,json=clientName,proto3" json:"client_name,omitempty"`
+	RequestId  string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The lock it waits for.
+	Name          string `protobuf:"bytes,5,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeadlockStep) Reset() {
+	*x = DeadlockStep{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeadlockStep) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeadlockStep) ProtoMessage() {}
+
+func (x *DeadlockStep) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeadlockStep.ProtoReflect.Descriptor instead.
+func (*DeadlockStep) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *DeadlockStep) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *DeadlockStep) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *DeadlockStep) GetClientName() string {
+	if x != nil {
+		return x.ClientName
+	}
+	return ""
+}
+
+func (x *DeadlockStep) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *DeadlockStep) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 // Blocker is a holder that a waiter waits behind: who it is and how long it has held the lock.
 type Blocker struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -1708,16 +2068,18 @@ type Blocker struct {
 	// docs/security.md); empty when security is off.
 	Identity string `protobuf:"bytes,4,opt,name=identity,proto3" json:"identity,omitempty"`
 	// How long it has held the lock, on the store's clock (since its grant; re-entries keep it).
-	HeldFor       *durationpb.Duration `protobuf:"bytes,5,opt,name=held_for,json=heldFor,proto3" json:"held_for,omitempty"`
-	FencingToken  uint64               `protobuf:"varint,6,opt,name=fencing_token,json=fencingToken,proto3" json:"fencing_token,omitempty"`
-	Mode          LockMode             `protobuf:"varint,7,opt,name=mode,proto3,enum=turnstile.v1.LockMode" json:"mode,omitempty"`
+	HeldFor      *durationpb.Duration `protobuf:"bytes,5,opt,name=held_for,json=heldFor,proto3" json:"held_for,omitempty"`
+	FencingToken uint64               `protobuf:"varint,6,opt,name=fencing_token,json=fencingToken,proto3" json:"fencing_token,omitempty"`
+	Mode         LockMode             `protobuf:"varint,7,opt,name=mode,proto3,enum=turnstile.v1.LockMode" json:"mode,omitempty"`
+	// The lock it holds; set where blockers span several locks (AcquireAll's Failed.blocked_by).
+	Name          string `protobuf:"bytes,8,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Blocker) Reset() {
 	*x = Blocker{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[18]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1729,7 +2091,7 @@ func (x *Blocker) String() string {
 func (*Blocker) ProtoMessage() {}
 
 func (x *Blocker) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[18]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1742,7 +2104,7 @@ func (x *Blocker) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Blocker.ProtoReflect.Descriptor instead.
 func (*Blocker) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{18}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Blocker) GetSessionId() string {
@@ -1794,6 +2156,13 @@ func (x *Blocker) GetMode() LockMode {
 	return LockMode_LOCK_MODE_UNSPECIFIED
 }
 
+func (x *Blocker) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 // WatchRequest names the lock to watch.
 type WatchRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1804,7 +2173,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[19]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1816,7 +2185,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[19]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1829,7 +2198,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{19}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *WatchRequest) GetName() string {
@@ -1854,7 +2223,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[20]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1866,7 +2235,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[20]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1879,7 +2248,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{20}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *WatchResponse) GetKind() isWatchResponse_Kind {
@@ -1950,7 +2319,7 @@ type LockSnapshot struct {
 
 func (x *LockSnapshot) Reset() {
 	*x = LockSnapshot{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[21]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1962,7 +2331,7 @@ func (x *LockSnapshot) String() string {
 func (*LockSnapshot) ProtoMessage() {}
 
 func (x *LockSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[21]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1975,7 +2344,7 @@ func (x *LockSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockSnapshot.ProtoReflect.Descriptor instead.
 func (*LockSnapshot) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{21}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *LockSnapshot) GetName() string {
@@ -2068,7 +2437,7 @@ type Holder struct {
 
 func (x *Holder) Reset() {
 	*x = Holder{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[22]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2080,7 +2449,7 @@ func (x *Holder) String() string {
 func (*Holder) ProtoMessage() {}
 
 func (x *Holder) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[22]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2093,7 +2462,7 @@ func (x *Holder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Holder.ProtoReflect.Descriptor instead.
 func (*Holder) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{22}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Holder) GetSessionId() string {
@@ -2185,7 +2554,7 @@ type HolderEvent struct {
 
 func (x *HolderEvent) Reset() {
 	*x = HolderEvent{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[23]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2197,7 +2566,7 @@ func (x *HolderEvent) String() string {
 func (*HolderEvent) ProtoMessage() {}
 
 func (x *HolderEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[23]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2210,7 +2579,7 @@ func (x *HolderEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HolderEvent.ProtoReflect.Descriptor instead.
 func (*HolderEvent) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{23}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *HolderEvent) GetName() string {
@@ -2265,7 +2634,7 @@ type DescribeRequest struct {
 
 func (x *DescribeRequest) Reset() {
 	*x = DescribeRequest{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[24]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2277,7 +2646,7 @@ func (x *DescribeRequest) String() string {
 func (*DescribeRequest) ProtoMessage() {}
 
 func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[24]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2290,7 +2659,7 @@ func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
 func (*DescribeRequest) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{24}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DescribeRequest) GetName() string {
@@ -2313,14 +2682,17 @@ type DescribeResponse struct {
 	// Waiters in queue order.
 	Waiters []*Waiter `protobuf:"bytes,5,rep,name=waiters,proto3" json:"waiters,omitempty"`
 	// The version of the last change this state includes (see LockSnapshot).
-	Version       uint64 `protobuf:"varint,6,opt,name=version,proto3" json:"version,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Version uint64 `protobuf:"varint,6,opt,name=version,proto3" json:"version,omitempty"`
+	// Lock-delay in force: a hold ended without a release and the lock is not granted again
+	// until this much time has passed (on the store's clock). Absent: not delayed.
+	DelayRemaining *durationpb.Duration `protobuf:"bytes,7,opt,name=delay_remaining,json=delayRemaining,proto3" json:"delay_remaining,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[25]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2332,7 +2704,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[25]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2345,7 +2717,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{25}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DescribeResponse) GetName() string {
@@ -2390,6 +2762,13 @@ func (x *DescribeResponse) GetVersion() uint64 {
 	return 0
 }
 
+func (x *DescribeResponse) GetDelayRemaining() *durationpb.Duration {
+	if x != nil {
+		return x.DelayRemaining
+	}
+	return nil
+}
+
 // Waiter is one queued acquire.
 type Waiter struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -2406,14 +2785,16 @@ type Waiter struct {
 	ClientName string `protobuf:"bytes,8,opt,name=client_name,json=clientName,proto3" json:"client_name,omitempty"`
 	// The holders it waits behind: every holder in force when this was read (it is granted once
 	// enough of them have left and every waiter ahead of it has been served).
-	BlockedBy     []*Blocker `protobuf:"bytes,9,rep,name=blocked_by,json=blockedBy,proto3" json:"blocked_by,omitempty"`
+	BlockedBy []*Blocker `protobuf:"bytes,9,rep,name=blocked_by,json=blockedBy,proto3" json:"blocked_by,omitempty"`
+	// For a waiter of an AcquireAll set: every lock of the set, this one included (empty otherwise).
+	SetNames      []string `protobuf:"bytes,10,rep,name=set_names,json=setNames,proto3" json:"set_names,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Waiter) Reset() {
 	*x = Waiter{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[26]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2425,7 +2806,7 @@ func (x *Waiter) String() string {
 func (*Waiter) ProtoMessage() {}
 
 func (x *Waiter) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[26]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2438,7 +2819,7 @@ func (x *Waiter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Waiter.ProtoReflect.Descriptor instead.
 func (*Waiter) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{26}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Waiter) GetSessionId() string {
@@ -2504,6 +2885,13 @@ func (x *Waiter) GetBlockedBy() []*Blocker {
 	return nil
 }
 
+func (x *Waiter) GetSetNames() []string {
+	if x != nil {
+		return x.SetNames
+	}
+	return nil
+}
+
 // ListRequest pages through the active locks whose names start with prefix.
 type ListRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2521,7 +2909,7 @@ type ListRequest struct {
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[27]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2533,7 +2921,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[27]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2546,7 +2934,7 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{27}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListRequest) GetPrefix() string {
@@ -2582,7 +2970,7 @@ type ListResponse struct {
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[28]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2594,7 +2982,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[28]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2607,7 +2995,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{28}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListResponse) GetLocks() []*LockSummary {
@@ -2640,7 +3028,7 @@ type LockSummary struct {
 
 func (x *LockSummary) Reset() {
 	*x = LockSummary{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[29]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2652,7 +3040,7 @@ func (x *LockSummary) String() string {
 func (*LockSummary) ProtoMessage() {}
 
 func (x *LockSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[29]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2665,7 +3053,7 @@ func (x *LockSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockSummary.ProtoReflect.Descriptor instead.
 func (*LockSummary) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{29}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *LockSummary) GetName() string {
@@ -2715,7 +3103,7 @@ type RevokeRequest struct {
 
 func (x *RevokeRequest) Reset() {
 	*x = RevokeRequest{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[30]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2727,7 +3115,7 @@ func (x *RevokeRequest) String() string {
 func (*RevokeRequest) ProtoMessage() {}
 
 func (x *RevokeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[30]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2740,7 +3128,7 @@ func (x *RevokeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeRequest.ProtoReflect.Descriptor instead.
 func (*RevokeRequest) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{30}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RevokeRequest) GetName() string {
@@ -2777,7 +3165,7 @@ type RevokeResponse struct {
 
 func (x *RevokeResponse) Reset() {
 	*x = RevokeResponse{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[31]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2789,7 +3177,7 @@ func (x *RevokeResponse) String() string {
 func (*RevokeResponse) ProtoMessage() {}
 
 func (x *RevokeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[31]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2802,7 +3190,7 @@ func (x *RevokeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeResponse.ProtoReflect.Descriptor instead.
 func (*RevokeResponse) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{31}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *RevokeResponse) GetFencingToken() uint64 {
@@ -2823,7 +3211,7 @@ var File_turnstile_v1_turnstile_proto protoreflect.FileDescriptor
 
 const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\n" +
-	"\x1cturnstile/v1/turnstile.proto\x12\fturnstile.v1\x1a\x1egoogle/protobuf/duration.proto\"\xf5\x02\n" +
+	"\x1cturnstile/v1/turnstile.proto\x12\fturnstile.v1\x1a\x1egoogle/protobuf/duration.proto\"\xb2\x03\n" +
 	"\x0eSessionRequest\x12(\n" +
 	"\x04open\x18\x01 \x01(\v2\x12.turnstile.v1.OpenH\x00R\x04open\x121\n" +
 	"\aacquire\x18\x02 \x01(\v2\x15.turnstile.v1.AcquireH\x00R\aacquire\x121\n" +
@@ -2832,7 +3220,9 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"keep_alive\x18\x04 \x01(\v2\x17.turnstile.v1.KeepAliveH\x00R\tkeepAlive\x12.\n" +
 	"\x06cancel\x18\x05 \x01(\v2\x14.turnstile.v1.CancelH\x00R\x06cancel\x12+\n" +
 	"\x05close\x18\x06 \x01(\v2\x13.turnstile.v1.CloseH\x00R\x05close\x124\n" +
-	"\bproclaim\x18\a \x01(\v2\x16.turnstile.v1.ProclaimH\x00R\bproclaimB\x06\n" +
+	"\bproclaim\x18\a \x01(\v2\x16.turnstile.v1.ProclaimH\x00R\bproclaim\x12;\n" +
+	"\vacquire_all\x18\b \x01(\v2\x18.turnstile.v1.AcquireAllH\x00R\n" +
+	"acquireAllB\x06\n" +
 	"\x04kind\"\xd1\x01\n" +
 	"\x04Open\x12\x1f\n" +
 	"\vclient_name\x18\x01 \x01(\tR\n" +
@@ -2840,7 +3230,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x03ttl\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12*\n" +
 	"\x11resume_session_id\x18\x03 \x01(\tR\x0fresumeSessionId\x12#\n" +
 	"\rresume_secret\x18\x04 \x01(\tR\fresumeSecret\x12*\n" +
-	"\x04held\x18\x05 \x03(\v2\x16.turnstile.v1.HeldLockR\x04held\"\xfc\x01\n" +
+	"\x04held\x18\x05 \x03(\v2\x16.turnstile.v1.HeldLockR\x04held\"\xb6\x02\n" +
 	"\aAcquire\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -2850,7 +3240,24 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x04wait\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\x04wait\x12\x14\n" +
 	"\x05owner\x18\x06 \x01(\tR\x05owner\x12\x14\n" +
 	"\x05value\x18\a \x01(\fR\x05value\x12!\n" +
-	"\ftrace_parent\x18\b \x01(\tR\vtraceParent\"u\n" +
+	"\ftrace_parent\x18\b \x01(\tR\vtraceParent\x128\n" +
+	"\n" +
+	"lock_delay\x18\t \x01(\v2\x19.google.protobuf.DurationR\tlockDelay\"\x92\x02\n" +
+	"\n" +
+	"AcquireAll\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12-\n" +
+	"\x05locks\x18\x02 \x03(\v2\x17.turnstile.v1.LockClaimR\x05locks\x12-\n" +
+	"\x04wait\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x04wait\x12\x14\n" +
+	"\x05owner\x18\x04 \x01(\tR\x05owner\x12\x14\n" +
+	"\x05value\x18\x05 \x01(\fR\x05value\x12!\n" +
+	"\ftrace_parent\x18\x06 \x01(\tR\vtraceParent\x128\n" +
+	"\n" +
+	"lock_delay\x18\a \x01(\v2\x19.google.protobuf.DurationR\tlockDelay\"a\n" +
+	"\tLockClaim\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12*\n" +
+	"\x04mode\x18\x02 \x01(\x0e2\x16.turnstile.v1.LockModeR\x04mode\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\rR\x05limit\"u\n" +
 	"\aRelease\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -2868,7 +3275,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x06Cancel\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\"\a\n" +
-	"\x05Close\"\xbf\x03\n" +
+	"\x05Close\"\xff\x03\n" +
 	"\x0fSessionResponse\x12.\n" +
 	"\x06opened\x18\x01 \x01(\v2\x14.turnstile.v1.OpenedH\x00R\x06opened\x124\n" +
 	"\bacquired\x18\x02 \x01(\v2\x16.turnstile.v1.AcquiredH\x00R\bacquired\x12.\n" +
@@ -2879,7 +3286,8 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x06failed\x18\a \x01(\v2\x14.turnstile.v1.FailedH\x00R\x06failed\x12:\n" +
 	"\n" +
 	"proclaimed\x18\b \x01(\v2\x18.turnstile.v1.ProclaimedH\x00R\n" +
-	"proclaimedB\x06\n" +
+	"proclaimed\x12>\n" +
+	"\facquired_all\x18\t \x01(\v2\x19.turnstile.v1.AcquiredAllH\x00R\vacquiredAllB\x06\n" +
 	"\x04kind\"\xbf\x01\n" +
 	"\x06Opened\x12\x1d\n" +
 	"\n" +
@@ -2905,7 +3313,11 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1a\n" +
-	"\bposition\x18\x03 \x01(\rR\bposition\"\\\n" +
+	"\bposition\x18\x03 \x01(\rR\bposition\"Z\n" +
+	"\vAcquiredAll\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12,\n" +
+	"\x05locks\x18\x02 \x03(\v2\x16.turnstile.v1.AcquiredR\x05locks\"\\\n" +
 	"\bReleased\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -2924,7 +3336,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x06reason\x18\x04 \x01(\x0e2\x18.turnstile.v1.LostReasonR\x06reason\"M\n" +
 	"\fKeepAliveAck\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12+\n" +
-	"\x03ttl\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\"\xc0\x01\n" +
+	"\x03ttl\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\"\x83\x02\n" +
 	"\x06Failed\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x123\n" +
@@ -2932,7 +3344,17 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\amessage\x18\x03 \x01(\tR\amessage\x12\x12\n" +
 	"\x04name\x18\x04 \x01(\tR\x04name\x124\n" +
 	"\n" +
-	"blocked_by\x18\x05 \x03(\v2\x15.turnstile.v1.BlockerR\tblockedBy\"\x82\x02\n" +
+	"blocked_by\x18\x05 \x03(\v2\x15.turnstile.v1.BlockerR\tblockedBy\x12A\n" +
+	"\x0edeadlock_cycle\x18\x06 \x03(\v2\x1a.turnstile.v1.DeadlockStepR\rdeadlockCycle\"\x97\x01\n" +
+	"\fDeadlockStep\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1f\n" +
+	"\vclient_name\x18\x03 \x01(\tR\n" +
+	"clientName\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x04 \x01(\tR\trequestId\x12\x12\n" +
+	"\x04name\x18\x05 \x01(\tR\x04name\"\x96\x02\n" +
 	"\aBlocker\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
@@ -2942,7 +3364,8 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\bidentity\x18\x04 \x01(\tR\bidentity\x124\n" +
 	"\bheld_for\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\aheldFor\x12#\n" +
 	"\rfencing_token\x18\x06 \x01(\x04R\ffencingToken\x12*\n" +
-	"\x04mode\x18\a \x01(\x0e2\x16.turnstile.v1.LockModeR\x04mode\"\"\n" +
+	"\x04mode\x18\a \x01(\x0e2\x16.turnstile.v1.LockModeR\x04mode\x12\x12\n" +
+	"\x04name\x18\b \x01(\tR\x04name\"\"\n" +
 	"\fWatchRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"\x84\x01\n" +
 	"\rWatchResponse\x128\n" +
@@ -2982,14 +3405,15 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\fholders_left\x18\x05 \x01(\rR\vholdersLeft\x12\x1b\n" +
 	"\tno_holder\x18\x06 \x01(\bR\bnoHolder\"%\n" +
 	"\x0fDescribeRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"\xe2\x01\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xa6\x02\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12*\n" +
 	"\x04mode\x18\x02 \x01(\x0e2\x16.turnstile.v1.LockModeR\x04mode\x12\x14\n" +
 	"\x05limit\x18\x03 \x01(\rR\x05limit\x12.\n" +
 	"\aholders\x18\x04 \x03(\v2\x14.turnstile.v1.HolderR\aholders\x12.\n" +
 	"\awaiters\x18\x05 \x03(\v2\x14.turnstile.v1.WaiterR\awaiters\x12\x18\n" +
-	"\aversion\x18\x06 \x01(\x04R\aversion\"\xf2\x02\n" +
+	"\aversion\x18\x06 \x01(\x04R\aversion\x12B\n" +
+	"\x0fdelay_remaining\x18\a \x01(\v2\x19.google.protobuf.DurationR\x0edelayRemaining\"\x8f\x03\n" +
 	"\x06Waiter\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
@@ -3003,7 +3427,9 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\vclient_name\x18\b \x01(\tR\n" +
 	"clientName\x124\n" +
 	"\n" +
-	"blocked_by\x18\t \x03(\v2\x15.turnstile.v1.BlockerR\tblockedBy\"a\n" +
+	"blocked_by\x18\t \x03(\v2\x15.turnstile.v1.BlockerR\tblockedBy\x12\x1b\n" +
+	"\tset_names\x18\n" +
+	" \x03(\tR\bsetNames\"a\n" +
 	"\vListRequest\x12\x16\n" +
 	"\x06prefix\x18\x01 \x01(\tR\x06prefix\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\rR\bpageSize\x12\x1d\n" +
@@ -3036,7 +3462,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x17LOST_REASON_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13LOST_REASON_EXPIRED\x10\x01\x12\x17\n" +
 	"\x13LOST_REASON_REVOKED\x10\x02\x12\x1d\n" +
-	"\x19LOST_REASON_SESSION_ENDED\x10\x03*\xa0\x03\n" +
+	"\x19LOST_REASON_SESSION_ENDED\x10\x03*\xbd\x03\n" +
 	"\rFailureReason\x12\x1e\n" +
 	"\x1aFAILURE_REASON_UNSPECIFIED\x10\x00\x12#\n" +
 	"\x1fFAILURE_REASON_INVALID_ARGUMENT\x10\x01\x12\x1a\n" +
@@ -3051,7 +3477,8 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x13FAILURE_REASON_BUSY\x10\n" +
 	"\x12\x1a\n" +
 	"\x16FAILURE_REASON_EXPIRED\x10\v\x12$\n" +
-	" FAILURE_REASON_PERMISSION_DENIED\x10\f*\xb4\x01\n" +
+	" FAILURE_REASON_PERMISSION_DENIED\x10\f\x12\x1b\n" +
+	"\x17FAILURE_REASON_DEADLOCK\x10\r*\xb4\x01\n" +
 	"\fHolderChange\x12\x1d\n" +
 	"\x19HOLDER_CHANGE_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16HOLDER_CHANGE_ACQUIRED\x10\x01\x12\x1a\n" +
@@ -3079,7 +3506,7 @@ func file_turnstile_v1_turnstile_proto_rawDescGZIP() []byte {
 }
 
 var file_turnstile_v1_turnstile_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_turnstile_v1_turnstile_proto_goTypes = []any{
 	(LockMode)(0),               // 0: turnstile.v1.LockMode
 	(LostReason)(0),             // 1: turnstile.v1.LostReason
@@ -3088,99 +3515,113 @@ var file_turnstile_v1_turnstile_proto_goTypes = []any{
 	(*SessionRequest)(nil),      // 4: turnstile.v1.SessionRequest
 	(*Open)(nil),                // 5: turnstile.v1.Open
 	(*Acquire)(nil),             // 6: turnstile.v1.Acquire
-	(*Release)(nil),             // 7: turnstile.v1.Release
-	(*Proclaim)(nil),            // 8: turnstile.v1.Proclaim
-	(*KeepAlive)(nil),           // 9: turnstile.v1.KeepAlive
-	(*Cancel)(nil),              // 10: turnstile.v1.Cancel
-	(*Close)(nil),               // 11: turnstile.v1.Close
-	(*SessionResponse)(nil),     // 12: turnstile.v1.SessionResponse
-	(*Opened)(nil),              // 13: turnstile.v1.Opened
-	(*HeldLock)(nil),            // 14: turnstile.v1.HeldLock
-	(*Acquired)(nil),            // 15: turnstile.v1.Acquired
-	(*Queued)(nil),              // 16: turnstile.v1.Queued
-	(*Released)(nil),            // 17: turnstile.v1.Released
-	(*Proclaimed)(nil),          // 18: turnstile.v1.Proclaimed
-	(*Lost)(nil),                // 19: turnstile.v1.Lost
-	(*KeepAliveAck)(nil),        // 20: turnstile.v1.KeepAliveAck
-	(*Failed)(nil),              // 21: turnstile.v1.Failed
-	(*Blocker)(nil),             // 22: turnstile.v1.Blocker
-	(*WatchRequest)(nil),        // 23: turnstile.v1.WatchRequest
-	(*WatchResponse)(nil),       // 24: turnstile.v1.WatchResponse
-	(*LockSnapshot)(nil),        // 25: turnstile.v1.LockSnapshot
-	(*Holder)(nil),              // 26: turnstile.v1.Holder
-	(*HolderEvent)(nil),         // 27: turnstile.v1.HolderEvent
-	(*DescribeRequest)(nil),     // 28: turnstile.v1.DescribeRequest
-	(*DescribeResponse)(nil),    // 29: turnstile.v1.DescribeResponse
-	(*Waiter)(nil),              // 30: turnstile.v1.Waiter
-	(*ListRequest)(nil),         // 31: turnstile.v1.ListRequest
-	(*ListResponse)(nil),        // 32: turnstile.v1.ListResponse
-	(*LockSummary)(nil),         // 33: turnstile.v1.LockSummary
-	(*RevokeRequest)(nil),       // 34: turnstile.v1.RevokeRequest
-	(*RevokeResponse)(nil),      // 35: turnstile.v1.RevokeResponse
-	(*durationpb.Duration)(nil), // 36: google.protobuf.Duration
+	(*AcquireAll)(nil),          // 7: turnstile.v1.AcquireAll
+	(*LockClaim)(nil),           // 8: turnstile.v1.LockClaim
+	(*Release)(nil),             // 9: turnstile.v1.Release
+	(*Proclaim)(nil),            // 10: turnstile.v1.Proclaim
+	(*KeepAlive)(nil),           // 11: turnstile.v1.KeepAlive
+	(*Cancel)(nil),              // 12: turnstile.v1.Cancel
+	(*Close)(nil),               // 13: turnstile.v1.Close
+	(*SessionResponse)(nil),     // 14: turnstile.v1.SessionResponse
+	(*Opened)(nil),              // 15: turnstile.v1.Opened
+	(*HeldLock)(nil),            // 16: turnstile.v1.HeldLock
+	(*Acquired)(nil),            // 17: turnstile.v1.Acquired
+	(*Queued)(nil),              // 18: turnstile.v1.Queued
+	(*AcquiredAll)(nil),         // 19: turnstile.v1.AcquiredAll
+	(*Released)(nil),            // 20: turnstile.v1.Released
+	(*Proclaimed)(nil),          // 21: turnstile.v1.Proclaimed
+	(*Lost)(nil),                // 22: turnstile.v1.Lost
+	(*KeepAliveAck)(nil),        // 23: turnstile.v1.KeepAliveAck
+	(*Failed)(nil),              // 24: turnstile.v1.Failed
+	(*DeadlockStep)(nil),        // 25: turnstile.v1.DeadlockStep
+	(*Blocker)(nil),             // 26: turnstile.v1.Blocker
+	(*WatchRequest)(nil),        // 27: turnstile.v1.WatchRequest
+	(*WatchResponse)(nil),       // 28: turnstile.v1.WatchResponse
+	(*LockSnapshot)(nil),        // 29: turnstile.v1.LockSnapshot
+	(*Holder)(nil),              // 30: turnstile.v1.Holder
+	(*HolderEvent)(nil),         // 31: turnstile.v1.HolderEvent
+	(*DescribeRequest)(nil),     // 32: turnstile.v1.DescribeRequest
+	(*DescribeResponse)(nil),    // 33: turnstile.v1.DescribeResponse
+	(*Waiter)(nil),              // 34: turnstile.v1.Waiter
+	(*ListRequest)(nil),         // 35: turnstile.v1.ListRequest
+	(*ListResponse)(nil),        // 36: turnstile.v1.ListResponse
+	(*LockSummary)(nil),         // 37: turnstile.v1.LockSummary
+	(*RevokeRequest)(nil),       // 38: turnstile.v1.RevokeRequest
+	(*RevokeResponse)(nil),      // 39: turnstile.v1.RevokeResponse
+	(*durationpb.Duration)(nil), // 40: google.protobuf.Duration
 }
 var file_turnstile_v1_turnstile_proto_depIdxs = []int32{
 	5,  // 0: turnstile.v1.SessionRequest.open:type_name -> turnstile.v1.Open
 	6,  // 1: turnstile.v1.SessionRequest.acquire:type_name -> turnstile.v1.Acquire
-	7,  // 2: turnstile.v1.SessionRequest.release:type_name -> turnstile.v1.Release
-	9,  // 3: turnstile.v1.SessionRequest.keep_alive:type_name -> turnstile.v1.KeepAlive
-	10, // 4: turnstile.v1.SessionRequest.cancel:type_name -> turnstile.v1.Cancel
-	11, // 5: turnstile.v1.SessionRequest.close:type_name -> turnstile.v1.Close
-	8,  // 6: turnstile.v1.SessionRequest.proclaim:type_name -> turnstile.v1.Proclaim
-	36, // 7: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
-	14, // 8: turnstile.v1.Open.held:type_name -> turnstile.v1.HeldLock
-	0,  // 9: turnstile.v1.Acquire.mode:type_name -> turnstile.v1.LockMode
-	36, // 10: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
-	13, // 11: turnstile.v1.SessionResponse.opened:type_name -> turnstile.v1.Opened
-	15, // 12: turnstile.v1.SessionResponse.acquired:type_name -> turnstile.v1.Acquired
-	16, // 13: turnstile.v1.SessionResponse.queued:type_name -> turnstile.v1.Queued
-	17, // 14: turnstile.v1.SessionResponse.released:type_name -> turnstile.v1.Released
-	19, // 15: turnstile.v1.SessionResponse.lost:type_name -> turnstile.v1.Lost
-	20, // 16: turnstile.v1.SessionResponse.keep_alive_ack:type_name -> turnstile.v1.KeepAliveAck
-	21, // 17: turnstile.v1.SessionResponse.failed:type_name -> turnstile.v1.Failed
-	18, // 18: turnstile.v1.SessionResponse.proclaimed:type_name -> turnstile.v1.Proclaimed
-	36, // 19: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
-	14, // 20: turnstile.v1.Opened.held:type_name -> turnstile.v1.HeldLock
-	1,  // 21: turnstile.v1.Lost.reason:type_name -> turnstile.v1.LostReason
-	36, // 22: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
-	2,  // 23: turnstile.v1.Failed.reason:type_name -> turnstile.v1.FailureReason
-	22, // 24: turnstile.v1.Failed.blocked_by:type_name -> turnstile.v1.Blocker
-	36, // 25: turnstile.v1.Blocker.held_for:type_name -> google.protobuf.Duration
-	0,  // 26: turnstile.v1.Blocker.mode:type_name -> turnstile.v1.LockMode
-	25, // 27: turnstile.v1.WatchResponse.snapshot:type_name -> turnstile.v1.LockSnapshot
-	27, // 28: turnstile.v1.WatchResponse.event:type_name -> turnstile.v1.HolderEvent
-	0,  // 29: turnstile.v1.LockSnapshot.mode:type_name -> turnstile.v1.LockMode
-	26, // 30: turnstile.v1.LockSnapshot.holders:type_name -> turnstile.v1.Holder
-	30, // 31: turnstile.v1.LockSnapshot.waiters:type_name -> turnstile.v1.Waiter
-	0,  // 32: turnstile.v1.Holder.mode:type_name -> turnstile.v1.LockMode
-	36, // 33: turnstile.v1.Holder.lease_remaining:type_name -> google.protobuf.Duration
-	36, // 34: turnstile.v1.Holder.held_for:type_name -> google.protobuf.Duration
-	3,  // 35: turnstile.v1.HolderEvent.change:type_name -> turnstile.v1.HolderChange
-	26, // 36: turnstile.v1.HolderEvent.holder:type_name -> turnstile.v1.Holder
-	0,  // 37: turnstile.v1.DescribeResponse.mode:type_name -> turnstile.v1.LockMode
-	26, // 38: turnstile.v1.DescribeResponse.holders:type_name -> turnstile.v1.Holder
-	30, // 39: turnstile.v1.DescribeResponse.waiters:type_name -> turnstile.v1.Waiter
-	0,  // 40: turnstile.v1.Waiter.mode:type_name -> turnstile.v1.LockMode
-	36, // 41: turnstile.v1.Waiter.lease_remaining:type_name -> google.protobuf.Duration
-	36, // 42: turnstile.v1.Waiter.waited:type_name -> google.protobuf.Duration
-	22, // 43: turnstile.v1.Waiter.blocked_by:type_name -> turnstile.v1.Blocker
-	33, // 44: turnstile.v1.ListResponse.locks:type_name -> turnstile.v1.LockSummary
-	0,  // 45: turnstile.v1.LockSummary.mode:type_name -> turnstile.v1.LockMode
-	4,  // 46: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
-	23, // 47: turnstile.v1.LockService.Watch:input_type -> turnstile.v1.WatchRequest
-	28, // 48: turnstile.v1.LockService.Describe:input_type -> turnstile.v1.DescribeRequest
-	31, // 49: turnstile.v1.LockService.List:input_type -> turnstile.v1.ListRequest
-	34, // 50: turnstile.v1.LockService.Revoke:input_type -> turnstile.v1.RevokeRequest
-	12, // 51: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
-	24, // 52: turnstile.v1.LockService.Watch:output_type -> turnstile.v1.WatchResponse
-	29, // 53: turnstile.v1.LockService.Describe:output_type -> turnstile.v1.DescribeResponse
-	32, // 54: turnstile.v1.LockService.List:output_type -> turnstile.v1.ListResponse
-	35, // 55: turnstile.v1.LockService.Revoke:output_type -> turnstile.v1.RevokeResponse
-	51, // [51:56] is the sub-list for method output_type
-	46, // [46:51] is the sub-list for method input_type
-	46, // [46:46] is the sub-list for extension type_name
-	46, // [46:46] is the sub-list for extension extendee
-	0,  // [0:46] is the sub-list for field type_name
+	9,  // 2: turnstile.v1.SessionRequest.release:type_name -> turnstile.v1.Release
+	11, // 3: turnstile.v1.SessionRequest.keep_alive:type_name -> turnstile.v1.KeepAlive
+	12, // 4: turnstile.v1.SessionRequest.cancel:type_name -> turnstile.v1.Cancel
+	13, // 5: turnstile.v1.SessionRequest.close:type_name -> turnstile.v1.Close
+	10, // 6: turnstile.v1.SessionRequest.proclaim:type_name -> turnstile.v1.Proclaim
+	7,  // 7: turnstile.v1.SessionRequest.acquire_all:type_name -> turnstile.v1.AcquireAll
+	40, // 8: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
+	16, // 9: turnstile.v1.Open.held:type_name -> turnstile.v1.HeldLock
+	0,  // 10: turnstile.v1.Acquire.mode:type_name -> turnstile.v1.LockMode
+	40, // 11: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
+	40, // 12: turnstile.v1.Acquire.lock_delay:type_name -> google.protobuf.Duration
+	8,  // 13: turnstile.v1.AcquireAll.locks:type_name -> turnstile.v1.LockClaim
+	40, // 14: turnstile.v1.AcquireAll.wait:type_name -> google.protobuf.Duration
+	40, // 15: turnstile.v1.AcquireAll.lock_delay:type_name -> google.protobuf.Duration
+	0,  // 16: turnstile.v1.LockClaim.mode:type_name -> turnstile.v1.LockMode
+	15, // 17: turnstile.v1.SessionResponse.opened:type_name -> turnstile.v1.Opened
+	17, // 18: turnstile.v1.SessionResponse.acquired:type_name -> turnstile.v1.Acquired
+	18, // 19: turnstile.v1.SessionResponse.queued:type_name -> turnstile.v1.Queued
+	20, // 20: turnstile.v1.SessionResponse.released:type_name -> turnstile.v1.Released
+	22, // 21: turnstile.v1.SessionResponse.lost:type_name -> turnstile.v1.Lost
+	23, // 22: turnstile.v1.SessionResponse.keep_alive_ack:type_name -> turnstile.v1.KeepAliveAck
+	24, // 23: turnstile.v1.SessionResponse.failed:type_name -> turnstile.v1.Failed
+	21, // 24: turnstile.v1.SessionResponse.proclaimed:type_name -> turnstile.v1.Proclaimed
+	19, // 25: turnstile.v1.SessionResponse.acquired_all:type_name -> turnstile.v1.AcquiredAll
+	40, // 26: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
+	16, // 27: turnstile.v1.Opened.held:type_name -> turnstile.v1.HeldLock
+	17, // 28: turnstile.v1.AcquiredAll.locks:type_name -> turnstile.v1.Acquired
+	1,  // 29: turnstile.v1.Lost.reason:type_name -> turnstile.v1.LostReason
+	40, // 30: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
+	2,  // 31: turnstile.v1.Failed.reason:type_name -> turnstile.v1.FailureReason
+	26, // 32: turnstile.v1.Failed.blocked_by:type_name -> turnstile.v1.Blocker
+	25, // 33: turnstile.v1.Failed.deadlock_cycle:type_name -> turnstile.v1.DeadlockStep
+	40, // 34: turnstile.v1.Blocker.held_for:type_name -> google.protobuf.Duration
+	0,  // 35: turnstile.v1.Blocker.mode:type_name -> turnstile.v1.LockMode
+	29, // 36: turnstile.v1.WatchResponse.snapshot:type_name -> turnstile.v1.LockSnapshot
+	31, // 37: turnstile.v1.WatchResponse.event:type_name -> turnstile.v1.HolderEvent
+	0,  // 38: turnstile.v1.LockSnapshot.mode:type_name -> turnstile.v1.LockMode
+	30, // 39: turnstile.v1.LockSnapshot.holders:type_name -> turnstile.v1.Holder
+	34, // 40: turnstile.v1.LockSnapshot.waiters:type_name -> turnstile.v1.Waiter
+	0,  // 41: turnstile.v1.Holder.mode:type_name -> turnstile.v1.LockMode
+	40, // 42: turnstile.v1.Holder.lease_remaining:type_name -> google.protobuf.Duration
+	40, // 43: turnstile.v1.Holder.held_for:type_name -> google.protobuf.Duration
+	3,  // 44: turnstile.v1.HolderEvent.change:type_name -> turnstile.v1.HolderChange
+	30, // 45: turnstile.v1.HolderEvent.holder:type_name -> turnstile.v1.Holder
+	0,  // 46: turnstile.v1.DescribeResponse.mode:type_name -> turnstile.v1.LockMode
+	30, // 47: turnstile.v1.DescribeResponse.holders:type_name -> turnstile.v1.Holder
+	34, // 48: turnstile.v1.DescribeResponse.waiters:type_name -> turnstile.v1.Waiter
+	40, // 49: turnstile.v1.DescribeResponse.delay_remaining:type_name -> google.protobuf.Duration
+	0,  // 50: turnstile.v1.Waiter.mode:type_name -> turnstile.v1.LockMode
+	40, // 51: turnstile.v1.Waiter.lease_remaining:type_name -> google.protobuf.Duration
+	40, // 52: turnstile.v1.Waiter.waited:type_name -> google.protobuf.Duration
+	26, // 53: turnstile.v1.Waiter.blocked_by:type_name -> turnstile.v1.Blocker
+	37, // 54: turnstile.v1.ListResponse.locks:type_name -> turnstile.v1.LockSummary
+	0,  // 55: turnstile.v1.LockSummary.mode:type_name -> turnstile.v1.LockMode
+	4,  // 56: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
+	27, // 57: turnstile.v1.LockService.Watch:input_type -> turnstile.v1.WatchRequest
+	32, // 58: turnstile.v1.LockService.Describe:input_type -> turnstile.v1.DescribeRequest
+	35, // 59: turnstile.v1.LockService.List:input_type -> turnstile.v1.ListRequest
+	38, // 60: turnstile.v1.LockService.Revoke:input_type -> turnstile.v1.RevokeRequest
+	14, // 61: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
+	28, // 62: turnstile.v1.LockService.Watch:output_type -> turnstile.v1.WatchResponse
+	33, // 63: turnstile.v1.LockService.Describe:output_type -> turnstile.v1.DescribeResponse
+	36, // 64: turnstile.v1.LockService.List:output_type -> turnstile.v1.ListResponse
+	39, // 65: turnstile.v1.LockService.Revoke:output_type -> turnstile.v1.RevokeResponse
+	61, // [61:66] is the sub-list for method output_type
+	56, // [56:61] is the sub-list for method input_type
+	56, // [56:56] is the sub-list for extension type_name
+	56, // [56:56] is the sub-list for extension extendee
+	0,  // [0:56] is the sub-list for field type_name
 }
 
 func init() { file_turnstile_v1_turnstile_proto_init() }
@@ -3196,8 +3637,9 @@ func file_turnstile_v1_turnstile_proto_init() {
 		(*SessionRequest_Cancel)(nil),
 		(*SessionRequest_Close)(nil),
 		(*SessionRequest_Proclaim)(nil),
+		(*SessionRequest_AcquireAll)(nil),
 	}
-	file_turnstile_v1_turnstile_proto_msgTypes[8].OneofWrappers = []any{
+	file_turnstile_v1_turnstile_proto_msgTypes[10].OneofWrappers = []any{
 		(*SessionResponse_Opened)(nil),
 		(*SessionResponse_Acquired)(nil),
 		(*SessionResponse_Queued)(nil),
@@ -3206,8 +3648,9 @@ func file_turnstile_v1_turnstile_proto_init() {
 		(*SessionResponse_KeepAliveAck)(nil),
 		(*SessionResponse_Failed)(nil),
 		(*SessionResponse_Proclaimed)(nil),
+		(*SessionResponse_AcquiredAll)(nil),
 	}
-	file_turnstile_v1_turnstile_proto_msgTypes[20].OneofWrappers = []any{
+	file_turnstile_v1_turnstile_proto_msgTypes[24].OneofWrappers = []any{
 		(*WatchResponse_Snapshot)(nil),
 		(*WatchResponse_Event)(nil),
 	}
@@ -3217,7 +3660,7 @@ func file_turnstile_v1_turnstile_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turnstile_v1_turnstile_proto_rawDesc), len(file_turnstile_v1_turnstile_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   32,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
