@@ -167,6 +167,7 @@ export class Coordinator {
   private storeListener(): StoreListener {
     return {
       grant: (grant) => this.table.grant(grant),
+      setMayFit: (waiter) => this.table.sets.retry(waiter),
       resync: () => {
         this.table.resync();
         this.watches.resyncAll();

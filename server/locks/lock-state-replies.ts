@@ -75,7 +75,7 @@ function waitersOf(state: LockState): ReturnType<typeof LockStateReplies.describ
     waited: durationOf(w.waitedMs),
     clientName: w.clientName ?? "",
     blockedBy,
-    setNames: [],
+    setNames: w.setNames ?? [],
   }));
 }
 

@@ -14,6 +14,7 @@ import { releaseExactlyOnce } from "./exactly-once-release.js";
 import { OutcomeResolver } from "./outcome-resolver.js";
 import { PendingAcquires } from "./pending-acquires.js";
 import { RecheckScheduler } from "./recheck-scheduler.js";
+import { SetAcquires } from "./set-acquires.js";
 import { settleAcquire } from "./settle-acquire.js";
 import { answerTimeout } from "./wait-blockers.js";
 
@@ -38,6 +39,8 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   readonly resolver: OutcomeResolver;
   /** Logs store failures once per outage (shared with SessionKeeper). */
   readonly outage: StoreOutageLog;
+  /** AcquireAll requests (docs/multi-lock.md); their session-wide events reach them through this table. */
+  readonly sets: SetAcquires;
   /** Timed re-checks run so far: hand-offs by push leave it unchanged. */
   recheckCount = 0;
 
@@ -49,6 +52,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   ) {
     this.outage = new StoreOutageLog(log);
     this.resolver = new OutcomeResolver(this.outage);
+    this.sets = new SetAcquires(store, limits, this.resolver, this.outage, log, metrics);
   }
 
   /** Acquires of this coordinator's sessions not answered yet, by session and request id. */
@@ -157,6 +161,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   cancel(session: Session, requestId: string): void {
     const p = session.pending.get(requestId);
     if (p) this.giveUp(p, { answer: new ServerError("cancelled", `acquire: cancelled by the client`) });
+    else this.sets.cancel(session, requestId);
   }
 
   /**
@@ -166,6 +171,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
    * session moves to another stream: drain or takeover).
    */
   dropPending(session: Session, how: "abandon" | "cancel" | "detach"): void {
+    this.sets.dropPending(session, how);
     for (const p of [...session.pending.values()]) {
       if (how === "detach") this.pending.finish(p);
       else this.giveUp(p, { answer: new ServerError("cancelled", "acquire: the session ended"), how });
@@ -175,6 +181,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   /** Asks for a re-check of `name` at once (a renewal found a waiter no longer queued). */
   recheckSoon(name: string): void {
     this.rechecks.schedule(name, 0);
+    this.sets.recheckSoon(name);
   }
 
   grant(g: Grant): void {
@@ -187,11 +194,13 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
 
   resync(): void {
     for (const name of this.pending.names()) this.rechecks.schedule(name, 0);
+    this.sets.resync();
   }
 
   /** Stops every timer (coordinator shutdown). */
   stop(): void {
     this.rechecks.clear();
+    this.sets.stop();
     this.resolver.stop();
   }
 

@@ -1,6 +1,8 @@
 import type {
   AcquireArgs,
   AcquireOutcome,
+  AcquireSetArgs,
+  AcquireSetOutcome,
   CheckOutcome,
   Claim,
   LockPage,
@@ -17,6 +19,7 @@ import type { Metrics } from "./metrics.js";
 /** Every `operation` label of the store metrics; docs/operations.md lists the same (a test checks). */
 export const STORE_OPERATIONS = [
   "acquire",
+  "acquire_set",
   "release",
   "withdraw",
   "check",
@@ -55,6 +58,10 @@ export class InstrumentedStore implements Store {
 
   acquire(args: AcquireArgs): Promise<AcquireOutcome> {
     return this.timed("acquire", () => this.inner.acquire(args));
+  }
+
+  acquireSet(args: AcquireSetArgs): Promise<AcquireSetOutcome> {
+    return this.timed("acquire_set", () => this.inner.acquireSet(args));
   }
 
   release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome> {

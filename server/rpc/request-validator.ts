@@ -1,6 +1,7 @@
 import type { Duration } from "../../gen/ts/google/protobuf/duration.js";
 import {
   type Acquire,
+  type AcquireAll,
   type ListRequest,
   LockMode,
   type Open,
@@ -11,7 +12,7 @@ import {
 import { isNegativeOrMalformed, wholeMsFromDuration } from "../../wire/duration.js";
 import type { Limits } from "../config/limits.js";
 import { isSessionId } from "../store/session-id.js";
-import type { StoreMode } from "../store/store.js";
+import { MAX_SET_NAMES, type SetMember, type StoreMode } from "../store/store.js";
 import { ServerError } from "./server-error.js";
 
 /** An Open that passed validation: the TTL is within the configured bounds. */
@@ -27,6 +28,15 @@ export interface ValidAcquire {
   owner: string;
   mode: StoreMode;
   limit: number;
+  waitMs: number | undefined;
+  value: Buffer;
+}
+
+/** An AcquireAll that passed validation: 1..MAX_SET_NAMES distinct names; `waitMs` as ValidAcquire's. */
+export interface ValidAcquireAll {
+  requestId: string;
+  locks: SetMember[];
+  owner: string;
   waitMs: number | undefined;
   value: Buffer;
 }
@@ -98,33 +108,34 @@ export class RequestValidator {
     this.requestId("acquire.request_id", a.requestId);
     this.text("acquire.name", a.name, this.limits.maxNameBytes, false);
     this.text("acquire.owner", a.owner, this.limits.maxIdBytes, true);
-    if (!(a.mode in LockMode) || a.mode === LockMode.UNRECOGNIZED) {
-      throw invalid(`acquire.mode: unknown value ${a.mode} (expected EXCLUSIVE or SHARED)`);
-    }
-    const mode: StoreMode = a.mode === LockMode.LOCK_MODE_SHARED ? "shared" : "exclusive";
-    if (mode === "shared" && a.limit > this.limits.maxSharedLimit) {
-      throw invalid(`acquire.limit: ${a.limit} exceeds the maximum of ${this.limits.maxSharedLimit}`);
-    }
-    if (mode === "exclusive" && a.limit !== 0) {
-      throw invalid(`acquire.limit: must be 0 for EXCLUSIVE locks (got ${a.limit})`);
-    }
-    let waitMs: number | undefined;
-    if (a.wait) {
-      waitMs = this.duration("acquire.wait", a.wait);
-      if (waitMs > this.limits.maxWaitMs) {
-        throw invalid(
-          `acquire.wait: ${waitMs} ms exceeds the maximum of ${this.limits.maxWaitMs} ms (omit it to wait forever)`,
-        );
-      }
-    }
+    const { mode, limit } = this.mode("acquire", a.mode, a.limit);
+    const waitMs = this.wait("acquire.wait", a.wait);
     this.value("acquire.value", a.value);
+    return { requestId: a.requestId, name: a.name, owner: a.owner, mode, limit, waitMs, value: a.value };
+  }
+
+  acquireAll(a: AcquireAll): ValidAcquireAll {
+    this.requestId("acquire_all.request_id", a.requestId);
+    if (a.locks.length === 0) throw invalid("acquire_all.locks: must not be empty (name 1 to 16 locks)");
+    if (a.locks.length > MAX_SET_NAMES) {
+      throw invalid(`acquire_all.locks: ${a.locks.length} locks exceeds the maximum of ${MAX_SET_NAMES} per set`);
+    }
+    const seen = new Map<string, number>();
+    const locks = a.locks.map((l, i): SetMember => {
+      const field = `acquire_all.locks[${i}]`;
+      const first = seen.get(l.name);
+      if (first !== undefined) throw invalid(`${field}.name: "${l.name}" is named twice (also locks[${first}])`);
+      seen.set(l.name, i);
+      this.text(`${field}.name`, l.name, this.limits.maxNameBytes, false);
+      return { name: l.name, ...this.mode(field, l.mode, l.limit) };
+    });
+    this.text("acquire_all.owner", a.owner, this.limits.maxIdBytes, true);
+    this.value("acquire_all.value", a.value);
     return {
       requestId: a.requestId,
-      name: a.name,
+      locks,
       owner: a.owner,
-      mode,
-      limit: mode === "shared" ? a.limit : 0,
-      waitMs,
+      waitMs: this.wait("acquire_all.wait", a.wait),
       value: a.value,
     };
   }
@@ -169,6 +180,33 @@ export class RequestValidator {
   /** Validates a request id (non-empty, bounded, printable). */
   requestId(field: string, id: string): void {
     this.text(field, id, this.limits.maxIdBytes, false);
+  }
+
+  /** The mode and limit of a claim (`field`.mode, `field`.limit in errors); the limit is 0 for EXCLUSIVE. */
+  private mode(field: string, wire: LockMode, limit: number): { mode: StoreMode; limit: number } {
+    if (!(wire in LockMode) || wire === LockMode.UNRECOGNIZED) {
+      throw invalid(`${field}.mode: unknown value ${wire} (expected EXCLUSIVE or SHARED)`);
+    }
+    const mode: StoreMode = wire === LockMode.LOCK_MODE_SHARED ? "shared" : "exclusive";
+    if (mode === "shared" && limit > this.limits.maxSharedLimit) {
+      throw invalid(`${field}.limit: ${limit} exceeds the maximum of ${this.limits.maxSharedLimit}`);
+    }
+    if (mode === "exclusive" && limit !== 0) {
+      throw invalid(`${field}.limit: must be 0 for EXCLUSIVE locks (got ${limit})`);
+    }
+    return { mode, limit: mode === "shared" ? limit : 0 };
+  }
+
+  /** A wait: undefined (absent) waits forever; at most maxWaitMs. */
+  private wait(field: string, d: Duration | undefined): number | undefined {
+    if (!d) return undefined;
+    const waitMs = this.duration(field, d);
+    if (waitMs > this.limits.maxWaitMs) {
+      throw invalid(
+        `${field}: ${waitMs} ms exceeds the maximum of ${this.limits.maxWaitMs} ms (omit it to wait forever)`,
+      );
+    }
+    return waitMs;
   }
 
   /** Session ids come from this server only: anything else (a ":" above all) could alias another hold. */

@@ -6,9 +6,9 @@ import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
 import type { ValidOpen } from "../rpc/request-validator.js";
 import { ServerError } from "../rpc/server-error.js";
 import { newSessionId } from "../store/session-id.js";
-import type { Store } from "../store/store.js";
+import type { Claim, Store } from "../store/store.js";
 import { StoreOutageLog } from "../store/store-outage-log.js";
-import { claimOf, type Hold, holdKey, type Pending, Session } from "./session.js";
+import { claimOf, type Hold, holdKey, Session } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
 
 type Write = ConstructorParameters<typeof Session>[3];
@@ -99,15 +99,19 @@ export class SessionKeeper {
    */
   async renew(session: Session): Promise<boolean> {
     const started = performance.now();
-    const byName = new Map<string, { holds: Hold[]; pending: Pending[] }>();
+    const byName = new Map<string, { holds: Hold[]; pending: Claim[] }>();
     const entry = (name: string) => byName.get(name) ?? byName.set(name, { holds: [], pending: [] }).get(name)!;
     for (const h of session.held.values()) if (!h.releasing) entry(h.name).holds.push(h);
-    for (const p of session.pending.values()) entry(p.name).pending.push(p);
+    for (const p of session.pending.values()) entry(p.name).pending.push(claimOf(p));
+    // An AcquireAll's entry on each of its names is an ordinary queue entry to renew.
+    for (const s of session.pendingSets.values())
+      for (const { name } of s.locks)
+        entry(name).pending.push({ name, sessionId: session.id, owner: s.owner, requestId: s.requestId });
     const results = await Promise.allSettled([
       this.touch(session),
       ...[...byName].map(async ([name, { holds, pending }]) => {
         const owners = holds.map((h) => h.owner);
-        const outcome = await this.store.renew(name, session.id, session.ttlMs, owners, pending.map(claimOf));
+        const outcome = await this.store.renew(name, session.id, session.ttlMs, owners, pending);
         holds.forEach((h, i) => {
           if (outcome.holds[i] || session.held.get(holdKey(h.name, h.owner)) !== h) return;
           this.table.forget(session, h);

@@ -22,7 +22,7 @@ export const SessionReplies = {
   acquired(requestId: string, name: string, fencingToken: bigint, holdCount: number): SessionResponse {
     return { kind: { $case: "acquired", acquired: { requestId, name, fencingToken, holdCount } } };
   },
-  queued(p: Pending, position: number): SessionResponse {
+  queued(p: Pick<Pending, "requestId" | "name">, position: number): SessionResponse {
     return {
       kind: { $case: "queued", queued: { requestId: p.requestId, name: p.name, position } },
     };

@@ -130,13 +130,16 @@ export class SessionStream implements AttachedStream {
           this.deps.holds.proclaim(session, validator.proclaim(this.mayLock(kind.proclaim))),
         );
         break;
-      case "acquireAll":
-        this.fail(
-          kind.acquireAll.requestId,
-          "",
-          new ServerError("invalid-argument", "acquire_all: not supported by this coordinator yet"),
-        );
+      case "acquireAll": {
+        const all = kind.acquireAll;
+        const op = () => {
+          const valid = validator.acquireAll(all);
+          for (const l of valid.locks) this.deps.guard.require(this.caller, "lock", l.name);
+          return table.sets.acquire(session, valid);
+        };
+        this.admit(all.requestId, "", op, true);
         break;
+      }
       case "close":
         this.closing = true;
         this.lane.close();

@@ -1,5 +1,5 @@
 import type { SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
-import type { Claim, SessionRecord, StoreMode } from "../store/store.js";
+import type { Claim, SessionRecord, SetMember, StoreMode } from "../store/store.js";
 
 /** One hold of (name, owner) by a session: its token and re-entry count. */
 export interface Hold {
@@ -30,6 +30,24 @@ export interface Pending {
   waitTimer?: NodeJS.Timeout;
 }
 
+/** An AcquireAll not answered yet (server/locks/set-acquires.ts): queued on every name, holding none. */
+export interface PendingSet {
+  session: Session;
+  requestId: string;
+  owner: string;
+  locks: SetMember[];
+  value: Buffer;
+  mayWait: boolean;
+  done: boolean;
+  receivedAtMs: number;
+  queued?: boolean;
+  waitTimer?: NodeJS.Timeout;
+  recheckTimer?: NodeJS.Timeout;
+  /** A store run of the set is in flight; `again`: another was asked for meanwhile. */
+  running?: boolean;
+  again?: boolean;
+}
+
 /**
  * The coordinator's view of one session stream: its lease, holds and pending acquires. It sends
  * through the stream's writer and drops messages once the stream has ended.
@@ -37,6 +55,8 @@ export interface Pending {
 export class Session {
   readonly held = new Map<string, Hold>();
   readonly pending = new Map<string, Pending>();
+  /** AcquireAll requests not answered yet, by request id. */
+  readonly pendingSets = new Map<string, PendingSet>();
   /** Request ids of releases and proclaims in flight (acquires in flight are the pending map). */
   readonly releasing = new Set<string>();
   ended = false;
@@ -58,7 +78,9 @@ export class Session {
 
   /** Locks held plus acquires pending: what the per-session limit counts. */
   get lockCount(): number {
-    return this.held.size + this.pending.size;
+    let sets = 0;
+    for (const s of this.pendingSets.values()) sets += s.locks.length;
+    return this.held.size + this.pending.size + sets;
   }
 
   /** Marks `key` as having a store outcome being resolved; returns the function that unmarks it. */
@@ -81,7 +103,7 @@ export class Session {
 
   /** True when the request id belongs to a request still in flight. */
   inFlight(requestId: string): boolean {
-    return this.pending.has(requestId) || this.releasing.has(requestId);
+    return this.pending.has(requestId) || this.releasing.has(requestId) || this.pendingSets.has(requestId);
   }
 }
 

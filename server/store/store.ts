@@ -28,6 +28,35 @@ export type AcquireOutcome =
   | { kind: "conflict"; limitInForce: number }
   | { kind: "upgrade" };
 
+/** One lock of an acquire-set claim (docs/multi-lock.md). */
+export interface SetMember {
+  name: string;
+  mode: StoreMode;
+  limit: number;
+}
+
+/** Acquire-set arguments: one claim of 1..MAX_SET_NAMES distinct names, granted all together or not at all. */
+export interface AcquireSetArgs extends Omit<AcquireArgs, "name" | "mode" | "limit"> {
+  locks: SetMember[];
+}
+
+/**
+ * Answer to an acquire-set: `granted` with one token per lock (request order); `queued` on every
+ * lock, naming the first (`index`) it waits for; `busy` (try once); `conflict` (a SHARED limit in
+ * force differs); `held` (the owner already holds lock `index`: a set takes only names not held);
+ * `cross-slot` (Redis Cluster: two of its names hash to different slots; nothing was run).
+ */
+export type AcquireSetOutcome =
+  | { kind: "granted"; tokens: bigint[] }
+  | { kind: "queued"; index: number; position: number; recheckInMs: number }
+  | { kind: "busy"; index: number }
+  | { kind: "conflict"; index: number; limitInForce: number }
+  | { kind: "held"; index: number }
+  | { kind: "cross-slot"; indexes: [number, number]; slots: [number, number] };
+
+/** The most names one acquire-set may claim (acquire-set.lua takes 6 keys per name). */
+export const MAX_SET_NAMES = 16;
+
 /** Answer to a release of a hold (`released`, `not-held`) or a withdrawal. */
 export type ReleaseOutcome =
   | { kind: "released"; holdCount: number }
@@ -111,6 +140,8 @@ export interface WaiterState {
   clientName?: string;
   /** As HolderState.identity. */
   identity?: string;
+  /** For a member of an acquire-set: every name of the set, this one included. */
+  setNames?: string[];
 }
 
 /**
@@ -187,6 +218,11 @@ export interface StoreListener {
    * (told first); the broadcast may repeat it, so treat revocations idempotently.
    */
   revoked(revocation: Revocation): void;
+  /**
+   * A hand-on met a queued acquire-set member of this coordinator that fits the lock it freed, but
+   * cannot grant a set (it sees one name): re-run that set's acquire (docs/multi-lock.md).
+   */
+  setMayFit?(waiter: Omit<Claim, "owner">): void;
 }
 
 /**
@@ -201,6 +237,12 @@ export interface Store {
   readonly coordinatorId: string;
   start(listener: StoreListener): Promise<void>;
   acquire(args: AcquireArgs): Promise<AcquireOutcome>;
+  /**
+   * Grants every lock of the set at once (one token each), or queues the set on every name without
+   * holding any; idempotent by (session, request id): a re-run keeps its places. Withdraw, renew and
+   * release each name with the per-name methods (a set's claim is an ordinary waiter and holder).
+   */
+  acquireSet(args: AcquireSetArgs): Promise<AcquireSetOutcome>;
   /** Drop one hold of (session, owner), or every hold with `all`. */
   release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome>;
   /**

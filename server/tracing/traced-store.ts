@@ -4,6 +4,7 @@ import type { Tracing } from "./tracing.js";
 /** The store operations that get a span; the rest (start, health, watch) pass straight through. */
 const TRACED = new Set<string>([
   "acquire",
+  "acquireSet",
   "release",
   "withdraw",
   "check",

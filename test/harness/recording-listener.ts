@@ -1,4 +1,4 @@
-import type { Grant, LockEvent, Revocation, StoreListener } from "../../server/store/store.js";
+import type { Claim, Grant, LockEvent, Revocation, StoreListener } from "../../server/store/store.js";
 import { EventWaiters } from "./event-waiters.js";
 
 /** A store listener that records every grant, holder change, revocation and resync, and lets a test await them. */
@@ -8,12 +8,19 @@ export class RecordingListener implements StoreListener {
   readonly freedAt: (number | undefined)[] = [];
   readonly events: LockEvent[] = [];
   readonly revocations: Revocation[] = [];
+  /** Acquire-set members a hand-on passed over although they fit (`setMayFit`). */
+  readonly setRetries: Omit<Claim, "owner">[] = [];
   resyncs = 0;
   private readonly waiters = new EventWaiters();
 
   grant({ freedAtMs, ...grant }: Grant): void {
     this.grants.push(grant);
     this.freedAt.push(freedAtMs);
+    this.waiters.notify();
+  }
+
+  setMayFit(waiter: Omit<Claim, "owner">): void {
+    this.setRetries.push(waiter);
     this.waiters.notify();
   }
 

@@ -27,6 +27,8 @@ export interface Waiter {
   value: Uint8Array;
   /** When it first queued (a re-sent request keeps it). */
   queuedAt: number;
+  /** For an acquire-set member: every name of its set; it is never granted alone (memory-set.ts). */
+  setNames?: string[];
 }
 
 /** A holder as Describe and Watch show it at `now`. */
@@ -37,7 +39,8 @@ export function stateOf(h: Holder, now: number): HolderState {
 
 /** A waiter at queue `position` as Describe shows it at `now`. */
 export function waiterStateOf(w: Waiter, position: number, now: number): WaiterState {
-  const { sessionId, owner, requestId, mode } = w;
+  const { sessionId, owner, requestId, mode, setNames } = w;
   const leaseMs = Math.floor(w.deadline - now);
-  return { sessionId, owner, requestId, position, mode, leaseMs, waitedMs: Math.max(0, Math.floor(now - w.queuedAt)) };
+  const waitedMs = Math.max(0, Math.floor(now - w.queuedAt));
+  return { sessionId, owner, requestId, position, mode, leaseMs, waitedMs, ...(setNames && { setNames }) };
 }

@@ -18,6 +18,8 @@ export interface LockGrant {
   sessionId: string;
   requestId: string;
   token: bigint;
+  /** An acquire-set member the hand-on passed over although it fits: its set is to be tried (token 0n). */
+  retrySet?: boolean;
 }
 
 /** Reports one holder change, with the holders left after it, for the store to number and pass on. */
@@ -31,14 +33,18 @@ export type ChangeSink = (change: HolderChange, holder: HolderState, holdersLeft
  * fencing counter outlives the lock. Every holder change goes to `emit` as it happens.
  */
 export class MemoryLock {
-  private readonly holders = new Map<string, Holder>();
+  /** By pairKey(session, owner); read and changed by memory-set.ts too. */
+  readonly holders = new Map<string, Holder>();
   // Map order is arrival order: a re-queued request is deleted and set again, so it goes last.
-  private readonly queue = new Map<string, Waiter>();
-  private limit: number | undefined;
+  /** By pairKey(session, request); read and changed by memory-set.ts too. */
+  readonly queue = new Map<string, Waiter>();
+  /** The SHARED limit in force (undefined: none); memory-set.ts sets it as acquire does. */
+  limit: number | undefined;
   private exclusive = false;
 
   constructor(
-    private readonly issueToken: (now: number) => bigint,
+    /** Issues the next fencing token of this lock's name. */
+    readonly issue: (now: number) => bigint,
     private readonly emit: ChangeSink,
   ) {}
 
@@ -76,12 +82,12 @@ export class MemoryLock {
       requeued.deadline = now + a.ttlMs;
       return this.queuedAnswer(pairKey(a.sessionId, a.requestId), now);
     }
-    const free = this.fits(a.mode, a.limit, this.holders.size) && this.queue.size === 0;
+    const free = this.fits(a.mode, a.limit, this.holders.size) && this.setsAhead(undefined);
     if (a.mode === "shared" && (free || a.mayWait)) this.limit = a.limit;
     const { sessionId, requestId, owner, mode, limit } = a;
     const value = a.value ?? new Uint8Array();
     if (free) {
-      const token = this.issueToken(now);
+      const token = this.issue(now);
       const deadline = now + a.ttlMs;
       this.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline, acquiredAt: now }, now);
       return { kind: "granted", token, holdCount: 1 };
@@ -226,27 +232,42 @@ export class MemoryLock {
     let n = this.holders.size;
     if (n === 0) this.exclusive = false;
     for (const [id, w] of this.queue) {
-      if (!this.fits(w.mode, w.limit, n)) break;
-      const token = this.issueToken(now);
+      const fit = this.fits(w.mode, w.limit, n);
+      // A set member is passed over, never granted alone; one that fits has its set tried (hand-on.lua).
+      if (w.setNames && fit) grants.push({ sessionId: w.sessionId, requestId: w.requestId, token: 0n, retrySet: true });
+      if (w.setNames) continue;
+      if (!fit) break;
+      const token = this.issue(now);
       this.queue.delete(id);
       // The hold keeps the waiter's lease deadline: the waiter's keepalives kept it current.
       const { sessionId, owner, value, mode, requestId, deadline } = w;
       this.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline, acquiredAt: now }, now);
       n++;
       grants.push({ sessionId: w.sessionId, requestId: w.requestId, token });
+      if (mode === "exclusive") break;
     }
     return grants;
+  }
+
+  /** True when only acquire-set members wait ahead of waiter `id` (all waiters, when undefined): sets-ahead.lua. */
+  setsAhead(id: string | undefined): boolean {
+    for (const [key, w] of this.queue) {
+      if (key === id) return true;
+      if (!w.setNames) return false;
+    }
+    return true;
   }
 
   /**
    * The grant rule: whether a claim of `mode` and `limit` fits next to `n` holders. Its twin is
    * server/store/redis/scripts/includes/fits.lua: changing the grant rule means editing both.
    */
-  private fits(mode: StoreMode, limit: number, n: number): boolean {
+  fits(mode: StoreMode, limit: number, n: number): boolean {
     return n === 0 || (mode === "shared" && !this.exclusive && (limit === 0 || n < limit));
   }
 
-  private hold(holder: Holder, now: number): void {
+  /** Records a new holder and reports it acquired. */
+  hold(holder: Holder, now: number): void {
     this.holders.set(pairKey(holder.sessionId, holder.owner), holder);
     if (holder.mode === "exclusive") this.exclusive = true;
     this.emit("acquired", stateOf(holder, now), this.holders.size);
@@ -258,7 +279,7 @@ export class MemoryLock {
   }
 
   /** Ms until the earliest holder lease ends, rounded up; -1 when nobody holds the lock. */
-  private msToEarliestLease(now: number): number {
+  msToEarliestLease(now: number): number {
     let earliest = Number.POSITIVE_INFINITY;
     for (const holder of this.holders.values()) earliest = Math.min(earliest, holder.deadline);
     return earliest === Number.POSITIVE_INFINITY ? -1 : Math.max(0, Math.ceil(earliest - now));
@@ -266,6 +287,6 @@ export class MemoryLock {
 }
 
 // Session ids, owners and request ids are arbitrary strings: a JSON pair cannot be ambiguous.
-function pairKey(a: string, b: string): string {
+export function pairKey(a: string, b: string): string {
   return JSON.stringify([a, b]);
 }

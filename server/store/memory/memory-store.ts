@@ -3,6 +3,8 @@ import { HealthSignal } from "../health-signal.js";
 import type {
   AcquireArgs,
   AcquireOutcome,
+  AcquireSetArgs,
+  AcquireSetOutcome,
   CheckOutcome,
   Claim,
   HolderChange,
@@ -20,6 +22,7 @@ import { StoreUnavailableError } from "../store-unavailable-error.js";
 import { FencingCounters } from "./fencing-counters.js";
 import { type LockGrant, MemoryLock } from "./memory-lock.js";
 import { listLocks } from "./memory-lock-list.js";
+import { acquireSet } from "./memory-set.js";
 
 /** Settings of the embedded store. */
 export interface MemoryStoreOptions {
@@ -70,6 +73,14 @@ export class MemoryStore implements Store {
     // Copied: the caller may reuse its buffer.
     const outcome = lock.acquire({ ...args, value: new Uint8Array(args.value ?? []) }, now);
     this.settle(args.name, lock, now);
+    return outcome;
+  }
+
+  async acquireSet(args: AcquireSetArgs): Promise<AcquireSetOutcome> {
+    const now = this.begin();
+    const locks = args.locks.map((l) => this.lockOf(l.name));
+    const outcome = acquireSet(locks, args, now);
+    for (const [i, l] of args.locks.entries()) this.settle(l.name, locks[i], now);
     return outcome;
   }
 
@@ -237,6 +248,9 @@ export class MemoryStore implements Store {
   }
 
   private deliver(name: string, grants: LockGrant[], freedAtMs?: number): void {
-    for (const g of grants) this.listener?.grant({ name, ...g, freedAtMs });
+    for (const { retrySet, ...g } of grants) {
+      if (retrySet) this.listener?.setMayFit?.({ name, sessionId: g.sessionId, requestId: g.requestId });
+      else this.listener?.grant({ name, ...g, freedAtMs });
+    }
   }
 }

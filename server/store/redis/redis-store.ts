@@ -5,6 +5,8 @@ import { HealthSignal } from "../health-signal.js";
 import type {
   AcquireArgs,
   AcquireOutcome,
+  AcquireSetArgs,
+  AcquireSetOutcome,
   CheckOutcome,
   Claim,
   LockPage,
@@ -19,6 +21,7 @@ import type {
 import { redisCall } from "./connection/redis-call.js";
 import { StoreConnections } from "./connection/store-connections.js";
 import { EventFeed } from "./records/event-feed.js";
+import { keySlot } from "./records/key-slot.js";
 import { LockKeyCache } from "./records/lock-key-cache.js";
 import { grantChannel } from "./records/lock-keys.js";
 import { LockLister } from "./records/lock-lister.js";
@@ -42,6 +45,7 @@ import {
   translateRenew,
   translateReply,
   translateRevoke,
+  translateSet,
 } from "./scripts/script-code.js";
 
 const DAY_MS = 86_400_000;
@@ -95,7 +99,12 @@ export class RedisStore implements Store {
     const publish = target.kind === "cluster" ? "always" : "watched";
     this.argv = new LockScriptArgs(this.coordinatorId, this.prefix, fenceRetainMs, publish, this.lockKeys, this.writer);
     this.sessions = new SessionRecords(this.redis, this.prefix, this.writer);
-    this.outbox = new GrantOutbox(this.redis, this.prefix, (grant) => this.listener?.grant(grant));
+    this.outbox = new GrantOutbox(
+      this.redis,
+      this.prefix,
+      (grant) => this.listener?.grant(grant),
+      (waiter) => this.listener?.setMayFit?.(waiter),
+    );
     this.feed = new EventFeed(this.events, this.prefix, options.commandTimeoutMs ?? 2000);
     // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).
     this.lister = this.redis instanceof Redis ? new LockLister(this.redis, this.prefix) : undefined;
@@ -128,6 +137,22 @@ export class RedisStore implements Store {
     const reply = await this.run("acquire", lock.keys, this.argv.acquire(args, lock));
     answered?.();
     return translateReply(reply as ScriptReply) as AcquireOutcome;
+  }
+
+  /** On Cluster, every name of the set must hash to one slot (docs/multi-lock.md): else `cross-slot`, unrun. */
+  async acquireSet(args: AcquireSetArgs): Promise<AcquireSetOutcome> {
+    const locks = args.locks.map((l) => this.lockKeys.of(l.name));
+    if (this.redis instanceof Cluster) {
+      const slots = locks.map((l) => keySlot(l.keys[0]));
+      const other = slots.findIndex((s) => s !== slots[0]);
+      if (other > 0) return { kind: "cross-slot", indexes: [0, other], slots: [slots[0], slots[other]] };
+    }
+    const reply = await this.run(
+      "acquire-set",
+      locks.flatMap((l) => l.keys),
+      this.argv.acquireSet(args, locks),
+    );
+    return translateSet(reply as ScriptReply);
   }
 
   release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome> {

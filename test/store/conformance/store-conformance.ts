@@ -7,6 +7,7 @@ import { listConformance } from "./list-conformance.js";
 import { releaseConformance } from "./release-conformance.js";
 import { renewConformance } from "./renew-conformance.js";
 import { sessionRecordConformance } from "./session-record-conformance.js";
+import { setConformance } from "./set-conformance.js";
 import { sharedConformance } from "./shared-conformance.js";
 import { waitAttributionConformance } from "./wait-attribution-conformance.js";
 import { watchConformance } from "./watch-conformance.js";
@@ -34,6 +35,7 @@ export function storeConformance(name: string, makeStore: MakeStore, setup: Conf
     describe("check", () => checkConformance(f));
     describe("renew", () => renewConformance(f));
     describe("shared locks", () => sharedConformance(f));
+    describe("acquire-sets", () => setConformance(f));
     describe("fencing tokens", () => fencingConformance(f));
     describe("store lifecycle", () => lifecycleConformance(f));
     describe("describe, watch, proclaim and revoke", () => watchConformance(f));

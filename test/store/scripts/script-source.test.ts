@@ -4,6 +4,7 @@ import { expect } from "chai";
 import { SCRIPTS, SCRIPTS_VERSION, type ScriptName } from "../../../server/store/redis/scripts/lock-scripts.js";
 import { expandIncludes, scriptSource } from "../../../server/store/redis/scripts/script-source.js";
 import { acquire, check, describeLock, keys, proclaim, release, renew, revoke, useScripts } from "./script-fixture.js";
+import { acquireSet } from "./set-fixture.js";
 
 const DIR = new URL("../../../server/store/redis/scripts/", import.meta.url);
 const NAMES = Object.keys(SCRIPTS) as ScriptName[];
@@ -132,6 +133,7 @@ describe("the expanded scripts in Redis", () => {
     await proclaim(f, "a", { session: "s1", value: "v" });
     await check(f, "a", "c1", [["s2:r", "s2:o"]]);
     await describeLock(f, "a");
+    await acquireSet(f, ["b", "c"], { session: "s3" });
     await revoke(f, "a", { session: "s1" });
     await release(f, "a", { session: "s2" });
     expect(await f.redis.script("EXISTS", ...shas)).to.deep.equal(NAMES.map(() => 1));

@@ -8,13 +8,14 @@ import type {
   WaiterState,
 } from "../../store.js";
 
-const MODES: Record<string, StoreMode> = { "1": "exclusive", "2": "shared" };
+// 3 and 4: an acquire-set member's queue entry (docs/data-model.md).
+const MODES: Record<string, StoreMode> = { "1": "exclusive", "2": "shared", "3": "exclusive", "4": "shared" };
 const CHANGES = new Set<string>(["acquired", "released", "expired", "revoked", "value"]);
 
 /**
  * Parses describe.lua's reply (bulk strings as Buffers): `{version, limit or '', holders, waiters}`
  * with holders as `holder, "token count mode waiter", lease ms, value, ms held` and waiters as
- * `waiter, "coord mode limit owner", lease ms, ms waited`. Holders come back in grant order.
+ * `waiter, "coord mode limit owner", lease ms, ms waited, set names`. Holders come back in grant order.
  */
 export function parseLockState(name: string, reply: unknown): LockState {
   const [version, limit, flatHolders, flatWaiters] = reply as [
@@ -38,7 +39,8 @@ export function parseLockState(name: string, reply: unknown): LockState {
   }
   holders.sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
   const waiters: WaiterState[] = [];
-  for (let i = 0; i < flatWaiters.length; i += 4) {
+  for (let i = 0; i < flatWaiters.length; i += 5) {
+    const setNames = String(flatWaiters[i + 4]);
     // A waiter id is "session:request".
     const { sessionId, owner: requestId } = splitId(String(flatWaiters[i]));
     const [, mode, , ...owner] = String(flatWaiters[i + 1]).split(" ");
@@ -51,6 +53,7 @@ export function parseLockState(name: string, reply: unknown): LockState {
       mode: MODES[mode],
       leaseMs,
       waitedMs: Number(flatWaiters[i + 3]),
+      ...(setNames !== "" && { setNames: setNames.split("\n") }),
     });
   }
   const limitText = String(limit);

@@ -1,7 +1,7 @@
 -- acquire: grant, re-enter, queue or refuse one claim, after purging expired entries; a new claim is
--- granted only if it fits (fits.lua) and nobody waits ahead (FIFO). A re-sent request (same session and
--- request id) is idempotent: queued, it keeps its place under the caller; granted or re-entered, it gets its
--- hold again without counting one more (reenter.lua).
+-- granted only if it fits (fits.lua) and only acquire-set members wait ahead (FIFO; sets-ahead.lua). A
+-- re-sent request (same session and request id) is idempotent: queued, it keeps its place under the caller;
+-- granted or re-entered, it gets its hold again without counting one more (reenter.lua).
 -- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence, 6 version (layout: docs/data-model.md)
 -- ARGV: session, owner, request, ttl ms, mode (1 excl, 2 shared), limit, may wait (1/0), coordinator id,
 --   fence retain ms, value (kept for the holder the claim becomes), event channel, publish ('watched' or
@@ -19,6 +19,7 @@ local wid = session .. ':' .. request
 --- @include "fits"
 --- @include "grant"
 --- @include "reenter"
+--- @include "sets-ahead"
 -- Idle: the emptied hash holds no limit, hold or waiter to look up. Past here only a shared claim fits.
 local idle = n == 0 and waiting == 0
 if idle then
@@ -26,7 +27,7 @@ if idle then
 elseif n == 0 then
   rcall('HDEL', data, 'excl')
 end
-local found = idle and {} or rcall('HMGET', data, 'limit', 'h:' .. hid)
+local found = idle and {} or rcall('HMGET', data, 'limit', 'h:' .. hid, 'sets')
 local inForce, rec = found[1], found[2]
 if mode == '2' and inForce and inForce ~= limit then
   return {4, inForce}
@@ -38,7 +39,7 @@ local fields = {'w:' .. wid, coord .. ' ' .. mode .. ' ' .. limit .. ' ' .. owne
 -- A new entry's seq is the highest (seq goes only with an idle lock's hash), so it is last in line.
 local position = waiting + 1
 if idle or not rcall('ZSCORE', queue, wid) then
-  if waiting == 0 and fits(mode, limit, n) then
+  if (waiting == 0 or found[3] and setsAhead(wid)) and fits(mode, limit, n) then
     local held = mode == '2' and {fields[3], value, 'limit', limit} or {fields[3], value}
     return {1, grant(hid, wid, mode, now + ttl, held), 1}
   end

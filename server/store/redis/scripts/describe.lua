@@ -5,7 +5,8 @@
 -- ARGV: none
 -- Returns {version ('0' when the counter is absent), shared limit in force or '', holders, waiters}
 --   holders: {holder, "token count mode waiter", lease ms left, value, ms held, ...} by lease deadline
---   waiters: {waiter, "coord mode limit owner", lease ms left, ms waited, ...} in queue order
+--   waiters: {waiter, "coord mode limit owner", lease ms left, ms waited, set names, ...} in queue order
+--   (mode 3, 4: an acquire-set member, exclusive or shared; set names: its names joined by "\n", else '')
 --   (ms held / waited: since the grant / the first queueing, on the Redis clock; 0 when not recorded)
 local rcall = redis.call
 local holders, data, queue, leases, ver = unpack(KEYS)
@@ -25,7 +26,9 @@ for _, w in ipairs(rcall('ZRANGE', queue, 0, -1)) do
   local lease = tonumber(rcall('ZSCORE', leases, w))
   if lease and lease > now then
     local since = tonumber(rcall('HGET', data, 'q:' .. w) or now)
-    for _, x in ipairs({w, rcall('HGET', data, 'w:' .. w), lease - now, math.max(0, now - since)}) do
+    local rec = rcall('HGET', data, 'w:' .. w)
+    local set = string.match(rec, '^%S+ [34]') and rcall('HGET', data, 's:' .. w) or ''
+    for _, x in ipairs({w, rec, lease - now, math.max(0, now - since), set}) do
       table.insert(ws, x)
     end
   end

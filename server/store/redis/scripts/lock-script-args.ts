@@ -1,4 +1,4 @@
-import type { AcquireArgs, Claim } from "../../store.js";
+import type { AcquireArgs, AcquireSetArgs, Claim } from "../../store.js";
 import type { LockKeyCache, LockKeySet } from "../records/lock-key-cache.js";
 import { grantChannel, revocationChannel } from "../records/lock-keys.js";
 import type { StoreWriter } from "../writes/store-writer.js";
@@ -37,6 +37,15 @@ export class LockScriptArgs {
       this.publish,
       this.writer.floors(lock.keys[0]),
     ];
+  }
+
+  /** acquire-set.lua's ARGV; `locks` are the key sets of `args.locks`, in order. */
+  acquireSet(args: AcquireSetArgs, locks: LockKeySet[]): ScriptArg[] {
+    const head = [args.sessionId, args.owner, args.requestId, args.ttlMs, args.mayWait ? 1 : 0, this.coordinatorId];
+    const shared = [this.fenceRetainMs, bufferOf(args.value), this.publish, this.writer.floors(locks[0].keys[0])];
+    const names = args.locks.map((l) => l.name).join("\n");
+    const each = args.locks.flatMap((l, i) => [l.mode === "exclusive" ? 1 : 2, l.limit, locks[i].events]);
+    return [...head, ...shared, names, ...each];
   }
 
   /** release.lua's ARGV: a release (`one`, `all`) or a withdrawal (`cancel`, `abandon`). */

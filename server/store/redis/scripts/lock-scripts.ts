@@ -8,10 +8,11 @@ export type { ScriptArg } from "./script-command.js";
 
 /**
  * The operations, one Lua file each beside this module (includes expanded: script-source.ts), with the
- * number of KEYS each takes — its header names them; test/store/scripts/script-source.test.ts checks both agree.
+ * number of KEYS each takes (acquire-set: per name) — its header names them; test/store/scripts/script-source.test.ts checks both agree.
  */
 export const SCRIPTS = {
   acquire: { numberOfKeys: 6 }, // holders, data, queue, leases, fence, version
+  "acquire-set": { numberOfKeys: 6 }, // per name of the set: holders, data, queue, leases, fence, version
   release: { numberOfKeys: 6 }, // holders, data, queue, leases, fence, version
   check: { numberOfKeys: 6 }, // holders, data, queue, leases, fence, version
   renew: { numberOfKeys: 4 }, // holders, leases, fence, data
@@ -27,7 +28,7 @@ export type ScriptName = keyof typeof SCRIPTS;
  * Bump whenever the text Redis runs changes (Redis knows each text by its SHA1, so coordinators of two
  * versions never run each other's); docs/data-model.md says whether a change matters to a rolling upgrade.
  */
-export const SCRIPTS_VERSION = 9;
+export const SCRIPTS_VERSION = 10;
 
 // The script texts do not change while the process runs: every LockScripts shares one set (and the
 // connections each script was already sent on).

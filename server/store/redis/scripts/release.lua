@@ -30,7 +30,7 @@ if request ~= '' then
     code = 13
     waiting = waiting - rcall('ZREM', queue, wid)
     rcall('ZREM', leases, wid)
-    rcall('HDEL', data, 'w:' .. wid, 'v:' .. hid, 'q:' .. wid)
+    rcall('HDEL', data, 'w:' .. wid, 'v:' .. hid, 'q:' .. wid, 's:' .. wid)
   elseif how == 'cancel' and rec and gw == wid then
     code = 14
   else

@@ -1,5 +1,6 @@
 import type {
   AcquireOutcome,
+  AcquireSetOutcome,
   CheckOutcome,
   ReleaseOutcome,
   RenewOutcome,
@@ -20,6 +21,8 @@ export enum ScriptCode {
   Busy = 3,
   Conflict = 4,
   Upgrade = 5,
+  // acquire-set.lua: {code, ...} as acquire.lua's codes (1–4), and
+  SetHeld = 6,
   // release.lua: {code, holds left, grants}
   Released = 11,
   NotHeld = 12,
@@ -77,6 +80,26 @@ export function translateReply(reply: ScriptReply): AcquireOutcome | ReleaseOutc
       return { kind: "gone" };
     default:
       throw new Error(`unknown script return code ${code}`);
+  }
+}
+
+/** Translates an acquire-set.lua reply (name indexes 1-based in Lua, 0-based here); an unknown code throws. */
+export function translateSet(reply: ScriptReply): AcquireSetOutcome {
+  const [code, a, b, c] = reply;
+  const index = Number(a) - 1;
+  switch (code as ScriptCode) {
+    case ScriptCode.Granted:
+      return { kind: "granted", tokens: (a as string[]).map((t) => BigInt(t)) };
+    case ScriptCode.Queued:
+      return { kind: "queued", index, position: Number(b), recheckInMs: Number(c) };
+    case ScriptCode.Busy:
+      return { kind: "busy", index };
+    case ScriptCode.Conflict:
+      return { kind: "conflict", index, limitInForce: Number(b) };
+    case ScriptCode.SetHeld:
+      return { kind: "held", index };
+    default:
+      throw new Error(`unknown acquire-set.lua return code ${code}`);
   }
 }
 

@@ -35,7 +35,8 @@ export class ScriptCommand extends Command {
     args: readonly ScriptArg[],
     replyEncoding: "utf8" | null,
   ) {
-    super("evalsha", [script.sha, script.numberOfKeys, ...keys, ...args], { replyEncoding });
+    // keys.length, not numberOfKeys: acquire-set takes numberOfKeys per name of its set.
+    super("evalsha", [script.sha, keys.length, ...keys, ...args], { replyEncoding });
   }
 
   /** Redis answered NOSCRIPT: the connection this went out on gets the script's text next time. */

@@ -1,4 +1,4 @@
-import type { Grant } from "../../store.js";
+import type { Claim, Grant } from "../../store.js";
 import type { RedisClient } from "../connection/redis-connection.js";
 import { grantChannel } from "../records/lock-keys.js";
 
@@ -23,6 +23,8 @@ export class GrantOutbox {
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly emit: (grant: Grant) => void,
+    /** A hand-on passed over an acquire-set member of this coordinator that fits (token ''): retry its set. */
+    private readonly retrySet: (waiter: Omit<Claim, "owner">) => void = () => {},
   ) {}
 
   /** Hands on the grants of an acknowledged (or unreplicated) script reply. */
@@ -30,7 +32,7 @@ export class GrantOutbox {
     for (let i = 0; i < flat.length; i += 2) {
       const [waiter, token] = [flat[i], flat[i + 1]];
       const space = waiter.indexOf(" ");
-      if (space < 0) this.emit(grantOf(name, waiter, token, freedAtMs));
+      if (space < 0) this.route(grantOf(name, waiter, token, freedAtMs), token);
       else {
         const [coordinator, waiterId] = [waiter.slice(0, space), waiter.slice(space + 1)];
         // Fire and forget: a lost publish is a grant the waiter's re-check still finds.
@@ -57,7 +59,12 @@ export class GrantOutbox {
   /** Parses a message of this coordinator's grant channel ("waiter\ntoken\nname"). */
   received(message: string): void {
     const [waiter, token, ...name] = message.split("\n");
-    this.emit(grantOf(name.join("\n"), waiter, token));
+    this.route(grantOf(name.join("\n"), waiter, token), token);
+  }
+
+  private route(grant: Grant, token: string): void {
+    if (token !== "") this.emit(grant);
+    else this.retrySet({ name: grant.name, sessionId: grant.sessionId, requestId: grant.requestId });
   }
 }
 
@@ -68,7 +75,7 @@ function grantOf(name: string, waiterId: string, token: string, freedAtMs?: numb
     name,
     sessionId: waiterId.slice(0, colon),
     requestId: waiterId.slice(colon + 1),
-    token: BigInt(token),
+    token: token === "" ? 0n : BigInt(token),
     freedAtMs,
   };
 }

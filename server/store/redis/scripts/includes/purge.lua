@@ -19,6 +19,6 @@ if waiting > 0 then
   for _, w in ipairs(rcall('ZRANGEBYSCORE', leases, '-inf', now)) do
     rcall('ZREM', leases, w)
     waiting = waiting - rcall('ZREM', queue, w)
-    rcall('HDEL', data, 'w:' .. w, 'q:' .. w)
+    rcall('HDEL', data, 'w:' .. w, 'q:' .. w, 's:' .. w)
   end
 end

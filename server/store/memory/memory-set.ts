@@ -1,0 +1,60 @@
+import type { AcquireSetArgs, AcquireSetOutcome } from "../store.js";
+import { type MemoryLock, pairKey } from "./memory-lock.js";
+
+/**
+ * acquire-set.lua in process, over the set's locks in name order: purges each, then grants every
+ * lock at once (one token each) when on each the claim fits and only set members wait ahead of it,
+ * or queues a set-member entry on every lock (a re-run keeps its places). Changes nothing when it
+ * refuses (`held`, `conflict`, `busy`).
+ */
+export function acquireSet(locks: MemoryLock[], a: AcquireSetArgs, now: number): AcquireSetOutcome {
+  const holder = pairKey(a.sessionId, a.owner);
+  const waiter = pairKey(a.sessionId, a.requestId);
+  const tokens: bigint[] = [];
+  let busy = -1;
+  for (const [i, lock] of locks.entries()) {
+    const { mode, limit } = a.locks[i];
+    lock.purge(now);
+    if (lock.isEmpty) lock.limit = undefined;
+    const held = lock.holders.get(holder);
+    if (held && held.requestId !== a.requestId) return { kind: "held", index: i };
+    if (mode === "shared" && lock.limit !== undefined && lock.limit !== limit) {
+      return { kind: "conflict", index: i, limitInForce: lock.limit };
+    }
+    if (held) tokens[i] = held.token;
+    else if (busy < 0 && !(lock.fits(mode, limit, lock.holders.size) && lock.setsAhead(waiter))) busy = i;
+  }
+  // Every lock held under this request: a re-run after the grant answers it again.
+  if (tokens.filter((t) => t !== undefined).length === locks.length) return { kind: "granted", tokens };
+  if (busy < 0) return { kind: "granted", tokens: locks.map((lock, i) => grant(lock, a, i, now)) };
+  if (!a.mayWait) return { kind: "busy", index: busy };
+  let recheckInMs = -1;
+  for (const [i, lock] of locks.entries()) {
+    const { mode, limit } = a.locks[i];
+    const entry = lock.queue.get(waiter);
+    if (entry) entry.deadline = now + a.ttlMs;
+    else {
+      const { sessionId, requestId, owner } = a;
+      const [value, deadline, setNames] = [new Uint8Array(a.value ?? []), now + a.ttlMs, a.locks.map((l) => l.name)];
+      lock.queue.set(waiter, { sessionId, requestId, owner, mode, limit, deadline, value, queuedAt: now, setNames });
+      if (mode === "shared") lock.limit = limit;
+    }
+    const ms = lock.msToEarliestLease(now);
+    if (ms >= 0) recheckInMs = recheckInMs < 0 ? ms : Math.min(recheckInMs, ms);
+  }
+  const position = [...locks[busy].queue.keys()].indexOf(waiter) + 1;
+  return { kind: "queued", index: busy, position, recheckInMs };
+}
+
+/** Grants lock `i` of the set: its entry leaves the queue and (session, owner) holds it with a new token. */
+function grant(lock: MemoryLock, a: AcquireSetArgs, i: number, now: number): bigint {
+  const { mode } = a.locks[i];
+  lock.queue.delete(pairKey(a.sessionId, a.requestId));
+  if (mode === "shared") lock.limit = a.locks[i].limit;
+  const token = lock.issue(now);
+  const { sessionId, owner, requestId } = a;
+  const value = new Uint8Array(a.value ?? []);
+  const deadline = now + a.ttlMs;
+  lock.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline, acquiredAt: now }, now);
+  return token;
+}

@@ -1,0 +1,90 @@
+import { expect } from "chai";
+import { acquire, describeLock, GRANTS, keys, release, subscribeGrants, useScripts } from "./script-fixture.js";
+import { acquireSet } from "./set-fixture.js";
+
+describe("acquire-set.lua", () => {
+  const f = useScripts();
+
+  it("returns GRANTED with one token per name, each an ordinary holder of its lock", async () => {
+    await acquire(f, "b", { session: "s0" });
+    await release(f, "b", { session: "s0" });
+    expect(await acquireSet(f, ["a", "b"], { session: "s1", value: "v" })).to.deep.equal([1, ["1", "2"]]);
+    expect(await f.redis.hget(keys("a").data, "h:s1:o")).to.equal("1 1 1 s1:set");
+    expect(await f.redis.hget(keys("b").data, "h:s1:o")).to.equal("2 1 1 s1:set");
+    expect(await f.redis.hget(keys("b").data, "v:s1:o")).to.equal("v");
+    expect(await f.redis.zcard(keys("a").queue)).to.equal(0);
+  });
+
+  it("returns GRANTED again, the same tokens, when re-run after its grant", async () => {
+    await acquireSet(f, ["a", "b"], { session: "s1" });
+    expect(await acquireSet(f, ["a", "b"], { session: "s1" })).to.deep.equal([1, ["1", "1"]]);
+    expect(await f.redis.hget(keys("a").data, "h:s1:o")).to.equal("1 1 1 s1:set");
+  });
+
+  it("returns QUEUED naming the first busy name, with a set-member entry on every name and no hold", async () => {
+    await acquire(f, "b", { session: "s0", ttl: 20_000 });
+    const [code, index, position, ms] = (await acquireSet(f, ["a", "b", "c"], { session: "s1" })) as number[];
+    expect([code, index, position]).to.deep.equal([2, 2, 1]);
+    expect(ms).to.be.within(15_000, 20_000);
+    for (const name of ["a", "b", "c"]) {
+      expect(await f.redis.hget(keys(name).data, "w:s1:set"), name).to.equal("c1 3 0 o");
+      expect(await f.redis.hget(keys(name).data, "s:s1:set"), name).to.equal("a\nb\nc");
+      expect(await f.redis.zcard(keys(name).holders), name).to.equal(name === "b" ? 1 : 0);
+    }
+    // A re-run keeps the places.
+    expect(((await acquireSet(f, ["a", "b", "c"], { session: "s1" })) as number[]).slice(0, 3)).to.deep.equal([
+      2, 2, 1,
+    ]);
+    expect(await f.redis.zcard(keys("a").queue)).to.equal(1);
+  });
+
+  it("returns BUSY naming the busy name when it may not wait, queueing nothing", async () => {
+    await acquire(f, "b", { session: "s0" });
+    expect(await acquireSet(f, ["a", "b"], { session: "s1", mayWait: false })).to.deep.equal([3, 2]);
+    expect(await f.redis.exists(keys("a").queue, keys("b").queue)).to.equal(0);
+  });
+
+  it("returns CONFLICT with the SHARED limit in force on the name", async () => {
+    await acquire(f, "b", { session: "s0", mode: 2, limit: 3 });
+    expect(await acquireSet(f, ["a", "b"], { session: "s1", modes: [1, 2], limits: [0, 2] })).to.deep.equal([
+      4,
+      2,
+      "3",
+    ]);
+  });
+
+  it("returns HELD when the owner already holds one of the names under another request", async () => {
+    await acquire(f, "a", { session: "s1", request: "r0" });
+    expect(await acquireSet(f, ["a", "b"], { session: "s1" })).to.deep.equal([6, 1]);
+  });
+
+  it("is passed over by hand-on.lua, which returns it with token '' and grants the plain waiter behind", async () => {
+    await acquire(f, "a", { session: "s0" });
+    await acquire(f, "b", { session: "s9" });
+    await acquireSet(f, ["a", "b"], { session: "s1" });
+    await acquire(f, "a", { session: "s2", request: "r2" });
+    const [, , granted] = (await release(f, "a", { session: "s0" })) as [number, number, string[]];
+    expect(granted).to.deep.equal(["s1:set", "", "s2:r2", "2"]);
+  });
+
+  it("is told through its coordinator's grant channel when another coordinator's hand-on passes over it", async () => {
+    const feed = await subscribeGrants(f.server.url);
+    try {
+      await acquire(f, "a", { session: "s0" });
+      await acquireSet(f, ["a", "b"], { session: "s1", coord: "c2" });
+      await release(f, "a", { session: "s0" });
+      expect(await feed.next()).to.deep.equal({ channel: `${GRANTS}c2`, message: "s1:set\n\na" });
+    } finally {
+      feed.close();
+    }
+  });
+
+  it("lets acquire.lua grant past set-member entries, and describe.lua names the set", async () => {
+    await acquire(f, "b", { session: "s0" });
+    await acquireSet(f, ["a", "b"], { session: "s1" });
+    expect(await acquire(f, "a", { session: "s2" })).to.deep.equal([1, "1", 1]);
+    const [, , , waiters] = (await describeLock(f, "a")) as [unknown, unknown, unknown, unknown[]];
+    expect(String(waiters[0])).to.equal("s1:set");
+    expect(String(waiters[4])).to.equal("a\nb");
+  });
+});
