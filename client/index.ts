@@ -3,9 +3,11 @@ export type { TlsOptions } from "./connection/channel-credentials.js";
 export { type CampaignOptions, Election, type Leader } from "./election/election.js";
 export { Leadership } from "./election/leadership.js";
 export { Lock } from "./locks/lock.js";
+export { LockSet } from "./locks/lock-set.js";
 export { ReadWriteLock } from "./locks/read-write-lock.js";
 export { Semaphore } from "./locks/semaphore.js";
 export { LostLockError, type LostLockReason } from "./lost-lock-error.js";
+export type { LockClaimInput } from "./session/requests/set-acquires-in-flight.js";
 export { TurnstileClient } from "./turnstile-client.js";
 export type {
   TurnstileClientEvents,

@@ -8,10 +8,12 @@ import { type CampaignOptions, Election } from "./election/election.js";
 import { Leadership } from "./election/leadership.js";
 import type { Lock } from "./locks/lock.js";
 import { LockAcquirer } from "./locks/lock-acquirer.js";
+import { LockSet } from "./locks/lock-set.js";
 import { ReadWriteLock } from "./locks/read-write-lock.js";
 import { Semaphore } from "./locks/semaphore.js";
 import { raceSignal } from "./race-signal.js";
 import { sessionAcquire } from "./session/requests/acquires-in-flight.js";
+import { type LockClaimInput, sessionSetAcquire } from "./session/requests/set-acquires-in-flight.js";
 import { Session } from "./session/session.js";
 import type { TurnstileClientEvents, TurnstileClientState } from "./turnstile-client-events.js";
 import type { AcquireOptions, TryAcquireOptions, TurnstileClientOptions } from "./turnstile-client-options.js";
@@ -107,6 +109,39 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
    */
   async withLock<T>(name: string, fn: (lock: Lock) => Promise<T> | T, options: AcquireOptions = {}): Promise<T> {
     return this.#acquirer(name, LockMode.LOCK_MODE_EXCLUSIVE, 0).withLock(fn, options);
+  }
+
+  /**
+   * Waits for every lock of `claims` (names, or `{ name, mode, limit }`) and resolves with the set,
+   * granted all together with one fencing token per name, or not at all: while it waits it holds none
+   * of them (docs/multi-lock.md). Rejects like `acquire`; a `timeout` names in `blockedBy` the holders
+   * of every name it waited for (Blocker.name). On abort it withdraws the whole set; a grant that
+   * crosses the abort is released, every lock of it.
+   */
+  async acquireAll(claims: readonly LockClaimInput[], options: AcquireOptions = {}): Promise<LockSet> {
+    const request = sessionSetAcquire(claims, options);
+    return new LockSet(await this.#currentSession().acquireAll(request, { signal: options.signal }));
+  }
+
+  /**
+   * Acquires every lock of `claims` (see `acquireAll`), runs `fn` with the set and releases it in
+   * finally, returning what `fn` returns. `fn` should watch `set.signal`; an error from `fn` wins.
+   */
+  async withLocks<T>(
+    claims: readonly LockClaimInput[],
+    fn: (set: LockSet) => Promise<T> | T,
+    options: AcquireOptions = {},
+  ): Promise<T> {
+    const set = await this.acquireAll(claims, options);
+    let result: T;
+    try {
+      result = await fn(set);
+    } catch (error) {
+      await set.release().catch(() => {});
+      throw error;
+    }
+    await set.release();
+    return result;
   }
 
   /**

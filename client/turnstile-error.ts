@@ -19,6 +19,8 @@ export interface Blocker {
   /** How long it had held the lock when the wait ran out, on the store's clock. */
   heldForMs: number;
   fencingToken: bigint;
+  /** The lock it holds: set where an error names blockers of several locks (acquireAll), else "". */
+  name: string;
 }
 
 /**
@@ -56,6 +58,7 @@ export function errorFromFailed(failed: Failed): TurnstileError {
     identity: b.identity,
     heldForMs: b.heldFor ? wholeMsFromDuration(b.heldFor) : 0,
     fencingToken: b.fencingToken,
+    name: b.name,
   }));
   return new TurnstileError(reason, `${subject}${failed.message || reason}`, { cause: failed, blockedBy });
 }

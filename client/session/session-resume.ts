@@ -3,12 +3,15 @@ import type { HeldLocks, Holding } from "../locks/held-locks.js";
 import { TurnstileError } from "../turnstile-error.js";
 import { acquireMessage, type PendingAcquire, remainingWaitMs } from "./requests/acquires-in-flight.js";
 import type { ReleasesInFlight } from "./requests/releases-in-flight.js";
+import { acquireAllMessage, type PendingSetAcquire } from "./requests/set-acquires-in-flight.js";
 import { buildClaims, type HoldClaim, heldOfClaims, reconcileResume } from "./resume-reconciliation.js";
 
 /** The parts of a session a resume works on. */
 export interface ResumeContext {
   held: HeldLocks;
   acquires: ReadonlyMap<string, PendingAcquire>;
+  /** AcquireAll requests in flight: re-sent like acquires (a set granted before the break is answered again). */
+  sets: ReadonlyMap<string, PendingSetAcquire>;
   releases: ReleasesInFlight;
   /** Writes on the resumed stream. */
   send(kind: SessionRequest["kind"]): void;
@@ -85,14 +88,20 @@ export function resumeSession(
   for (const { requestId, name, owner } of later) {
     ctx.send({ $case: "release", release: { requestId, name, owner, traceParent: "" } });
   }
-  for (const attempt of acquires) resendAcquire(ctx, attempt, opened.nowMs);
+  for (const attempt of acquires) resendAcquire(ctx, attempt, opened.nowMs, acquireMessage);
+  for (const attempt of ctx.sets.values()) resendAcquire(ctx, attempt, opened.nowMs, acquireAllMessage);
 }
 
-function resendAcquire(ctx: ResumeContext, attempt: PendingAcquire, nowMs: number): void {
+function resendAcquire<A extends PendingAcquire | PendingSetAcquire>(
+  ctx: ResumeContext,
+  attempt: A,
+  nowMs: number,
+  messageOf: (id: string, request: A["request"], waitMs: number | undefined, trace: string) => SessionRequest["kind"],
+): void {
   const { requestId, request, traceParent } = attempt;
   const left = remainingWaitMs(request.waitMs, attempt.firstSentAtMs, nowMs);
   if (left !== "ran-out" && !attempt.abandoned) {
-    ctx.send(acquireMessage(requestId, request, left === "forever" ? undefined : left, traceParent));
+    ctx.send(messageOf(requestId, request, left === "forever" ? undefined : left, traceParent));
     return;
   }
   if (!attempt.abandoned) {
@@ -100,6 +109,6 @@ function resendAcquire(ctx: ResumeContext, attempt: PendingAcquire, nowMs: numbe
     const message = `"${request.name}": acquire.wait of ${request.waitMs} ms ran out while reconnecting`;
     attempt.fail(new TurnstileError("timeout", message));
   }
-  ctx.send(acquireMessage(requestId, request, 0, traceParent));
+  ctx.send(messageOf(requestId, request, 0, traceParent));
   ctx.send({ $case: "cancel", cancel: { requestId } });
 }

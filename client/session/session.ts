@@ -10,6 +10,11 @@ import { TurnstileError } from "../turnstile-error.js";
 import { KeepAlive } from "./keep-alive.js";
 import { ANSWER_GRACE_MS, giveUpAtMs } from "./requests/acquire-deadlines.js";
 import type { SessionAcquire } from "./requests/acquires-in-flight.js";
+import type { SessionSetAcquire } from "./requests/set-acquires-in-flight.js";
+
+/** What opening the session for an acquire needs of it: its name(s) and wait, for the timeout message. */
+type Waited = Pick<SessionAcquire, "name" | "waitMs">;
+
 import { SessionRequests } from "./requests/session-requests.js";
 import type { SessionEvent, SessionState } from "./session-event.js";
 import { SessionLink } from "./session-link.js";
@@ -59,8 +64,8 @@ export class Session {
     this.#requests = new SessionRequests({ held, now: this.#clock.now, send, ended: () => this.#ended });
     const keepAlive = (seq: bigint) => this.#send({ $case: "keepAlive", keepAlive: { seq } });
     this.#keepAlive = new KeepAlive(this.#clock, keepAlive, () => held.rearm());
-    const { acquires, releases } = this.#requests;
-    const resumer = new SessionResumer({ held, acquires, releases, send });
+    const { acquires, releases, sets } = this.#requests;
+    const resumer = new SessionResumer({ held, acquires, releases, sets, send });
     this.#resumer = resumer;
     this.#opening = new SessionOpening(options, () => resumer.claim());
     const linkOptions = { backoff: options.backoff, random: options.random, now: this.#clock.now };
@@ -121,8 +126,21 @@ export class Session {
     return this.#requests.acquire(request, giveUpAt, signal);
   }
 
+  /**
+   * Sends an AcquireAll and resolves with one Lock per name, granted together; re-sent across a
+   * reconnect, ended by its wait and aborted as `acquire` is (a grant that crosses an abort is released).
+   */
+  async acquireAll(request: SessionSetAcquire, options: { signal?: AbortSignal } = {}): Promise<Lock[]> {
+    const { signal } = options;
+    const giveUpAt = giveUpAtMs(request.waitMs, this.#clock.now());
+    await this.#openBy(giveUpAt, request, signal);
+    signal?.throwIfAborted();
+    if (this.#ended !== undefined) throw this.#ended;
+    return this.#requests.acquireAll(request, giveUpAt, signal);
+  }
+
   /** Opens the session; a first acquire with a finite wait stops waiting for that at its give-up time. */
-  #openBy(giveUpAt: number, request: SessionAcquire, signal: AbortSignal | undefined): Promise<void> {
+  #openBy(giveUpAt: number, request: Waited, signal: AbortSignal | undefined): Promise<void> {
     const opening = this.open({ signal });
     // Not async: an open session's acquire takes the open promise as is, with no layer of its own.
     if (giveUpAt === Number.POSITIVE_INFINITY || this.#state !== "connecting") return opening;
@@ -130,7 +148,7 @@ export class Session {
   }
 
   /** Waits for `opening` until `giveUpAt` at most ('timeout', nothing sent). */
-  async #openWithin(opening: Promise<void>, giveUpAt: number, request: SessionAcquire): Promise<void> {
+  async #openWithin(opening: Promise<void>, giveUpAt: number, request: Waited): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       const message = `"${request.name}": the session did not open within acquire.wait of ${request.waitMs} ms + ${ANSWER_GRACE_MS} ms; nothing was sent`;
@@ -188,6 +206,7 @@ export class Session {
     const kind = message.kind;
     switch (kind?.$case) {
       case "acquired":
+      case "acquiredAll":
       case "released":
       case "proclaimed":
       case "failed":

@@ -2,6 +2,11 @@ import type { MonotonicClock } from "../../locks/lease-clock.js";
 import { TurnstileError } from "../../turnstile-error.js";
 import type { PendingAcquire } from "./acquires-in-flight.js";
 
+/** What a deadline needs of an acquire in flight (an Acquire's or an AcquireAll's). */
+export type Deadlined = Pick<PendingAcquire, "requestId" | "giveUpAtMs" | "abandoned" | "fail"> & {
+  readonly request: { readonly name: string; readonly waitMs?: number };
+};
+
 /**
  * How long after its wait an acquire still waits for the coordinator's answer, in ms. The
  * coordinator answers a finite wait itself when it runs out; past this grace its link is dead or its
@@ -24,17 +29,13 @@ export function giveUpAtMs(waitMs: number | undefined, nowMs: number): number {
  * sends a cancel. The request stays registered, so a grant that arrives later is released (and a
  * resume re-sends it as a try-once plus cancel): an unknown outcome is withdrawn, never left held.
  */
-export class AcquireDeadlines {
-  readonly #acquires: ReadonlyMap<string, PendingAcquire>;
+export class AcquireDeadlines<T extends Deadlined = PendingAcquire> {
+  readonly #acquires: ReadonlyMap<string, T>;
   readonly #now: MonotonicClock;
-  readonly #withdraw: (attempt: PendingAcquire) => void;
+  readonly #withdraw: (attempt: T) => void;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(
-    acquires: ReadonlyMap<string, PendingAcquire>,
-    now: MonotonicClock,
-    withdraw: (attempt: PendingAcquire) => void,
-  ) {
+  constructor(acquires: ReadonlyMap<string, T>, now: MonotonicClock, withdraw: (attempt: T) => void) {
     this.#acquires = acquires;
     this.#now = now;
     this.#withdraw = withdraw;

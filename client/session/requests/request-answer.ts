@@ -1,8 +1,9 @@
-import type { Acquired, Failed, Proclaimed, Released } from "../../../gen/ts/turnstile/v1/turnstile.js";
+import type { Acquired, AcquiredAll, Failed, Proclaimed, Released } from "../../../gen/ts/turnstile/v1/turnstile.js";
 
-/** The final answer to a request: `acquired`, `released` or `proclaimed`, or `failed`. */
+/** The final answer to a request: `acquired`, `acquiredAll`, `released` or `proclaimed`, or `failed`. */
 export type RequestAnswer =
   | { $case: "acquired"; acquired: Acquired }
+  | { $case: "acquiredAll"; acquiredAll: AcquiredAll }
   | { $case: "released"; released: Released }
   | { $case: "proclaimed"; proclaimed: Proclaimed }
   | { $case: "failed"; failed: Failed };

@@ -8,6 +8,7 @@ import { AcquireDeadlines } from "./acquire-deadlines.js";
 import { AcquiresInFlight, type PendingAcquire, type SessionAcquire } from "./acquires-in-flight.js";
 import { type ReleasedHold, ReleasesInFlight } from "./releases-in-flight.js";
 import type { RequestAnswer, RequestHandler, RequestRegistry } from "./request-answer.js";
+import { type PendingSetAcquire, type SessionSetAcquire, SetAcquiresInFlight } from "./set-acquires-in-flight.js";
 
 /** What a session's requests work with. */
 export interface SessionRequestsContext {
@@ -32,6 +33,8 @@ export class SessionRequests implements RequestRegistry {
   readonly #oneShots = new Set<string>();
   readonly #acquires: AcquiresInFlight;
   readonly #deadlines: AcquireDeadlines;
+  readonly #sets: SetAcquiresInFlight;
+  readonly #setDeadlines: AcquireDeadlines<PendingSetAcquire>;
   /** The releases in flight (a resume claims their holds and settles them). */
   readonly releases: ReleasesInFlight;
 
@@ -39,9 +42,32 @@ export class SessionRequests implements RequestRegistry {
     this.#ctx = ctx;
     this.releases = new ReleasesInFlight(this, ctx.send, ctx.ended);
     this.#acquires = new AcquiresInFlight(this, ctx.held, ctx.now, (hold) => this.releaseQuietly(hold));
-    this.#deadlines = new AcquireDeadlines(this.#acquires.byId, ctx.now, ({ requestId }) =>
-      ctx.send({ $case: "cancel", cancel: { requestId } }),
-    );
+    const cancel = ({ requestId }: { requestId: string }) => ctx.send({ $case: "cancel", cancel: { requestId } });
+    this.#deadlines = new AcquireDeadlines(this.#acquires.byId, ctx.now, cancel);
+    this.#sets = new SetAcquiresInFlight(this, ctx.held, ctx.now, (hold) => this.releaseQuietly(hold));
+    this.#setDeadlines = new AcquireDeadlines(this.#sets.byId, ctx.now, cancel);
+  }
+
+  /** The AcquireAll requests in flight, by request id (a resume re-sends them). */
+  get sets(): ReadonlyMap<string, PendingSetAcquire> {
+    return this.#sets.byId;
+  }
+
+  /**
+   * Sends an AcquireAll and resolves with one Lock per name, in request order, all granted together;
+   * abort and `giveUpAtMs` as for `acquire` (a grant that crosses them is released, every lock of it).
+   */
+  async acquireAll(request: SessionSetAcquire, giveUpAtMs: number, signal: AbortSignal | undefined): Promise<Lock[]> {
+    const { requestId, message, answer, abandon } = this.#sets.add(request, giveUpAtMs);
+    if (giveUpAtMs !== Number.POSITIVE_INFINITY) this.#setDeadlines.watch();
+    this.#ctx.send(message);
+    try {
+      return await raceSignal(answer, signal);
+    } catch (error) {
+      if (signal?.aborted && error === signal.reason && abandon())
+        this.#ctx.send({ $case: "cancel", cancel: { requestId } });
+      throw error;
+    }
   }
 
   /** The acquires in flight, by request id (a resume re-sends them). */
@@ -123,7 +149,7 @@ export class SessionRequests implements RequestRegistry {
 
   /** A `queued` answer: tells the acquire's caller its position (an answer for nobody is dropped). */
   queued(queued: { requestId: string; position: number }): void {
-    const attempt = this.#acquires.byId.get(queued.requestId);
+    const attempt = this.#acquires.byId.get(queued.requestId) ?? this.#sets.byId.get(queued.requestId);
     if (attempt !== undefined && !attempt.abandoned) attempt.request.onQueued?.(queued.position);
   }
 
@@ -146,6 +172,7 @@ export class SessionRequests implements RequestRegistry {
   /** The session ended: every request in flight, and every release waiting to be re-sent, ends with `error`. */
   end(error: Error): void {
     this.#deadlines.stop();
+    this.#setDeadlines.stop();
     const handlers = [...this.#handlers.values()];
     this.#handlers.clear();
     for (const handler of handlers) handler.end(error);
@@ -164,6 +191,8 @@ function requestIdOf(answer: RequestAnswer): string {
   switch (answer.$case) {
     case "acquired":
       return answer.acquired.requestId;
+    case "acquiredAll":
+      return answer.acquiredAll.requestId;
     case "released":
       return answer.released.requestId;
     case "proclaimed":
