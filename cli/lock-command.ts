@@ -8,13 +8,16 @@ import { refusedArgument } from "./flags/refused-argument.js";
 import { GuardedCommand } from "./guarded-command.js";
 import { blockersLine, currentHoldersLine } from "./output/holders-line.js";
 
-const USAGE = `Usage: turnstile lock [options] NAME -- COMMAND [ARGS...]
+const USAGE = `Usage: turnstile lock [options] NAME... -- COMMAND [ARGS...]
 
 Acquires the exclusive lock NAME, runs COMMAND while holding it, releases it when COMMAND ends
 and exits with COMMAND's exit code (128+N if a signal N ended it). COMMAND gets the lock's
 fencing token in env TURNSTILE_FENCING_TOKEN and its name in TURNSTILE_LOCK_NAME. If the lock
 is lost while COMMAND runs (lease not renewed in time, session ended), COMMAND gets SIGTERM,
 then SIGKILL after --grace, and the exit code is 76.
+With several NAMEs it acquires them all together or none (docs/multi-lock.md): COMMAND gets
+TURNSTILE_FENCING_TOKENS="NAME=TOKEN,..." in the order given (",", "=" and "%" in a NAME
+percent-encoded), and the first NAME's token and name in the two variables above.
 
 Options:
 ${CONNECTION_HELP}
@@ -49,9 +52,9 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     ...args.connection,
   });
   try {
-    const lock = await acquire(client, args);
-    if (typeof lock === "number") return lock;
-    return await runHolding(lock, args, env);
+    const held = await acquire(client, args);
+    if (typeof held === "number") return held;
+    return await runHolding(held, args, env);
   } finally {
     // Bounded: with the store unreachable the server cannot confirm the release in time.
     await client.close({ signal: AbortSignal.timeout(CLOSE_TIMEOUT_MS) }).catch(() => {});
@@ -63,11 +66,23 @@ function usageError(message: string): number {
   return LockExit.usage;
 }
 
+/** What the command runs under: one lock, or the set of several NAMEs; `signal` aborts when any is lost. */
+interface Held {
+  locks: readonly Lock[];
+  signal: AbortSignal;
+  release(): Promise<void>;
+}
+
+/** The NAMEs as messages show them. */
+function shownNames(names: string[]): string {
+  return names.map(shownName).join(", ");
+}
+
 /**
- * Acquires the lock, or says why not and returns the exit code. While queued it says once on
- * stderr behind whom it waits (unless --quiet). SIGINT/SIGTERM stop the wait.
+ * Acquires the lock (several NAMEs: all together), or says why not and returns the exit code. While
+ * queued it says once on stderr behind whom it waits (unless --quiet). SIGINT/SIGTERM stop the wait.
  */
-async function acquire(client: TurnstileClient, args: LockArgs): Promise<Lock | number> {
+async function acquire(client: TurnstileClient, args: LockArgs): Promise<Held | number> {
   const interrupted = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => interrupted.abort(signal);
   for (const s of ["SIGINT", "SIGTERM"] as const) process.on(s, onSignal);
@@ -76,17 +91,23 @@ async function acquire(client: TurnstileClient, args: LockArgs): Promise<Lock | 
   const onQueued = (position: number) => {
     if (told || args.quiet) return;
     told = true;
-    void currentHoldersLine(args.server, args.connection, args.name).then((holders) => {
+    void holdersOf(args).then((holders) => {
       // Not once the answer is in: a grant or a refusal says the rest.
       if (settled) return;
       const limit = args.waitMs === undefined ? "no time limit" : `up to ${args.waitText}`;
       process.stderr.write(
-        `turnstile lock: waiting for ${shownName(args.name)} (${limit}, queue position ${position}): ${holders}\n`,
+        `turnstile lock: waiting for ${shownNames(args.names)} (${limit}, queue position ${position}): ${holders}\n`,
       );
     });
   };
   try {
-    return await client.acquire(args.name, { waitMs: args.waitMs, signal: interrupted.signal, onQueued });
+    const options = { waitMs: args.waitMs, signal: interrupted.signal, onQueued };
+    if (args.names.length > 1) {
+      const set = await client.acquireAll(args.names, options);
+      return { locks: set.locks, signal: set.signal, release: () => set.release() };
+    }
+    const lock = await client.acquire(args.name, options);
+    return { locks: [lock], signal: lock.signal, release: () => lock.release() };
   } catch (err) {
     if (interrupted.signal.aborted) return interrupted.signal.reason === "SIGINT" ? 130 : 143;
     return await acquireFailed(err, args);
@@ -96,15 +117,22 @@ async function acquire(client: TurnstileClient, args: LockArgs): Promise<Lock | 
   }
 }
 
+/** The current holders of every NAME, for one line ("NAME: held by ..." per name when there are several). */
+async function holdersOf(args: LockArgs): Promise<string> {
+  const lines = await Promise.all(args.names.map((n) => currentHoldersLine(args.server, args.connection, n)));
+  return args.names.length === 1 ? lines[0] : lines.map((line, i) => `${shownName(args.names[i])}: ${line}`).join("; ");
+}
+
 /** Says why the acquire failed, naming the holders where it was refused for them; the exit code. */
 async function acquireFailed(err: unknown, args: LockArgs): Promise<number> {
   const reason = err instanceof TurnstileError ? err.reason : "internal";
   const message = withoutName(err instanceof Error ? err.message : String(err), args.name);
-  const name = shownName(args.name);
+  const name = shownNames(args.names);
   if (reason === "timeout" || reason === "busy") {
     const waited = args.waitMs ? `within ${args.waitText}` : "(tried once)";
     const blockers = (err as TurnstileError).blockedBy;
-    const holders = blockersLine(blockers) ?? (await currentHoldersLine(args.server, args.connection, args.name));
+    const named = blockers.map((b) => ({ ...b, owner: b.name ? `${b.owner} on ${shownName(b.name)}` : b.owner }));
+    const holders = blockersLine(named) ?? (await holdersOf(args));
     process.stderr.write(`turnstile lock: ${name} not acquired ${waited}: ${holders}\n`);
     return LockExit.notAcquired;
   }
@@ -116,31 +144,39 @@ async function acquireFailed(err: unknown, args: LockArgs): Promise<number> {
   return LockExit.unavailable;
 }
 
-/** Runs the command holding the lock; stops it if the lock is lost; releases the lock after. */
-async function runHolding(lock: Lock, args: LockArgs, env: NodeJS.ProcessEnv): Promise<number> {
+/** Runs the command holding the lock(s); stops it if one is lost; releases them after. */
+async function runHolding(held: Held, args: LockArgs, env: NodeJS.ProcessEnv): Promise<number> {
   const lostMessage = (action: string) => {
-    const why = lock.signal.reason instanceof LostLockError ? lock.signal.reason.lostReason : "lost";
-    return `turnstile lock: lost ${shownName(args.name)} (${why}): ${action}\n`;
+    const lost = held.locks.find((l) => l.lost) ?? held.locks[0];
+    const why = held.signal.reason instanceof LostLockError ? held.signal.reason.lostReason : "lost";
+    return `turnstile lock: lost ${shownName(lost.name)} (${why}): ${action}\n`;
   };
-  if (lock.signal.aborted) {
+  if (held.signal.aborted) {
     process.stderr.write(lostMessage("the command was not started"));
     return LockExit.lost;
   }
   const command = new GuardedCommand(args.command, {
     ...env,
-    TURNSTILE_FENCING_TOKEN: String(lock.fencingToken),
+    TURNSTILE_FENCING_TOKEN: String(held.locks[0].fencingToken),
     TURNSTILE_LOCK_NAME: args.name,
+    TURNSTILE_FENCING_TOKENS: tokensVariable(held.locks),
   });
   const onLost = () => {
     process.stderr.write(lostMessage(`stopping the command (SIGTERM, SIGKILL after ${args.graceMs} ms)`));
     command.stop(args.graceMs);
   };
-  lock.signal.addEventListener("abort", onLost, { once: true });
+  held.signal.addEventListener("abort", onLost, { once: true });
   try {
     const end = await command.wait();
     return end.stopped ? LockExit.lost : end.code;
   } finally {
-    lock.signal.removeEventListener("abort", onLost);
-    await lock.release().catch(() => {});
+    held.signal.removeEventListener("abort", onLost);
+    await held.release().catch(() => {});
   }
+}
+
+/** TURNSTILE_FENCING_TOKENS: "NAME=TOKEN" per lock, comma-separated, with ",", "=" and "%" in a NAME percent-encoded. */
+export function tokensVariable(locks: readonly Lock[]): string {
+  const encode = (name: string) => name.replace(/[%,=]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return locks.map((l) => `${encode(l.name)}=${l.fencingToken}`).join(",");
 }

@@ -14,4 +14,6 @@ export const REQUEST_LIMITS = {
   maxTtlMs: 3_600_000,
   /** Longest finite acquire wait; no wait at all means forever. */
   maxWaitMs: 86_400_000,
+  /** Most names one AcquireAll may claim (a fixed limit, not a setting: docs/multi-lock.md). */
+  maxSetNames: 16,
 } as const;

@@ -10,7 +10,10 @@ import { joinNegativeValues } from "./negative-values.js";
 export interface LockArgs {
   server: string;
   connection: CredentialOptions;
+  /** The first NAME (the only one for a single lock). */
   name: string;
+  /** Every NAME, in the order given: several are acquired together (acquireAll). */
+  names: string[];
   command: string[];
   waitMs?: number;
   /** --wait as given, for messages. */
@@ -34,7 +37,7 @@ const DURATIONS = {
 
 /** The help lines of the limits, for the usage text. */
 export const LOCK_LIMITS_HELP = `Limits (the coordinator's defaults): --ttl ${range(minTtlMs, maxTtlMs)}, --wait at most ${formatDurationText(maxWaitMs)},
-NAME 1..${REQUEST_LIMITS.maxNameBytes} bytes of UTF-8 without control characters.`;
+NAME 1..${REQUEST_LIMITS.maxNameBytes} bytes of UTF-8 without control characters, at most ${REQUEST_LIMITS.maxSetNames} NAMEs.`;
 
 /**
  * Parses `turnstile lock`'s own arguments (before `--`) and the command (after it). Every value the
@@ -52,9 +55,14 @@ export function parseLockArgs(own: string[], command: string[], env: NodeJS.Proc
     return (err as Error).message.split(". ")[0];
   }
   const { values, positionals } = parsed;
-  if (positionals.length !== 1) return `give one lock NAME before --, got ${positionals.length}`;
-  const problem = nameProblem("NAME", positionals[0]);
-  if (problem) return problem;
+  if (positionals.length === 0) return "give a lock NAME before --";
+  const max = REQUEST_LIMITS.maxSetNames;
+  if (positionals.length > max) return `give at most ${max} lock NAMEs (acquired together), got ${positionals.length}`;
+  for (const [i, name] of positionals.entries()) {
+    const problem = nameProblem("NAME", name);
+    if (problem) return problem;
+    if (positionals.indexOf(name) !== i) return `NAME ${JSON.stringify(name)} is given twice`;
+  }
   if (command.length === 0) return "give the command after --, e.g. turnstile lock deploy -- make deploy";
   const durations: Record<string, number | undefined> = {};
   for (const [flag, spec] of Object.entries(DURATIONS)) {
@@ -70,6 +78,7 @@ export function parseLockArgs(own: string[], command: string[], env: NodeJS.Proc
   return {
     ...connected,
     name: positionals[0],
+    names: positionals,
     command,
     waitMs: durations.wait,
     waitText: values.wait as string | undefined,

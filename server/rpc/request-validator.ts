@@ -116,7 +116,7 @@ export class RequestValidator {
 
   acquireAll(a: AcquireAll): ValidAcquireAll {
     this.requestId("acquire_all.request_id", a.requestId);
-    if (a.locks.length === 0) throw invalid("acquire_all.locks: must not be empty (name 1 to 16 locks)");
+    if (a.locks.length === 0) throw invalid(`acquire_all.locks: must not be empty (name 1 to ${MAX_SET_NAMES} locks)`);
     if (a.locks.length > MAX_SET_NAMES) {
       throw invalid(`acquire_all.locks: ${a.locks.length} locks exceeds the maximum of ${MAX_SET_NAMES} per set`);
     }

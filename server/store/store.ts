@@ -1,3 +1,5 @@
+import { REQUEST_LIMITS } from "../../wire/request-limits.js";
+
 /** Lock mode as the store sees it: one holder, or up to `limit` (0: unlimited). */
 export type StoreMode = "exclusive" | "shared";
 
@@ -55,7 +57,7 @@ export type AcquireSetOutcome =
   | { kind: "cross-slot"; indexes: [number, number]; slots: [number, number] };
 
 /** The most names one acquire-set may claim (acquire-set.lua takes 6 keys per name). */
-export const MAX_SET_NAMES = 16;
+export const MAX_SET_NAMES = REQUEST_LIMITS.maxSetNames;
 
 /** Answer to a release of a hold (`released`, `not-held`) or a withdrawal. */
 export type ReleaseOutcome =
