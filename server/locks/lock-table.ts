@@ -14,7 +14,7 @@ import { releaseExactlyOnce } from "./exactly-once-release.js";
 import { OutcomeResolver } from "./outcome-resolver.js";
 import { PendingAcquires } from "./pending-acquires.js";
 import { RecheckScheduler } from "./recheck-scheduler.js";
-import { SetAcquires } from "./set-acquires.js";
+import { SetAcquires } from "./sets/set-acquires.js";
 import { settleAcquire } from "./settle-acquire.js";
 import { answerTimeout } from "./wait-blockers.js";
 

@@ -1,7 +1,7 @@
-import type { Limits } from "../config/limits.js";
-import type { ValidAcquireAll } from "../rpc/request-validator.js";
-import { ServerError } from "../rpc/server-error.js";
-import { holdKey, type Session } from "../session/session.js";
+import type { Limits } from "../../config/limits.js";
+import type { ValidAcquireAll } from "../../rpc/request-validator.js";
+import { ServerError } from "../../rpc/server-error.js";
+import { holdKey, type Session } from "../../session/session.js";
 
 /**
  * Throws the ServerError an AcquireAll is refused with before it reaches the store, as

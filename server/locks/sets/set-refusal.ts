@@ -1,10 +1,10 @@
-import type { SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
-import { ServerError } from "../rpc/server-error.js";
-import type { PendingSet } from "../session/session.js";
-import { SessionReplies as reply } from "../session/session-replies.js";
-import type { AcquireSetOutcome, Store } from "../store/store.js";
-import { blockerOf } from "./lock-state-replies.js";
-import { waitBlockers } from "./wait-blockers.js";
+import type { SessionResponse } from "../../../gen/ts/turnstile/v1/turnstile.js";
+import { ServerError } from "../../rpc/server-error.js";
+import type { PendingSet } from "../../session/session.js";
+import { SessionReplies as reply } from "../../session/session-replies.js";
+import type { AcquireSetOutcome, Store } from "../../store/store.js";
+import { blockerOf } from "../lock-state-replies.js";
+import { waitBlockers } from "../wait-blockers.js";
 
 /** The store's answers that refuse an AcquireAll outright. */
 export type RefusedSet = Exclude<AcquireSetOutcome, { kind: "granted" | "queued" }>;

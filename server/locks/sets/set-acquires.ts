@@ -1,16 +1,16 @@
 import type { Logger } from "pino";
-import type { SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
-import type { Limits } from "../config/limits.js";
-import { acquireFailureOf } from "../metrics/failure-labels.js";
-import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
-import type { ValidAcquireAll } from "../rpc/request-validator.js";
-import { ServerError } from "../rpc/server-error.js";
-import { holdKey, type PendingSet, type Session, waiterKey } from "../session/session.js";
-import { SessionReplies as reply } from "../session/session-replies.js";
-import type { AcquireSetArgs, AcquireSetOutcome, Claim, Store } from "../store/store.js";
-import { StoreOutageLog } from "../store/store-outage-log.js";
-import { StoreUnacknowledgedError } from "../store/store-unacknowledged-error.js";
-import type { OutcomeResolver } from "./outcome-resolver.js";
+import type { SessionResponse } from "../../../gen/ts/turnstile/v1/turnstile.js";
+import type { Limits } from "../../config/limits.js";
+import { acquireFailureOf } from "../../metrics/failure-labels.js";
+import { type Metrics, NO_METRICS } from "../../metrics/metrics.js";
+import type { ValidAcquireAll } from "../../rpc/request-validator.js";
+import { ServerError } from "../../rpc/server-error.js";
+import { holdKey, type PendingSet, type Session, waiterKey } from "../../session/session.js";
+import { SessionReplies as reply } from "../../session/session-replies.js";
+import type { AcquireSetArgs, AcquireSetOutcome, Claim, Store } from "../../store/store.js";
+import { StoreOutageLog } from "../../store/store-outage-log.js";
+import { StoreUnacknowledgedError } from "../../store/store-unacknowledged-error.js";
+import type { OutcomeResolver } from "../outcome-resolver.js";
 import { checkSetPreconditions } from "./set-preconditions.js";
 import { setRefusal, setTimeoutFailure } from "./set-refusal.js";
 
