@@ -1,21 +1,8 @@
 import { expect } from "chai";
-import { LockMode, type SessionRequest } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
-import { acquireMsg, releaseMsg } from "../harness/requests.js";
+import { acquireAllMsg, acquireMsg, releaseMsg } from "../harness/requests.js";
 import { startCoordinator, type TestCoordinator } from "../harness/test-coordinator.js";
-
-/** An AcquireAll of exclusive `names` as owner "o", waiting forever unless `waitMs` is given. */
-function acquireAllMsg(requestId: string, names: string[], waitMs?: number): SessionRequest {
-  const wait = waitMs === undefined ? undefined : { seconds: 0n, nanos: waitMs * 1e6 };
-  const locks = names.map((name) => ({ name, mode: LockMode.LOCK_MODE_EXCLUSIVE, limit: 0 }));
-  return {
-    kind: {
-      $case: "acquireAll",
-      acquireAll: { requestId, locks, wait, owner: "o", value: Buffer.alloc(0), traceParent: "", lockDelay: undefined },
-    },
-  };
-}
 
 // The AcquireAll protocol on the wire, over two coordinators sharing one Redis.
 describe("AcquireAll (protocol)", () => {
