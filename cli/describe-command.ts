@@ -12,7 +12,8 @@ const USAGE = `Usage: turnstile describe [options] NAME
 
 Shows one lock: its holders (HOLDER is SESSION_ID/OWNER, as turnstile revoke takes it; client
 name, fencing token, hold count, how long held, lease left, value) and its waiters in queue order
-(how long each has waited, and BEHIND: the holders it waits behind). A free lock has neither.
+(how long each has waited, and BEHIND: the holders it waits behind; a member of a set acquired all
+together names the set's locks beside its mode). A free lock has neither.
 
 Options:
 ${CONNECTION_HELP}
@@ -68,6 +69,8 @@ function waiterView(waiter: Waiter) {
     clientName: waiter.clientName,
     leaseRemainingMs: Math.round(waiter.leaseRemaining ? msFromDuration(waiter.leaseRemaining) : 0),
     waitedMs: Math.round(waiter.waited ? msFromDuration(waiter.waited) : 0),
+    // Only for a member of an acquireAll set: every name of its set.
+    ...(waiter.setNames.length > 0 && { setNames: waiter.setNames }),
     blockedBy: waiter.blockedBy.map((b) => ({
       holder: `${b.sessionId}/${b.owner}`,
       sessionId: b.sessionId,
@@ -111,7 +114,7 @@ function describeTable(lock: DescribeResponse): string {
       String(w.position),
       w.waiter,
       w.clientName || "-",
-      w.mode,
+      w.setNames ? `${w.mode}, set of ${w.setNames.map(shownName).join(" ")}` : w.mode,
       `${w.waitedMs}ms`,
       `${w.leaseRemainingMs}ms`,
       w.blockedBy.map((b) => `${b.holder} (${b.heldForMs}ms)`).join(", "),

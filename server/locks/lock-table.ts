@@ -60,9 +60,9 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     return this.pending.byId;
   }
 
-  /** Acquires of this coordinator's sessions not answered yet. */
+  /** Acquires (and AcquireAll sets) of this coordinator's sessions not answered yet. */
   get waiterCount(): number {
-    return this.pending.byId.size;
+    return this.pending.byId.size + this.sets.size;
   }
 
   async acquire(session: Session, a: ValidAcquire): Promise<void> {

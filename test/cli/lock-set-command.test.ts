@@ -49,6 +49,11 @@ describe("turnstile lock with several NAMEs", () => {
     expect(once.stderr).to.match(/^turnstile lock: "held\/a", "held\/b" not acquired \(tried once\): /);
     const waiter = spawnTurnstile(["lock", "--quiet", "held/a", "held/b", "--", "sh", "-c", ENV_LINE], { env });
     await waitForQueue(redis.url, "held/a", 1, 10_000);
+    const described = await runTurnstile(["describe", "--output", "json", "held/b"], { env });
+    const [waiting] = JSON.parse(described.stdout).waiters;
+    expect(waiting.setNames).to.deep.equal(["held/a", "held/b"]);
+    const table = await runTurnstile(["describe", "held/a"], { env });
+    expect(table.stdout).to.include('exclusive, set of "held/a" "held/b"');
     writeFileSync(release, "");
     const [h, w] = await Promise.all([holder.done, waiter.done]);
     expect([h.code, w.code, w.stdout]).to.deep.equal([0, 0, "held/a=1,held/b=2|held/a|1\n"]);

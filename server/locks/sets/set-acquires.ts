@@ -32,6 +32,11 @@ export class SetAcquires {
     private readonly metrics: Metrics = NO_METRICS,
   ) {}
 
+  /** AcquireAll requests of this coordinator's sessions not answered yet. */
+  get size(): number {
+    return this.byId.size;
+  }
+
   /** Answers AcquiredAll or Failed, after Queued when it waits; rejects with a ServerError for the request. */
   async acquire(session: Session, a: ValidAcquireAll): Promise<void> {
     checkSetPreconditions(session, a, this.limits);
