@@ -186,20 +186,18 @@ export class SetAcquires {
     if (p.done) return;
     this.finish(p);
     this.metrics.acquireFailed(acquireFailureOf(error === "by-caller" ? "timeout" : error.reason));
-    const withdrawals = p.locks.map((l) => {
+    for (const l of p.locks) {
       const claim = { name: l.name, sessionId: p.session.id, owner: p.owner, requestId: p.requestId };
-      return this.resolver
+      this.resolver
         .settle(() => this.store.withdraw(claim, how), { retryUnchanged })
         .catch((err) => this.log.warn({ err, name: l.name }, "withdraw failed; the entry expires with its lease"));
-    });
+    }
     if (error !== "by-caller") {
       p.session.send(reply.failed(p.requestId, "", error));
       return;
     }
-    // Read after the withdrawals were issued, so no grant can race the answer.
-    void Promise.all(withdrawals)
-      .then(() => setTimeoutFailure(this.store, p, waitMs ?? 0))
-      .then((failed) => p.session.send(failed));
+    // Read after the withdrawals were issued (on the same connection), so no grant can race the answer.
+    void setTimeoutFailure(this.store, p, waitMs ?? 0).then((failed) => p.session.send(failed));
   }
 
   private finish(p: PendingSet): void {
