@@ -15,7 +15,7 @@ export interface HeldWait {
   clientName: string;
   /** The coordinator serving the session (the only one that may fail it). */
   coordinatorId: string;
-  /** Wall-clock ms when it queued: the victim of a cycle is its youngest wait. */
+  /** Wall-clock ms (fractional: to the µs) when the acquire arrived: the victim of a cycle is its youngest wait. */
   queuedAtMs: number;
 }
 

@@ -9,6 +9,8 @@ import { startCoordinator } from "../harness/test-coordinator.js";
 const FOUND_WITHIN_MS = 2500;
 /** How long the negative checks watch: several detector looks (one every 300 ms). */
 const QUIET_MS = 2000;
+/** How long the other waits of a cycle are watched after its victim failed: three detector looks. */
+const ONE_VICTIM_MS = 1000;
 
 /** A test deployment: coordinators (one or more) serving one store. */
 interface Deployment {
@@ -100,8 +102,9 @@ function deadlockSuite(what: string, deploy: () => Promise<Deployment>): void {
       expect(err.message).to.include(`"${x}": acquire: deadlock:`);
       expect(err.message).to.include(`/ob "worker-b") waits for "${x}" held by (`);
       expect(err.message).to.include(`/oa "worker-a"), which waits for "${y}" held by (`);
-      // The victim's session keeps what it holds: A still waits, until B lets y go.
-      expect(await settledWithin(aWaits.lock, 50)).to.equal("pending");
+      // Exactly one victim, and its session keeps what it holds: A still waits (for several detector
+      // looks), until B lets y go.
+      expect(await settledWithin(aWaits.lock, ONE_VICTIM_MS)).to.equal("pending");
       await yHeld.release();
       const granted = await aWaits.lock;
       expect(granted.name).to.equal(y);
@@ -122,7 +125,9 @@ function deadlockSuite(what: string, deploy: () => Promise<Deployment>): void {
         ["oa", y],
         ["ob", z],
       ]);
-      // Nobody else failed: B gets z once C lets it go, and A still waits behind B.
+      // Nobody else failed: A and B still wait (for several detector looks); B gets z once C lets it
+      // go, and A still waits behind B.
+      expect(await settledWithin(Promise.race([aWaits.lock, bWaits.lock]), ONE_VICTIM_MS)).to.equal("pending");
       await zHeld.release();
       expect((await bWaits.lock).name).to.equal(z);
       expect(await settledWithin(aWaits.lock, 50)).to.equal("pending");
