@@ -223,12 +223,14 @@ const onRedis = async (count: number): Promise<Deployment> => {
   };
 };
 
-deadlockSuite("one coordinator on Redis", () => onRedis(1));
-deadlockSuite("two coordinators on one Redis", () => onRedis(2));
-deadlockSuite("the embedded store", async () => {
-  const { coordinator, address } = await startEmbeddedCoordinator();
-  return { addresses: [address], coordinators: [coordinator], stop: () => coordinator.stop() };
-});
-after(async () => {
-  await redis?.stop();
+describe("deadlock detection on Redis and on the embedded store", () => {
+  deadlockSuite("one coordinator on Redis", () => onRedis(1));
+  deadlockSuite("two coordinators on one Redis", () => onRedis(2));
+  deadlockSuite("the embedded store", async () => {
+    const { coordinator, address } = await startEmbeddedCoordinator();
+    return { addresses: [address], coordinators: [coordinator], stop: () => coordinator.stop() };
+  });
+  after(async () => {
+    await redis?.stop();
+  });
 });
