@@ -72,6 +72,8 @@ function deadlockSuite(what: string, deploy: () => Promise<Deployment>): void {
       return c;
     };
     const name = (s: string) => `dl/${what}/${n}/${s}`;
+    /** Every hold-and-wait entry in the store's registry now. */
+    const registry = () => d.coordinators[0].store.waits.list(Date.now());
 
     before(async () => {
       d = await deploy();
@@ -140,8 +142,29 @@ function deadlockSuite(what: string, deploy: () => Promise<Deployment>): void {
       await b.acquire(y, { owner: "ob" });
       const bWaits = await queuedAcquire(b, x, "ob");
       expect(await settledWithin(bWaits.lock, QUIET_MS)).to.equal("pending");
+      // It holds and waits, so it was in the registry all along; the grant takes it out.
+      expect((await registry()).map((w) => [w.owner, w.name])).to.deep.equal([["ob", x]]);
       await xHeld.release();
       expect((await bWaits.lock).name).to.equal(x);
+      expect(await registry()).to.deep.equal([]);
+    });
+
+    it("finds a cycle that a grant closes: a waiting owner granted another lock now holds and waits", async () => {
+      const [x, y] = [name("x"), name("y")];
+      const [a, b, c] = [client(0, "a"), client(1, "b"), client(2, "c")];
+      await a.acquire(x, { owner: "oa" });
+      const yFirst = await c.acquire(y, { owner: "oc" });
+      const bWaitsX = await queuedAcquire(b, x, "ob"); // holds nothing yet: not in the registry
+      const bWaitsY = await queuedAcquire(b, y, "ob");
+      await yFirst.release();
+      expect((await bWaitsY.lock).name).to.equal(y);
+      const aWaits = await queuedAcquire(a, y, "oa");
+      const err = await deadlockOf(aWaits.lock);
+      expect(err.deadlockCycle.map((s) => [s.owner, s.name])).to.deep.equal([
+        ["oa", y],
+        ["ob", x],
+      ]);
+      expect(await settledWithin(bWaitsX.lock, ONE_VICTIM_MS)).to.equal("pending");
     });
 
     it("calls no shared-mode queue behind a slow writer a deadlock", async () => {
