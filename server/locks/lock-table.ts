@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { SessionResponse as Reply } from "../../gen/ts/turnstile/v1/turnstile.js";
 import type { Limits } from "../config/limits.js";
 import { acquireFailureOf, type HoldLoss } from "../metrics/failure-labels.js";
 import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
@@ -10,6 +11,8 @@ import type { AcquireOutcome, Grant, Store, StoreListener } from "../store/store
 import { StoreOutageLog } from "../store/store-outage-log.js";
 import { checkAcquirePreconditions } from "./acquire-preconditions.js";
 import { acquireRefusal } from "./acquire-refusal.js";
+import { deadlockAnswer, deadlockError } from "./deadlock/deadlock-answer.js";
+import { HeldWaits } from "./deadlock/held-waits.js";
 import { releaseExactlyOnce } from "./exactly-once-release.js";
 import { OutcomeResolver } from "./outcome-resolver.js";
 import { PendingAcquires } from "./pending-acquires.js";
@@ -21,9 +24,14 @@ import { answerTimeout } from "./wait-blockers.js";
 /**
  * How giveUp ends a pending acquire: `answer` is the failure it sends ("by-caller": the caller answers, a TIMEOUT
  * naming the blockers); `how` the store withdrawal; `retryUnchanged` (an unacknowledged acquire) retries the
- * withdrawal even when an attempt changed nothing.
+ * withdrawal even when an attempt changed nothing; `failed` the Failed to send in place of the plain one (DEADLOCK's cycle).
  */
-type GiveUp = { answer: ServerError | "by-caller"; how?: "cancel" | "abandon"; retryUnchanged?: boolean };
+type GiveUp = {
+  answer: ServerError | "by-caller";
+  how?: "cancel" | "abandon";
+  retryUnchanged?: boolean;
+  failed?: Reply;
+};
 
 /**
  * All lock logic of the coordinator: it turns session requests into store operations, routes
@@ -33,7 +41,9 @@ type GiveUp = { answer: ServerError | "by-caller"; how?: "cancel" | "abandon"; r
  * is resolved (re-run, idempotently) before anything is answered (docs/protocol.md).
  */
 export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
-  private readonly pending = new PendingAcquires();
+  private readonly pending = new PendingAcquires((p) => this.heldWaits.ended(p));
+  /** Queued acquires whose (session, owner) holds a lock: registered for deadlock detection. */
+  readonly heldWaits: HeldWaits;
   private readonly rechecks = new RecheckScheduler((name) => void this.recheck(name));
   /** Re-runs store calls of unknown outcome until the store answers (shared with SessionKeeper). */
   readonly resolver: OutcomeResolver;
@@ -52,7 +62,11 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   ) {
     this.outage = new StoreOutageLog(log);
     this.resolver = new OutcomeResolver(this.outage);
-    this.sets = new SetAcquires(store, limits, this.resolver, this.outage, log, metrics);
+    const setGranted = (session: Session, owner: string) => this.heldWaits.granted(session, owner);
+    this.sets = new SetAcquires(store, limits, this.resolver, this.outage, log, metrics, setGranted);
+    this.heldWaits = new HeldWaits(store, log, (p, d) =>
+      this.giveUp(p, { answer: deadlockError(d.cycle), failed: deadlockAnswer(d.cycle) }),
+    );
   }
 
   /** Acquires of this coordinator's sessions not answered yet, by session and request id. */
@@ -84,17 +98,9 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       const timedOut = () => this.giveUp(p, { answer: "by-caller" });
       p.waitTimer = setTimeout(() => timedOut() && answerTimeout(this.store, p, waitMs), waitMs);
     }
-    const args = {
-      name: a.name,
-      sessionId: session.id,
-      owner: a.owner,
-      requestId: a.requestId,
-      ttlMs: session.ttlMs,
-      mode: a.mode,
-      limit: a.limit,
-      mayWait: a.waitMs !== 0,
-      value: a.value,
-    };
+    const { name, owner, requestId, mode, limit, value } = a;
+    const mayWait = a.waitMs !== 0;
+    const args = { name, sessionId: session.id, owner, requestId, ttlMs: session.ttlMs, mode, limit, mayWait, value };
     let outcome: AcquireOutcome | ServerError | undefined;
     try {
       // Re-sent acquires are idempotent by (session, request id): an unknown outcome is re-run
@@ -119,6 +125,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     if (outcome.kind === "queued") {
       p.queued = true;
       session.send(reply.queued(p, outcome.position));
+      this.heldWaits.queued(p);
       this.rechecks.schedule(p.name, outcome.recheckInMs);
       return;
     }
@@ -202,6 +209,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     this.rechecks.clear();
     this.sets.stop();
     this.resolver.stop();
+    this.heldWaits.stop();
   }
 
   private async recheck(name: string): Promise<void> {
@@ -231,7 +239,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     }
   }
 
-  private giveUp(p: Pending, { answer, how = "cancel", retryUnchanged = false }: GiveUp): boolean {
+  private giveUp(p: Pending, { answer, how = "cancel", retryUnchanged = false, failed }: GiveUp): boolean {
     if (p.done) return false; // answered already
     this.pending.finish(p);
     this.acquireFailed(answer === "by-caller" ? "timeout" : answer.reason); // "by-caller": only a timed-out wait
@@ -246,7 +254,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       })
       .catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"))
       .finally(() => unmark?.());
-    if (answer !== "by-caller") p.session.send(reply.failed(p.requestId, p.name, answer));
+    if (answer !== "by-caller") p.session.send(failed ?? reply.failed(p.requestId, p.name, answer));
     return true;
   }
 
@@ -255,6 +263,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     const hold = p.session.held.get(key) ?? { name: p.name, owner: p.owner, token, count };
     hold.count = count;
     p.session.held.set(key, hold);
+    this.heldWaits.granted(p.session, p.owner);
     p.session.send(reply.acquired(p.requestId, p.name, token, count));
     if (count === 1) {
       hold.grantedAtMs = performance.now();

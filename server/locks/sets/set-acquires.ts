@@ -30,6 +30,8 @@ export class SetAcquires {
     private readonly outage: StoreOutageLog,
     private readonly log: Logger,
     private readonly metrics: Metrics = NO_METRICS,
+    /** A set was granted to (session, owner): its other queued acquires may now hold and wait (deadlocks). */
+    private readonly granted: (session: Session, owner: string) => void = () => {},
   ) {}
 
   /** AcquireAll requests of this coordinator's sessions not answered yet. */
@@ -166,6 +168,7 @@ export class SetAcquires {
       this.metrics.granted(l.name, p.queued ? now - p.receivedAtMs : undefined);
       return { requestId: p.requestId, name: l.name, fencingToken: token, holdCount: 1 };
     });
+    this.granted(p.session, p.owner);
     const acquired: SessionResponse = {
       kind: { $case: "acquiredAll", acquiredAll: { requestId: p.requestId, locks } },
     };

@@ -23,6 +23,7 @@ import { FencingCounters } from "./fencing-counters.js";
 import { type LockGrant, MemoryLock } from "./memory-lock.js";
 import { listLocks } from "./memory-lock-list.js";
 import { acquireSet } from "./memory-set.js";
+import { MemoryWaitRegistry } from "./memory-wait-registry.js";
 
 /** Settings of the embedded store. */
 export interface MemoryStoreOptions {
@@ -43,6 +44,7 @@ const DAY_MS = 86_400_000;
  */
 export class MemoryStore implements Store {
   readonly coordinatorId = randomBytes(8).toString("hex");
+  readonly waits = new MemoryWaitRegistry();
   private readonly locks = new Map<string, MemoryLock>();
   private readonly fences: FencingCounters;
   // Event versions start at the clock in µs, as in the Redis scripts: one that lapsed restarts higher.

@@ -21,11 +21,12 @@ import type {
 import { redisCall } from "./connection/redis-call.js";
 import { StoreConnections } from "./connection/store-connections.js";
 import { EventFeed } from "./records/event-feed.js";
-import { keySlot } from "./records/key-slot.js";
+import { crossSlot } from "./records/key-slot.js";
 import { LockKeyCache } from "./records/lock-key-cache.js";
 import { grantChannel } from "./records/lock-keys.js";
 import { LockLister } from "./records/lock-lister.js";
 import { parseLockState } from "./records/lock-state-parser.js";
+import { RedisWaitRegistry } from "./records/redis-wait-registry.js";
 import { SessionRecords } from "./records/session-records.js";
 import type { RedisStoreOptions } from "./redis-store-options.js";
 import { LockScriptArgs } from "./scripts/lock-script-args.js";
@@ -73,6 +74,7 @@ export class RedisStore implements Store {
   private readonly sessions: SessionRecords;
   private readonly lockKeys: LockKeyCache;
   private readonly argv: LockScriptArgs;
+  readonly waits: RedisWaitRegistry;
 
   constructor(options: RedisStoreOptions) {
     this.connections = new StoreConnections(options, () => this.updateHealth());
@@ -99,12 +101,9 @@ export class RedisStore implements Store {
     const publish = target.kind === "cluster" ? "always" : "watched";
     this.argv = new LockScriptArgs(this.coordinatorId, this.prefix, fenceRetainMs, publish, this.lockKeys, this.writer);
     this.sessions = new SessionRecords(this.redis, this.prefix, this.writer);
-    this.outbox = new GrantOutbox(
-      this.redis,
-      this.prefix,
-      (grant) => this.listener?.grant(grant),
-      (waiter) => this.listener?.setMayFit?.(waiter),
-    );
+    this.waits = new RedisWaitRegistry(this.redis, this.prefix);
+    const retrySet = (waiter: Omit<Claim, "owner">) => this.listener?.setMayFit?.(waiter);
+    this.outbox = new GrantOutbox(this.redis, this.prefix, (grant) => this.listener?.grant(grant), retrySet);
     this.feed = new EventFeed(this.events, this.prefix, options.commandTimeoutMs ?? 2000);
     // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).
     this.lister = this.redis instanceof Redis ? new LockLister(this.redis, this.prefix) : undefined;
@@ -142,11 +141,8 @@ export class RedisStore implements Store {
   /** On Cluster, every name of the set must hash to one slot (docs/multi-lock.md): else `cross-slot`, unrun. */
   async acquireSet(args: AcquireSetArgs): Promise<AcquireSetOutcome> {
     const locks = args.locks.map((l) => this.lockKeys.of(l.name));
-    if (this.redis instanceof Cluster) {
-      const slots = locks.map((l) => keySlot(l.keys[0]));
-      const other = slots.findIndex((s) => s !== slots[0]);
-      if (other > 0) return { kind: "cross-slot", indexes: [0, other], slots: [slots[0], slots[other]] };
-    }
+    const split = this.redis instanceof Cluster ? crossSlot(locks.map((l) => l.keys[0])) : undefined;
+    if (split) return { kind: "cross-slot", ...split };
     const reply = await this.run(
       "acquire-set",
       locks.flatMap((l) => l.keys),

@@ -14,6 +14,13 @@ export function keySlot(key: string): number {
   return crc16(part) % 16384;
 }
 
+/** The first key (by index) whose slot differs from the first key's, with both slots; undefined when all share one. */
+export function crossSlot(keys: string[]): { indexes: [number, number]; slots: [number, number] } | undefined {
+  const slots = keys.map(keySlot);
+  const other = slots.findIndex((s) => s !== slots[0]);
+  return other > 0 ? { indexes: [0, other], slots: [slots[0], slots[other]] } : undefined;
+}
+
 function crc16(bytes: Uint8Array): number {
   let crc = 0;
   for (const byte of bytes) {
