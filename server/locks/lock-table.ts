@@ -62,11 +62,13 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   ) {
     this.outage = new StoreOutageLog(log);
     this.resolver = new OutcomeResolver(this.outage);
-    const setGranted = (session: Session, owner: string) => this.heldWaits.granted(session, owner);
-    this.sets = new SetAcquires(store, limits, this.resolver, this.outage, log, metrics, setGranted);
-    this.heldWaits = new HeldWaits(store, log, (p, d) =>
-      this.giveUp(p, { answer: deadlockError(d.cycle), failed: deadlockAnswer(d.cycle) }),
+    this.heldWaits = new HeldWaits(
+      store,
+      log,
+      (p, d) => this.giveUp(p, { answer: deadlockError(d.cycle), failed: deadlockAnswer(d.cycle) }),
+      (s, d) => this.sets.deadlocked(s, d),
     );
+    this.sets = new SetAcquires(store, limits, this.resolver, this.outage, log, metrics, this.heldWaits);
   }
 
   /** Acquires of this coordinator's sessions not answered yet, by session and request id. */

@@ -10,9 +10,33 @@ import { SessionReplies as reply } from "../../session/session-replies.js";
 import type { AcquireSetArgs, AcquireSetOutcome, Claim, Store } from "../../store/store.js";
 import { StoreOutageLog } from "../../store/store-outage-log.js";
 import { StoreUnacknowledgedError } from "../../store/store-unacknowledged-error.js";
+import { deadlockAnswer, deadlockError } from "../deadlock/deadlock-answer.js";
+import type { Deadlock } from "../deadlock/wait-for-graph.js";
 import type { OutcomeResolver } from "../outcome-resolver.js";
 import { checkSetPreconditions } from "./set-preconditions.js";
 import { setRefusal, setTimeoutFailure } from "./set-refusal.js";
+
+/** How waiting sets take part in deadlock detection (LockTable's HeldWaits): a set's owner may hold other locks. */
+export interface SetWaits {
+  /** `p` was answered Queued. */
+  queued(p: PendingSet): void;
+  /** `p` was answered or dropped. */
+  ended(p: PendingSet): void;
+  /** (session, owner) was granted a set: its queued requests now hold and wait. */
+  granted(session: Session, owner: string): void;
+}
+
+const NO_WAITS: SetWaits = { queued() {}, ended() {}, granted() {} };
+
+/** How giveUp ends a set: the error ("by-caller": a TIMEOUT naming the blockers), the withdrawal, the answer. */
+interface GiveUp {
+  error: ServerError | "by-caller";
+  how?: "cancel" | "abandon";
+  waitMs?: number;
+  retryUnchanged?: boolean;
+  /** The Failed to send instead of one built from `error` (a DEADLOCK's, with its cycle). */
+  failed?: SessionResponse;
+}
 
 /**
  * AcquireAll: a set of locks granted all together or not at all (docs/multi-lock.md). The store
@@ -30,8 +54,7 @@ export class SetAcquires {
     private readonly outage: StoreOutageLog,
     private readonly log: Logger,
     private readonly metrics: Metrics = NO_METRICS,
-    /** A set was granted to (session, owner): its other queued acquires may now hold and wait (deadlocks). */
-    private readonly granted: (session: Session, owner: string) => void = () => {},
+    private readonly waits: SetWaits = NO_WAITS,
   ) {}
 
   /** AcquireAll requests of this coordinator's sessions not answered yet. */
@@ -56,7 +79,7 @@ export class SetAcquires {
     this.byId.set(waiterKey(session.id, p.requestId), p);
     if (a.waitMs) {
       const waitMs = a.waitMs;
-      p.waitTimer = setTimeout(() => this.giveUp(p, "by-caller", "cancel", waitMs), waitMs);
+      p.waitTimer = setTimeout(() => this.giveUp(p, { error: "by-caller", waitMs }), waitMs);
     }
     await this.run(p, true);
   }
@@ -80,7 +103,7 @@ export class SetAcquires {
   /** Withdraws the set `requestId` of `session`; false when no such set is pending. */
   cancel(session: Session, requestId: string): boolean {
     const p = session.pendingSets.get(requestId);
-    if (p) this.giveUp(p, new ServerError("cancelled", "acquire_all: cancelled by the client"), "cancel");
+    if (p) this.giveUp(p, { error: new ServerError("cancelled", "acquire_all: cancelled by the client") });
     return p !== undefined;
   }
 
@@ -88,7 +111,7 @@ export class SetAcquires {
   dropPending(session: Session, how: "abandon" | "cancel" | "detach"): void {
     for (const p of [...session.pendingSets.values()]) {
       if (how === "detach") this.finish(p);
-      else this.giveUp(p, new ServerError("cancelled", "acquire_all: the session ended"), how);
+      else this.giveUp(p, { error: new ServerError("cancelled", "acquire_all: the session ended"), how });
     }
   }
 
@@ -127,7 +150,7 @@ export class SetAcquires {
       const err = caught instanceof Unacknowledged ? caught.cause : caught;
       if (err instanceof StoreUnacknowledgedError) {
         const why = `acquire_all: not acknowledged by ${err.acked} of the ${err.wanted} replicas in time; the claim is withdrawn: retry later`;
-        return void this.giveUp(p, new ServerError("unavailable", why), "cancel", undefined, true);
+        return void this.giveUp(p, { error: new ServerError("unavailable", why), retryUnchanged: true });
       }
       if (first) {
         this.finish(p);
@@ -146,9 +169,11 @@ export class SetAcquires {
 
   private answer(p: PendingSet, outcome: AcquireSetOutcome): void {
     if (outcome.kind === "queued") {
-      if (!p.queued)
+      if (!p.queued) {
         p.session.send(reply.queued({ requestId: p.requestId, name: p.locks[outcome.index].name }, outcome.position));
-      p.queued = true;
+        p.queued = true;
+        this.waits.queued(p);
+      }
       // No holder to wait out (a plain waiter ahead that does not fit yet): look again in a second.
       const ms = outcome.recheckInMs >= 0 ? Math.max(5, outcome.recheckInMs) : 1000;
       p.recheckTimer = setTimeout(() => void this.run(p), ms);
@@ -168,7 +193,7 @@ export class SetAcquires {
       this.metrics.granted(l.name, p.queued ? now - p.receivedAtMs : undefined);
       return { requestId: p.requestId, name: l.name, fencingToken: token, holdCount: 1 };
     });
-    this.granted(p.session, p.owner);
+    this.waits.granted(p.session, p.owner);
     const acquired: SessionResponse = {
       kind: { $case: "acquiredAll", acquiredAll: { requestId: p.requestId, locks } },
     };
@@ -179,13 +204,7 @@ export class SetAcquires {
    * Ends a pending set: withdraws it from every name (`cancel` also releases a grant that raced it),
    * then answers `error`, or ("by-caller") TIMEOUT naming the holders of every name it waited for.
    */
-  private giveUp(
-    p: PendingSet,
-    error: ServerError | "by-caller",
-    how: "cancel" | "abandon",
-    waitMs?: number,
-    retryUnchanged = false,
-  ): void {
+  private giveUp(p: PendingSet, { error, how = "cancel", waitMs, retryUnchanged = false, failed }: GiveUp): void {
     if (p.done) return;
     this.finish(p);
     this.metrics.acquireFailed(acquireFailureOf(error === "by-caller" ? "timeout" : error.reason));
@@ -196,14 +215,20 @@ export class SetAcquires {
         .catch((err) => this.log.warn({ err, name: l.name }, "withdraw failed; the entry expires with its lease"));
     }
     if (error !== "by-caller") {
-      p.session.send(reply.failed(p.requestId, "", error));
+      p.session.send(failed ?? reply.failed(p.requestId, "", error));
       return;
     }
     // Read after the withdrawals were issued (on the same connection), so no grant can race the answer.
     void setTimeoutFailure(this.store, p, waitMs ?? 0).then((failed) => p.session.send(failed));
   }
 
+  /** The deadlock detector chose `p` as the victim of a cycle (its owner holds another lock of it): withdrawn. */
+  deadlocked(p: PendingSet, d: Deadlock): void {
+    this.giveUp(p, { error: deadlockError(d.cycle), failed: deadlockAnswer(d.cycle) });
+  }
+
   private finish(p: PendingSet): void {
+    this.waits.ended(p);
     p.done = true;
     clearTimeout(p.waitTimer);
     clearTimeout(p.recheckTimer);
