@@ -18,6 +18,8 @@ import type {
 } from "../store.js";
 import { redisCall } from "./connection/redis-call.js";
 import { StoreConnections } from "./connection/store-connections.js";
+import { JournalReplay, type ScriptSend } from "./journal/journal-replay.js";
+import type { HoldClaim } from "./journal/release-journal.js";
 import { EventFeed } from "./records/event-feed.js";
 import { LockKeyCache } from "./records/lock-key-cache.js";
 import { grantChannel } from "./records/lock-keys.js";
@@ -26,7 +28,7 @@ import { parseLockState } from "./records/lock-state-parser.js";
 import { SessionRecords } from "./records/session-records.js";
 import type { RedisStoreOptions } from "./redis-store-options.js";
 import { LockScriptArgs } from "./scripts/lock-script-args.js";
-import { LockScripts, type ScriptArg, type ScriptName } from "./scripts/lock-scripts.js";
+import { LockScripts } from "./scripts/lock-scripts.js";
 import { AckedWriter } from "./writes/acked-writer.js";
 import { ClusterWriter } from "./writes/cluster-writer.js";
 import { GrantOutbox } from "./writes/grant-outbox.js";
@@ -69,6 +71,8 @@ export class RedisStore implements Store {
   private readonly sessions: SessionRecords;
   private readonly lockKeys: LockKeyCache;
   private readonly argv: LockScriptArgs;
+  /** With Sentinels only: the acknowledged let-gos, replayed on each new master (docs/operations.md). */
+  private readonly replay?: JournalReplay;
 
   constructor(options: RedisStoreOptions) {
     this.connections = new StoreConnections(options, () => this.updateHealth());
@@ -82,6 +86,7 @@ export class RedisStore implements Store {
       onChange: () => this.updateHealth(),
       recovered: () => this.listener?.resync(),
       acknowledged: (socket: unknown) => this.outbox.acknowledged(socket),
+      masterLearned: (epoch: number) => this.replay?.masterLearned(epoch),
     };
     // On Cluster each write goes to its slot's master, confirmed there; elsewhere there is one connection.
     this.writer =
@@ -99,6 +104,10 @@ export class RedisStore implements Store {
     this.feed = new EventFeed(this.events, this.prefix, options.commandTimeoutMs ?? 2000);
     // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).
     this.lister = this.redis instanceof Redis ? new LockLister(this.redis, this.prefix) : undefined;
+    if (target.kind !== "sentinel") return;
+    const [argv, lockKeys, deliver] = [this.argv, this.lockKeys, this.outbox.deliver.bind(this.outbox)];
+    const floors = (key: string) => this.writer.floors(key);
+    this.replay = new JournalReplay(options, { argv, lockKeys, send: this.send, deliver, floors });
   }
 
   async start(listener: StoreListener): Promise<void> {
@@ -130,7 +139,7 @@ export class RedisStore implements Store {
     return translateReply(reply as ScriptReply) as AcquireOutcome;
   }
 
-  release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome> {
+  release(claim: HoldClaim, all: boolean): Promise<ReleaseOutcome> {
     return this.letGo({ ...claim, requestId: "" }, all ? "all" : "one");
   }
 
@@ -215,6 +224,7 @@ export class RedisStore implements Store {
     const outcome = translateRevoke(reply);
     // Told first: a holder served here learns now, before a waiter here is granted (its broadcast is then a no-op).
     if (outcome.kind === "revoked") this.listener?.revoked({ ...hold, token: outcome.token });
+    this.replay?.journal.released(hold, outcome);
     this.outbox.deliver(hold.name, reply[3] as string[]);
     return outcome;
   }
@@ -242,7 +252,7 @@ export class RedisStore implements Store {
 
   private listener?: StoreListener;
 
-  private async letGo(claim: Claim, how: "one" | "all" | "cancel" | "abandon"): Promise<ReleaseOutcome> {
+  private async letGo(claim: Claim & HoldClaim, how: "one" | "all" | "cancel" | "abandon"): Promise<ReleaseOutcome> {
     const freedAtMs = performance.now();
     const answered = storeMark("release", claim);
     const reply = (await this.run(
@@ -254,24 +264,28 @@ export class RedisStore implements Store {
     )) as [number, number, string[]];
     answered?.();
     this.outbox.deliver(claim.name, reply[2], freedAtMs);
-    return translateReply(reply) as ReleaseOutcome;
+    const outcome = translateReply(reply) as ReleaseOutcome;
+    this.replay?.journal.letGo(claim, how, outcome);
+    return outcome;
   }
 
   /** Runs a script, acknowledged; an unacknowledged reply's grants to the lock `lock` are held back. */
-  private run(
-    name: ScriptName,
-    keys: readonly string[],
-    args: ScriptArg[],
-    lock?: string,
-    grants?: (r: unknown[]) => unknown,
-  ) {
+  private run: ScriptSend = (name, keys, args, lock, grants) => {
+    // While the journal is replayed on a new master, this coordinator's other writes wait for it.
+    const gate = this.replay?.gate;
+    if (gate) return gate.after(keys[0], () => this.send(name, keys, args, lock, grants));
+    return this.send(name, keys, args, lock, grants);
+  };
+
+  /** `run` without the replay's gate (the replay's own writes). */
+  private send: ScriptSend = (name, keys, args, lock, grants) => {
     // Only a confirming writer ever holds a reply back; without acks no closure is needed per call.
     const held =
       lock && grants && this.writer.confirming
         ? (reply: unknown, socket: unknown) => this.outbox.hold(socket, lock, grants(reply as unknown[]) as string[])
         : undefined;
     return this.writer.write(keys[0], (on) => on.scripts.run(name, keys, args), held);
-  }
+  };
 
   private updateHealth(): void {
     this.health.set(this.connections.ready && this.writer.ready);

@@ -44,6 +44,11 @@ export class LockScriptArgs {
     return [claim.sessionId, claim.owner, claim.requestId, how, ...this.grants(claim.name)];
   }
 
+  /** release-token.lua's ARGV: drops the hold of (session, owner) only while it has fencing token `token`. */
+  releaseToken(hold: Omit<Claim, "requestId">, token: bigint): ScriptArg[] {
+    return [hold.sessionId, hold.owner, String(token), ...this.grants(hold.name)];
+  }
+
   /** check.lua's ARGV: the grant arguments, then a (queue entry, holder) pair per waiter. */
   check(name: string, waiters: Claim[]): ScriptArg[] {
     const pairs = waiters.flatMap((w) => [`${w.sessionId}:${w.requestId}`, `${w.sessionId}:${w.owner}`]);
