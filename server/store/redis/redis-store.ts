@@ -18,7 +18,7 @@ import type {
 } from "../store.js";
 import { redisCall } from "./connection/redis-call.js";
 import { StoreConnections } from "./connection/store-connections.js";
-import { JournalReplay, type ScriptSend } from "./journal/journal-replay.js";
+import { JournalReplay } from "./journal/journal-replay.js";
 import type { HoldClaim } from "./journal/release-journal.js";
 import { EventFeed } from "./records/event-feed.js";
 import { LockKeyCache } from "./records/lock-key-cache.js";
@@ -28,7 +28,7 @@ import { parseLockState } from "./records/lock-state-parser.js";
 import { SessionRecords } from "./records/session-records.js";
 import type { RedisStoreOptions } from "./redis-store-options.js";
 import { LockScriptArgs } from "./scripts/lock-script-args.js";
-import { LockScripts } from "./scripts/lock-scripts.js";
+import { LockScripts, type ScriptArg, type ScriptName } from "./scripts/lock-scripts.js";
 import { AckedWriter } from "./writes/acked-writer.js";
 import { ClusterWriter } from "./writes/cluster-writer.js";
 import { GrantOutbox } from "./writes/grant-outbox.js";
@@ -106,8 +106,7 @@ export class RedisStore implements Store {
     this.lister = this.redis instanceof Redis ? new LockLister(this.redis, this.prefix) : undefined;
     if (target.kind !== "sentinel") return;
     const [argv, lockKeys, deliver] = [this.argv, this.lockKeys, this.outbox.deliver.bind(this.outbox)];
-    const floors = (key: string) => this.writer.floors(key);
-    this.replay = new JournalReplay(options, { argv, lockKeys, send: this.send, deliver, floors });
+    this.replay = new JournalReplay(options, { argv, lockKeys, send: this.run.bind(this), deliver });
   }
 
   async start(listener: StoreListener): Promise<void> {
@@ -270,22 +269,20 @@ export class RedisStore implements Store {
   }
 
   /** Runs a script, acknowledged; an unacknowledged reply's grants to the lock `lock` are held back. */
-  private run: ScriptSend = (name, keys, args, lock, grants) => {
-    // While the journal is replayed on a new master, this coordinator's other writes wait for it.
-    const gate = this.replay?.gate;
-    if (gate) return gate.after(keys[0], () => this.send(name, keys, args, lock, grants));
-    return this.send(name, keys, args, lock, grants);
-  };
-
-  /** `run` without the replay's gate (the replay's own writes). */
-  private send: ScriptSend = (name, keys, args, lock, grants) => {
+  private run(
+    name: ScriptName,
+    keys: readonly string[],
+    args: ScriptArg[],
+    lock?: string,
+    grants?: (r: unknown[]) => unknown,
+  ) {
     // Only a confirming writer ever holds a reply back; without acks no closure is needed per call.
     const held =
       lock && grants && this.writer.confirming
         ? (reply: unknown, socket: unknown) => this.outbox.hold(socket, lock, grants(reply as unknown[]) as string[])
         : undefined;
     return this.writer.write(keys[0], (on) => on.scripts.run(name, keys, args), held);
-  };
+  }
 
   private updateHealth(): void {
     this.health.set(this.connections.ready && this.writer.ready);
