@@ -24,14 +24,15 @@ describe("ReleaseJournal (the let-gos replayed on a new master)", () => {
     ]);
   });
 
-  it("keeps every withdrawal with its request and how", () => {
+  it("keeps every cancel, whatever it found, and no abandon (its request id is re-sent on resume)", () => {
     const j = journal(1000, 10);
     const claim = { name: "a", sessionId: "s1", owner: "o", requestId: "r1" };
     j.letGo(claim, "cancel", { kind: "gone" });
     j.letGo({ ...claim, requestId: "r2" }, "abandon", { kind: "withdrawn" });
+    j.letGo({ ...claim, requestId: "r3" }, "cancel", { kind: "grant-released" });
     expect(j.recent().map((e) => (e.kind === "withdraw" ? `${e.claim.requestId} ${e.how}` : ""))).to.deep.equal([
       "r1 cancel",
-      "r2 abandon",
+      "r3 cancel",
     ]);
   });
 

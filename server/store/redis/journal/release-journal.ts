@@ -13,11 +13,11 @@ export const DEFAULT_JOURNAL_LIMITS: JournalLimits = { windowMs: 60_000, maxEntr
 
 /**
  * One let-go the replicas acknowledged: a final release (or a revoke) of the hold with fencing token
- * `token`, or a withdrawal of the waiter `claim.requestId` (`cancel` or `abandon`, as release.lua).
+ * `token`, or a cancel of the waiter `claim.requestId` (release.lua's `cancel`).
  */
 export type JournalEntry =
   | { kind: "release"; name: string; sessionId: string; owner: string; token: bigint; atMs: number }
-  | { kind: "withdraw"; claim: Claim; how: "cancel" | "abandon"; atMs: number };
+  | { kind: "withdraw"; claim: Claim; how: "cancel"; atMs: number };
 
 /** A hold as a release names it: with its fencing token when the caller knows it (the lock table does). */
 export type HoldClaim = Omit<Claim, "requestId"> & { token?: bigint };
@@ -49,10 +49,14 @@ export class ReleaseJournal {
     this.add({ kind: "release", name, sessionId, owner, token, atMs: this.now() });
   }
 
-  /** Keeps what release.lua acknowledged: a final release (as `released`) or any withdrawal of a waiter. */
+  /**
+   * Keeps what release.lua acknowledged: a final release (as `released`) or a cancel. Not an `abandon`
+   * (the stream broke): the client re-sends that request id when it resumes, and a replay must never
+   * withdraw the re-sent request; after a cancel every re-send of the id is followed by a cancel.
+   */
   letGo(claim: Claim & HoldClaim, how: "one" | "all" | "cancel" | "abandon", outcome: ReleaseOutcome): void {
     if (how === "one" || how === "all") this.released(claim, outcome);
-    else this.add({ kind: "withdraw", claim, how, atMs: this.now() });
+    else if (how === "cancel") this.add({ kind: "withdraw", claim, how, atMs: this.now() });
   }
 
   /** The entries still within the window, oldest first. */
