@@ -15,7 +15,7 @@ import { type SentinelGroup, startSentinelGroup } from "../harness/sentinel-grou
 
 const KILLS = Number(process.env.TURNSTILE_FAILOVER_KILLS ?? 20);
 // Raise with TURNSTILE_SENTINEL_FAILOVERS to exercise the switch window (and the release journal) more often.
-const SENTINEL_FAILOVERS = Number(process.env.TURNSTILE_SENTINEL_FAILOVERS ?? 3);
+const SENTINEL_FAILOVERS = Number(process.env.TURNSTILE_SENTINEL_FAILOVERS ?? 5);
 // down-after 1 s let the Sentinels fail over a master only starved of CPU on a loaded 2-core machine
 // (token epochs moved between injected faults); such a failover has the switch window of SENTINEL
 // FAILOVER (a lull of up to a lease), so the test uses 3 s and prints the config epoch it ends at.

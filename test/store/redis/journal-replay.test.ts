@@ -42,49 +42,37 @@ describe("the release journal, replayed on a new Sentinel master", function () {
     await group?.stop();
   });
 
-  const claim = (sessionId: string, owner: string, requestId: string) => ({ name: "j", sessionId, owner, requestId });
-  const acquire = (sessionId: string, owner: string, requestId: string) =>
+  const claim = (name: string, sessionId: string, requestId: string) => ({ name, sessionId, owner: "o", requestId });
+  const acquire = (name: string, sessionId: string, requestId: string) =>
     store.acquire({
-      ...claim(sessionId, owner, requestId),
+      ...claim(name, sessionId, requestId),
       ttlMs: LONG_TTL_MS,
       mode: "exclusive",
       limit: 0,
       mayWait: true,
     });
+  const tokenOf = (outcome: Awaited<ReturnType<typeof acquire>>) => {
+    if (outcome.kind !== "granted") throw new Error(`not granted: ${outcome.kind}`);
+    return outcome.token;
+  };
 
-  it("drops a hold whose release the new master lost and grants the waiter; a hold granted after a release stays", async () => {
-    // "k": released and re-acquired before the failover, so the journal's token is not the live hold's.
-    const k1 = await store.acquire({
-      ...claim("s3", "o", "k1"),
-      name: "k",
-      ttlMs: LONG_TTL_MS,
-      mode: "exclusive",
-      limit: 0,
-      mayWait: true,
-    });
-    if (k1.kind !== "granted") throw new Error(`k1: ${k1.kind}`);
-    await store.release({ name: "k", sessionId: "s3", owner: "o", token: k1.token }, false);
-    const k2 = await store.acquire({
-      ...claim("s3", "o", "k2"),
-      name: "k",
-      ttlMs: LONG_TTL_MS,
-      mode: "exclusive",
-      limit: 0,
-      mayWait: true,
-    });
-    expect(k2.kind).to.equal("granted");
+  it("drops a hold and a waiter whose release and cancel the new master lost, and grants the next waiter; a later grant stays", async () => {
+    // "k": released and granted again before the failover, so the journaled token is not the live hold's.
+    const k1 = tokenOf(await acquire("k", "s3", "k1"));
+    await store.release({ name: "k", sessionId: "s3", owner: "o", token: k1 }, false);
+    const k2 = tokenOf(await acquire("k", "s3", "k2"));
 
-    const held = await acquire("s1", "o", "r1");
-    if (held.kind !== "granted") throw new Error(`s1: ${held.kind}`);
-    expect((await acquire("s2", "o", "r2")).kind).to.equal("queued");
+    // "j": s1 holds, s2 and s4 wait; s4 cancels, s1 releases (s2 is granted); then both are lost.
+    const held = tokenOf(await acquire("j", "s1", "r1"));
+    expect((await acquire("j", "s2", "r2")).kind).to.equal("queued");
+    expect((await acquire("j", "s4", "r4")).kind).to.equal("queued");
     const keys = lockKeys("turnstile", "j").slice(0, 4);
     const before = await Promise.all(keys.map((k) => admin.dumpBuffer(k)));
-    expect(await store.release({ name: "j", sessionId: "s1", owner: "o", token: held.token }, false)).to.deep.equal({
-      kind: "released",
-      holdCount: 0,
-    });
+    expect(await store.withdraw(claim("j", "s4", "r4"), "cancel")).to.deep.equal({ kind: "withdrawn" });
+    const released = await store.release({ name: "j", sessionId: "s1", owner: "o", token: held }, false);
+    expect(released).to.deep.equal({ kind: "released", holdCount: 0 });
     expect(grants.map((g) => g.requestId)).to.deep.equal(["r2"]);
-    // Lost: the keys as they were before the release, on the master and (WAIT) its replica.
+    // Lost: the keys as they were before the cancel and the release, on the master and (WAIT) its replica.
     const tx = admin.multi();
     tx.del(...keys);
     for (const [i, k] of keys.entries()) if (before[i]) tx.restore(k, 0, before[i]);
@@ -93,19 +81,22 @@ describe("the release journal, replayed on a new Sentinel master", function () {
 
     const { promotedAt } = await group.failover();
     await until(() => grants.length === 2, "the waiter to be granted again on the new master", 30_000);
+    // Long before s1's lease (2 min) could have ended it.
     const grantedMs = Number((process.hrtime.bigint() - promotedAt) / 1_000_000n);
     expect(grantedMs, "ms from the new master being named to the grant").to.be.below(LONG_TTL_MS / 4);
     expect(grants[1].requestId).to.equal("r2");
     const epochOf = (token: bigint) => Number(token >> EPOCH_SHIFT);
-    expect(epochOf(grants[1].token), "a token of the new master's epoch").to.be.above(epochOf(held.token));
+    expect(epochOf(grants[1].token), "a token of the new master's epoch").to.be.above(epochOf(held));
+    // One release-token.lua per lock ("j", "k") and one release.lua for the cancel; drops and
+    // withdrawals are counted once acknowledged (the old master may still be resyncing).
     expect(reports).to.have.length(1);
-    // One script per lock ("j", "k"); the drop counts only if its WAIT succeeded (the old master may still be resyncing).
-    expect(reports[0]).to.include({ entries: 2, scripts: 2, failed: 0 });
-    expect(reports[0].dropped + reports[0].unacknowledged).to.be.at.least(1);
+    expect(reports[0]).to.include({ entries: 3, scripts: 3, failed: 0 });
+    expect(reports[0].dropped + reports[0].withdrawn + reports[0].unacknowledged).to.be.at.least(1);
 
     const state = await store.describe("j");
-    expect(state.holders.map((h) => `${h.sessionId}:${h.owner}`)).to.deep.equal(["s2:o"]);
+    expect(state.holders.map((h) => h.sessionId)).to.deep.equal(["s2"]);
+    expect(state.waiters).to.deep.equal([]);
     const other = await store.describe("k");
-    expect(other.holders.map((h) => [h.sessionId, h.token])).to.deep.equal([["s3", (k2 as { token: bigint }).token]]);
+    expect(other.holders.map((h) => [h.sessionId, h.token])).to.deep.equal([["s3", k2]]);
   });
 });
