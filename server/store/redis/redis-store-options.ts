@@ -27,7 +27,7 @@ export interface RedisStoreOptions {
   replicaAckTimeoutMs?: number;
   /**
    * With Sentinels: how long (default 60 s) and how many (default 10,000) acknowledged releases and
-   * withdrawals are kept to replay on a new master (journal/release-journal.ts, docs/operations.md).
+   * cancels are kept to replay on a new master (journal/release-journal.ts, docs/operations.md).
    */
   releaseJournal?: Partial<JournalLimits>;
   /** Told after each replay of the journal on a new master (for the log). */

@@ -6,7 +6,7 @@ import { ScriptCode } from "../scripts/script-code.js";
 import { DEFAULT_JOURNAL_LIMITS, type JournalEntry, type JournalLimits, ReleaseJournal } from "./release-journal.js";
 
 /**
- * What one replay did, for the log: entries and scripts sent, holds dropped and waiters withdrawn (as
+ * What one replay did, for the log: entries and scripts sent, holds dropped and cancels that withdrew (as
  * far as acknowledged), scripts whose WAIT fell short (they ran; their grants go out with a later
  * WAIT) or that failed, and how long it took.
  */
@@ -45,12 +45,12 @@ type Release = Extract<JournalEntry, { kind: "release" }>;
  * Runs the journal again on each new master, before any other write of this coordinator goes there:
  * a release the old master acknowledged in its switch window (docs/operations.md) is lost with it and
  * would leave the lock held until its lease ends. Releases go by token, one release-token.lua per lock;
- * withdrawals as they were (release.lua is idempotent per waiter). Every script is sent in the turn in
+ * cancels as they were (release.lua is idempotent per waiter). Every script is sent in the turn in
  * which the epoch was learnt, so it is first on the new connection: a re-entry sent later cannot reach
  * a hold the replay drops.
  */
 export class JournalReplay {
-  /** What is replayed: every acknowledged final release, revoke and withdrawal of the last window. */
+  /** What is replayed: every acknowledged final release, revoke and cancel of the last window. */
   readonly journal: ReleaseJournal;
   /** The epoch whose master has every entry: the first one learnt, then each fully replayed. */
   private replayedEpoch?: number;
@@ -93,7 +93,7 @@ export class JournalReplay {
     });
   }
 
-  /** Sends one release-token.lua per lock and one release.lua per withdrawal, all in this turn. */
+  /** Sends one release-token.lua per lock and one release.lua per cancel, all in this turn. */
   private send(entries: JournalEntry[]): Promise<{ code: number; dropped: number }>[] {
     const { argv, lockKeys, send, deliver } = this.target;
     const releases = new Map<string, Release[]>();
