@@ -18,7 +18,8 @@ const KILLS = Number(process.env.TURNSTILE_FAILOVER_KILLS ?? 20);
 const SENTINEL_FAILOVERS = Number(process.env.TURNSTILE_SENTINEL_FAILOVERS ?? 5);
 // down-after 1 s let the Sentinels fail over a master only starved of CPU on a loaded 2-core machine
 // (token epochs moved between injected faults); such a failover has the switch window of SENTINEL
-// FAILOVER (a lull of up to a lease), so the test uses 3 s and prints the config epoch it ends at.
+// FAILOVER (a lull of up to a lease before the release journal), so the test uses 3 s and prints the
+// config epoch it ends at.
 const TIMINGS = { downAfterMs: 3000, failoverTimeoutMs: 2000 };
 // Longer than detection plus failover, so holders keep their locks across one.
 const TTL_MS = 15_000;
