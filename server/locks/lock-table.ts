@@ -149,7 +149,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     hold.releasing = true;
     let unmark: (() => void) | undefined;
     try {
-      const claim = { name: r.name, sessionId: session.id, owner: r.owner };
+      const claim = { name: r.name, sessionId: session.id, owner: r.owner, token: hold.token };
       const outcome = await releaseExactlyOnce(this.store, this.resolver, claim, hold.count, () => {
         unmark = session.beginSettling(holdKey(r.name, r.owner));
       });

@@ -143,7 +143,9 @@ export class SessionKeeper {
     if (how !== "close") return;
     for (const h of holds) this.table.holdEnded(h);
     await Promise.all(
-      holds.map((h) => this.store.release({ name: h.name, sessionId: session.id, owner: h.owner }, true)),
+      holds.map((h) =>
+        this.store.release({ name: h.name, sessionId: session.id, owner: h.owner, token: h.token }, true),
+      ),
     );
     await this.store.deleteSession(session.id);
   }

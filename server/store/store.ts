@@ -205,8 +205,11 @@ export interface Store {
   readonly waits: WaitRegistry;
   start(listener: StoreListener): Promise<void>;
   acquire(args: AcquireArgs): Promise<AcquireOutcome>;
-  /** Drop one hold of (session, owner), or every hold with `all`. */
-  release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome>;
+  /**
+   * Drop one hold of (session, owner), or every hold with `all`. `token`, the hold's fencing token when
+   * the caller knows it, lets the Redis store replay a final release on a new master (docs/operations.md).
+   */
+  release(claim: Omit<Claim, "requestId"> & { token?: bigint }, all: boolean): Promise<ReleaseOutcome>;
   /**
    * Withdraw a waiter. `cancel` (the client asked) also releases a grant that raced it; `abandon`
    * (its stream broke) withdraws it only while it is attached to this coordinator and leaves a

@@ -18,6 +18,8 @@ import type {
 } from "../store.js";
 import { redisCall } from "./connection/redis-call.js";
 import { StoreConnections } from "./connection/store-connections.js";
+import { JournalReplay } from "./journal/journal-replay.js";
+import type { HoldClaim } from "./journal/release-journal.js";
 import { EventFeed } from "./records/event-feed.js";
 import { LockKeyCache } from "./records/lock-key-cache.js";
 import { grantChannel } from "./records/lock-keys.js";
@@ -71,6 +73,8 @@ export class RedisStore implements Store {
   private readonly lockKeys: LockKeyCache;
   private readonly argv: LockScriptArgs;
   readonly waits: RedisWaitRegistry;
+  /** With Sentinels only: the acknowledged let-gos, replayed on each new master (docs/operations.md). */
+  private readonly replay?: JournalReplay;
 
   constructor(options: RedisStoreOptions) {
     this.connections = new StoreConnections(options, () => this.updateHealth());
@@ -84,6 +88,7 @@ export class RedisStore implements Store {
       onChange: () => this.updateHealth(),
       recovered: () => this.listener?.resync(),
       acknowledged: (socket: unknown) => this.outbox.acknowledged(socket),
+      masterLearned: (epoch: number) => this.replay?.masterLearned(epoch),
     };
     // On Cluster each write goes to its slot's master, confirmed there; elsewhere there is one connection.
     this.writer =
@@ -102,6 +107,9 @@ export class RedisStore implements Store {
     this.feed = new EventFeed(this.events, this.prefix, options.commandTimeoutMs ?? 2000);
     // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).
     this.lister = this.redis instanceof Redis ? new LockLister(this.redis, this.prefix) : undefined;
+    if (target.kind !== "sentinel") return;
+    const [argv, lockKeys, deliver] = [this.argv, this.lockKeys, this.outbox.deliver.bind(this.outbox)];
+    this.replay = new JournalReplay(options, { argv, lockKeys, send: this.run.bind(this), deliver });
   }
 
   async start(listener: StoreListener): Promise<void> {
@@ -133,7 +141,7 @@ export class RedisStore implements Store {
     return translateReply(reply as ScriptReply) as AcquireOutcome;
   }
 
-  release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome> {
+  release(claim: HoldClaim, all: boolean): Promise<ReleaseOutcome> {
     return this.letGo({ ...claim, requestId: "" }, all ? "all" : "one");
   }
 
@@ -218,6 +226,7 @@ export class RedisStore implements Store {
     const outcome = translateRevoke(reply);
     // Told first: a holder served here learns now, before a waiter here is granted (its broadcast is then a no-op).
     if (outcome.kind === "revoked") this.listener?.revoked({ ...hold, token: outcome.token });
+    this.replay?.journal.released(hold, outcome);
     this.outbox.deliver(hold.name, reply[3] as string[]);
     return outcome;
   }
@@ -245,7 +254,7 @@ export class RedisStore implements Store {
 
   private listener?: StoreListener;
 
-  private async letGo(claim: Claim, how: "one" | "all" | "cancel" | "abandon"): Promise<ReleaseOutcome> {
+  private async letGo(claim: Claim & HoldClaim, how: "one" | "all" | "cancel" | "abandon"): Promise<ReleaseOutcome> {
     const freedAtMs = performance.now();
     const answered = storeMark("release", claim);
     const reply = (await this.run(
@@ -257,7 +266,9 @@ export class RedisStore implements Store {
     )) as [number, number, string[]];
     answered?.();
     this.outbox.deliver(claim.name, reply[2], freedAtMs);
-    return translateReply(reply) as ReleaseOutcome;
+    const outcome = translateReply(reply) as ReleaseOutcome;
+    this.replay?.journal.letGo(claim, how, outcome);
+    return outcome;
   }
 
   /** Runs a script, acknowledged; an unacknowledged reply's grants to the lock `lock` are held back. */

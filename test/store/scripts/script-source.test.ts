@@ -134,6 +134,8 @@ describe("the expanded scripts in Redis", () => {
     await describeLock(f, "a");
     await revoke(f, "a", { session: "s1" });
     await release(f, "a", { session: "s2" });
+    const tokenArgs = ["c1", 60_000, "a", "t:grants:", keys("a").events, "watched", "0 0", "s2", "o", "2"];
+    await f.scripts.run("release-token", keys("a").all, tokenArgs);
     expect(await f.redis.script("EXISTS", ...shas)).to.deep.equal(NAMES.map(() => 1));
   });
 

@@ -44,6 +44,11 @@ export class LockScriptArgs {
     return [claim.sessionId, claim.owner, claim.requestId, how, ...this.grants(claim.name)];
   }
 
+  /** release-token.lua's ARGV: drops each hold of (session, owner) on `name` only while it has that fencing token. */
+  releaseTokens(name: string, holds: { sessionId: string; owner: string; token: bigint }[]): ScriptArg[] {
+    return [...this.grants(name), ...holds.flatMap((h) => [h.sessionId, h.owner, String(h.token)])];
+  }
+
   /** check.lua's ARGV: the grant arguments, then a (queue entry, holder) pair per waiter. */
   check(name: string, waiters: Claim[]): ScriptArg[] {
     const pairs = waiters.flatMap((w) => [`${w.sessionId}:${w.requestId}`, `${w.sessionId}:${w.owner}`]);
