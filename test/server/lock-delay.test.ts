@@ -108,6 +108,22 @@ describe("lock-delay", () => {
     await lock.release();
   });
 
+  it("answers a wait that runs out during the delay TIMEOUT, naming the lock-delay it waited behind", async () => {
+    const name = "delay/timeout";
+    const holder = client();
+    await holder.acquire(name, { lockDelayMs: 30_000, owner: "h" });
+    const { sessionId } = (await describeLock(name)).holders[0];
+    await revoke({ name, sessionId, owner: "h" });
+    const error = await client()
+      .acquire(name, { waitMs: 200 })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect((error as TurnstileError).reason).to.equal("timeout");
+    expect((error as TurnstileError).message).to.match(/waited behind the lock-delay of a hold .* \(\d+ ms left\)/);
+  });
+
   it("hands on at once after a clean release, whatever the delay", async () => {
     const name = "delay/released";
     const held = await client().acquire(name, { lockDelayMs: 60_000 });
