@@ -13,4 +13,4 @@ export type {
   TurnstileSessionEvent,
 } from "./turnstile-client-events.js";
 export type { AcquireOptions, TryAcquireOptions, TurnstileClientOptions } from "./turnstile-client-options.js";
-export { type Blocker, TurnstileError, type TurnstileErrorReason } from "./turnstile-error.js";
+export { type Blocker, type DeadlockStep, TurnstileError, type TurnstileErrorReason } from "./turnstile-error.js";

@@ -22,23 +22,40 @@ export interface Blocker {
 }
 
 /**
+ * One waiter of a deadlock cycle: (session, owner) waits for `name`, which the next step's
+ * (session, owner) holds; the last step's lock is held by the first step's (docs/deadlocks.md).
+ */
+export interface DeadlockStep {
+  sessionId: string;
+  owner: string;
+  /** The waiting session's client name ("" when unknown). */
+  clientName: string;
+  requestId: string;
+  /** The lock it waits for. */
+  name: string;
+}
+
+/**
  * The one error class of the Turnstile client: `reason` says what went wrong, `message` says it
  * for humans, `cause` carries the underlying gRPC error when there is one. A `timeout` of an
- * acquire names in `blockedBy` the holders it waited behind.
+ * acquire names in `blockedBy` the holders it waited behind; a `deadlock` names in `deadlockCycle`
+ * the cycle it was chosen from, starting with this acquire.
  */
 export class TurnstileError extends Error {
   readonly reason: TurnstileErrorReason;
   readonly blockedBy: readonly Blocker[];
+  readonly deadlockCycle: readonly DeadlockStep[];
 
   constructor(
     reason: TurnstileErrorReason,
     message: string,
-    options?: { cause?: unknown; blockedBy?: readonly Blocker[] },
+    options?: { cause?: unknown; blockedBy?: readonly Blocker[]; deadlockCycle?: readonly DeadlockStep[] },
   ) {
     super(message, options);
     this.name = "TurnstileError";
     this.reason = reason;
     this.blockedBy = options?.blockedBy ?? [];
+    this.deadlockCycle = options?.deadlockCycle ?? [];
   }
 }
 
@@ -57,5 +74,13 @@ export function errorFromFailed(failed: Failed): TurnstileError {
     heldForMs: b.heldFor ? wholeMsFromDuration(b.heldFor) : 0,
     fencingToken: b.fencingToken,
   }));
-  return new TurnstileError(reason, `${subject}${failed.message || reason}`, { cause: failed, blockedBy });
+  const deadlockCycle = failed.deadlockCycle.map(({ sessionId, owner, clientName, requestId, name }) => ({
+    sessionId,
+    owner,
+    clientName,
+    requestId,
+    name,
+  }));
+  const message = `${subject}${failed.message || reason}`;
+  return new TurnstileError(reason, message, { cause: failed, blockedBy, deadlockCycle });
 }

@@ -27,6 +27,7 @@ const (
 	ReasonBusy             Reason = "busy"
 	ReasonExpired          Reason = "expired"
 	ReasonPermissionDenied Reason = "permission-denied"
+	ReasonDeadlock         Reason = "deadlock"
 	ReasonLost             Reason = "lost"
 	ReasonSessionEnded     Reason = "session-ended"
 	ReasonConnection       Reason = "connection"
@@ -59,6 +60,7 @@ var (
 	ErrBusy             = &Error{Reason: ReasonBusy}
 	ErrExpired          = &Error{Reason: ReasonExpired}
 	ErrPermissionDenied = &Error{Reason: ReasonPermissionDenied}
+	ErrDeadlock         = &Error{Reason: ReasonDeadlock}
 	ErrLost             = &Error{Reason: ReasonLost}
 	ErrSessionEnded     = &Error{Reason: ReasonSessionEnded}
 	ErrConnection       = &Error{Reason: ReasonConnection}
@@ -71,18 +73,28 @@ type Blocker struct {
 	FencingToken                           uint64
 }
 
+// DeadlockStep is one waiter of a deadlock cycle (Error.DeadlockCycle): (SessionID, Owner) waits
+// for the lock Name, which the next step's (SessionID, Owner) holds; the last step's lock is held
+// by the first step's.
+type DeadlockStep struct {
+	SessionID, Owner, ClientName, RequestID, Name string
+}
+
 // Error is the one error type of this package. Reason is from a closed set; Name is the lock
 // concerned ("" when none); BlockedBy names the holders a timed-out acquire waited behind;
+// DeadlockCycle the cycle an acquire failed with ReasonDeadlock was chosen from, starting with it;
 // LostReason and Token describe a lost lock. Err, when set, is the cause (a gRPC status error, or
 // ctx.Err() for ReasonCancelled), reachable with errors.Is/As; Message already says what it said.
 type Error struct {
-	Reason     Reason
-	Message    string
-	Name       string
-	BlockedBy  []Blocker
-	LostReason LostReason
-	Token      uint64
-	Err        error
+	Reason    Reason
+	Message   string
+	Name      string
+	BlockedBy []Blocker
+	// DeadlockCycle is set for ReasonDeadlock (docs/deadlocks.md).
+	DeadlockCycle []DeadlockStep
+	LostReason    LostReason
+	Token         uint64
+	Err           error
 }
 
 // Error says what failed: the lock name (when there is one) and the message or reason.
@@ -133,6 +145,7 @@ var failureReasons = map[pb.FailureReason]Reason{
 	pb.FailureReason_FAILURE_REASON_BUSY:              ReasonBusy,
 	pb.FailureReason_FAILURE_REASON_EXPIRED:           ReasonExpired,
 	pb.FailureReason_FAILURE_REASON_PERMISSION_DENIED: ReasonPermissionDenied,
+	pb.FailureReason_FAILURE_REASON_DEADLOCK:          ReasonDeadlock,
 }
 
 // errorFromFailed turns a `failed` answer into an *Error; an unknown reason from a newer server
@@ -147,6 +160,12 @@ func errorFromFailed(f *pb.Failed) *Error {
 		e.BlockedBy = append(e.BlockedBy, Blocker{
 			SessionID: b.GetSessionId(), Owner: b.GetOwner(), ClientName: b.GetClientName(),
 			Identity: b.GetIdentity(), HeldFor: b.GetHeldFor().AsDuration(), FencingToken: b.GetFencingToken(),
+		})
+	}
+	for _, s := range f.GetDeadlockCycle() {
+		e.DeadlockCycle = append(e.DeadlockCycle, DeadlockStep{
+			SessionID: s.GetSessionId(), Owner: s.GetOwner(), ClientName: s.GetClientName(),
+			RequestID: s.GetRequestId(), Name: s.GetName(),
 		})
 	}
 	return e

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { SessionResponse as Reply } from "../../gen/ts/turnstile/v1/turnstile.js";
 import type { Limits } from "../config/limits.js";
 import { LockDelayDefaults } from "../config/lock-delay-defaults.js";
 import { acquireFailureOf, type HoldLoss } from "../metrics/failure-labels.js";
@@ -11,6 +12,8 @@ import type { AcquireOutcome, Grant, Store, StoreListener } from "../store/store
 import { StoreOutageLog } from "../store/store-outage-log.js";
 import { checkAcquirePreconditions } from "./acquire-preconditions.js";
 import { acquireRefusal } from "./acquire-refusal.js";
+import { deadlockAnswer, deadlockError } from "./deadlock/deadlock-answer.js";
+import { HeldWaits } from "./deadlock/held-waits.js";
 import { releaseExactlyOnce } from "./exactly-once-release.js";
 import { OutcomeResolver } from "./outcome-resolver.js";
 import { PendingAcquires } from "./pending-acquires.js";
@@ -21,9 +24,14 @@ import { answerTimeout } from "./wait-blockers.js";
 /**
  * How giveUp ends a pending acquire: `answer` is the failure it sends ("by-caller": the caller answers, a TIMEOUT
  * naming the blockers); `how` the store withdrawal; `retryUnchanged` (an unacknowledged acquire) retries the
- * withdrawal even when an attempt changed nothing.
+ * withdrawal even when an attempt changed nothing; `failed` the Failed to send in place of the plain one (DEADLOCK's cycle).
  */
-type GiveUp = { answer: ServerError | "by-caller"; how?: "cancel" | "abandon"; retryUnchanged?: boolean };
+type GiveUp = {
+  answer: ServerError | "by-caller";
+  how?: "cancel" | "abandon";
+  retryUnchanged?: boolean;
+  failed?: Reply;
+};
 
 /**
  * All lock logic of the coordinator: it turns session requests into store operations, routes
@@ -33,7 +41,9 @@ type GiveUp = { answer: ServerError | "by-caller"; how?: "cancel" | "abandon"; r
  * is resolved (re-run, idempotently) before anything is answered (docs/protocol.md).
  */
 export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
-  private readonly pending = new PendingAcquires();
+  private readonly pending = new PendingAcquires((p) => this.heldWaits.ended(p));
+  /** Queued acquires whose (session, owner) holds a lock: registered for deadlock detection. */
+  readonly heldWaits: HeldWaits;
   private readonly rechecks = new RecheckScheduler((name) => void this.recheck(name));
   /** Re-runs store calls of unknown outcome until the store answers (shared with SessionKeeper). */
   readonly resolver: OutcomeResolver;
@@ -51,6 +61,9 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   ) {
     this.outage = new StoreOutageLog(log);
     this.resolver = new OutcomeResolver(this.outage);
+    this.heldWaits = new HeldWaits(store, log, (p, d) =>
+      this.giveUp(p, { answer: deadlockError(d.cycle), failed: deadlockAnswer(d.cycle) }),
+    );
   }
 
   /** Acquires of this coordinator's sessions not answered yet, by session and request id. */
@@ -120,6 +133,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     if (outcome.kind === "queued") {
       p.queued = true;
       session.send(reply.queued(p, outcome.position));
+      this.heldWaits.queued(p);
       this.rechecks.schedule(p.name, outcome.recheckInMs);
       return;
     }
@@ -198,6 +212,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   stop(): void {
     this.rechecks.clear();
     this.resolver.stop();
+    this.heldWaits.stop();
   }
 
   private async recheck(name: string): Promise<void> {
@@ -227,7 +242,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     }
   }
 
-  private giveUp(p: Pending, { answer, how = "cancel", retryUnchanged = false }: GiveUp): boolean {
+  private giveUp(p: Pending, { answer, how = "cancel", retryUnchanged = false, failed }: GiveUp): boolean {
     if (p.done) return false; // answered already
     this.pending.finish(p);
     this.acquireFailed(answer === "by-caller" ? "timeout" : answer.reason); // "by-caller": only a timed-out wait
@@ -242,7 +257,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       })
       .catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"))
       .finally(() => unmark?.());
-    if (answer !== "by-caller") p.session.send(reply.failed(p.requestId, p.name, answer));
+    if (answer !== "by-caller") p.session.send(failed ?? reply.failed(p.requestId, p.name, answer));
     return true;
   }
 
@@ -251,6 +266,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     const hold = p.session.held.get(key) ?? { name: p.name, owner: p.owner, token, count };
     hold.count = count;
     p.session.held.set(key, hold);
+    this.heldWaits.granted(p.session, p.owner);
     p.session.send(reply.acquired(p.requestId, p.name, token, count));
     if (count === 1) {
       hold.grantedAtMs = performance.now();

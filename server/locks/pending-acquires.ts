@@ -10,6 +10,9 @@ export class PendingAcquires {
   readonly byId = new Map<string, Pending>();
   private readonly byName = new Map<string, Set<Pending>>();
 
+  /** `finished` hears of every acquire as it is answered or dropped. */
+  constructor(private readonly finished: (p: Pending) => void = () => {}) {}
+
   /** The pending acquire with this session and request id, if it is not answered yet. */
   get(sessionId: string, requestId: string): Pending | undefined {
     return this.byId.get(waiterKey(sessionId, requestId));
@@ -47,5 +50,6 @@ export class PendingAcquires {
     const set = this.byName.get(p.name);
     set?.delete(p);
     if (set?.size === 0) this.byName.delete(p.name);
+    this.finished(p);
   }
 }

@@ -2,7 +2,7 @@ import type { ServerErrorReason } from "../rpc/server-error.js";
 
 /**
  * Why an acquire failed: the closed set of the `reason` label of `turnstile_acquires_failed_total`.
- * `deadlock` is reserved for deadlock detection (nothing counts it yet); every value is exported at
+ * `deadlock`: the acquire was the victim of a deadlock cycle (docs/deadlocks.md). Every value is exported at
  * 0 from the start, so `increase()` sees a failure's first occurrence.
  */
 export const ACQUIRE_FAILURES = [
@@ -49,6 +49,7 @@ const BY_SERVER_REASON: Partial<Record<ServerErrorReason, AcquireFailure>> = {
   "not-found": "invalid",
   "not-held": "invalid",
   unavailable: "unavailable",
+  deadlock: "deadlock",
 };
 
 /** The failure label of an acquire that failed with `reason`; anything unexpected is `internal`. */

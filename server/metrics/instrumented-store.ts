@@ -12,6 +12,7 @@ import type {
   Store,
   StoreListener,
 } from "../store/store.js";
+import type { WaitRegistry } from "../store/wait-registry.js";
 import type { Metrics } from "./metrics.js";
 
 /** Every `operation` label of the store metrics; docs/operations.md lists the same (a test checks). */
@@ -47,6 +48,11 @@ export class InstrumentedStore implements Store {
 
   get coordinatorId(): string {
     return this.inner.coordinatorId;
+  }
+
+  /** Passed through untimed: only deadlock detection uses it, never the message path. */
+  get waits(): WaitRegistry {
+    return this.inner.waits;
   }
 
   start(listener: StoreListener): Promise<void> {

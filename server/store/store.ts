@@ -1,3 +1,5 @@
+import type { WaitRegistry } from "./wait-registry.js";
+
 /** Lock mode as the store sees it: one holder, or up to `limit` (0: unlimited). */
 export type StoreMode = "exclusive" | "shared";
 
@@ -208,6 +210,8 @@ export interface StoreListener {
 export interface Store {
   /** This coordinator's id, recorded with its waiters so grants find their way back. */
   readonly coordinatorId: string;
+  /** The hold-and-wait acquires of every coordinator, which deadlock detection reads (docs/deadlocks.md). */
+  readonly waits: WaitRegistry;
   start(listener: StoreListener): Promise<void>;
   acquire(args: AcquireArgs): Promise<AcquireOutcome>;
   /** Drop one hold of (session, owner), or every hold with `all`. */

@@ -133,7 +133,11 @@ describe("web console HTTP API", () => {
       const modes: Record<number, string> = { [LockMode.LOCK_MODE_EXCLUSIVE]: "exclusive" };
       expect(w.blockedBy).to.have.length(1);
       expect(w.blockedBy.map(({ heldForMs, ...b }: { heldForMs: number }) => b)).to.deep.equal(
-        d.blockedBy.map(({ heldFor, ...b }) => ({ ...b, fencingToken: String(b.fencingToken), mode: modes[b.mode] })),
+        d.blockedBy.map(({ heldFor, name, ...b }) => ({
+          ...b,
+          fencingToken: String(b.fencingToken),
+          mode: modes[b.mode],
+        })),
       );
       expect(w.blockedBy[0]).to.include({ owner: "first", clientName: "console-test" });
       expect(w.blockedBy[0].heldForMs).to.be.a("number").and.at.most(msFromDuration(d.blockedBy[0].heldFor!));

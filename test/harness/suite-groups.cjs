@@ -19,7 +19,7 @@ const REDIS_STARTERS = [
 ];
 
 /** Suites `npm test` never runs: Go/Java interop and the minutes-long fault tests have their own scripts. */
-const IGNORED = ["test/interop/**", "test/failover/**"];
+const IGNORED = ["test/interop/**", "test/failover/**", "test/many-locks/**"];
 
 /** Loaded instead of the Redis suites when redis-server is missing: one pending test per suite, saying why. */
 const SKIPPED_REPORT = "test/harness/redis-suites-skipped.ts";

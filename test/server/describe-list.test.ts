@@ -93,6 +93,7 @@ describe("Describe and List", () => {
             identity: "",
             fencingToken,
             mode: LockMode.LOCK_MODE_EXCLUSIVE,
+            name: "",
           },
         ]);
         expect(ms(w.blockedBy[0].heldFor)).to.equal(ms(d.holders[0].heldFor)).and.be.at.least(ms(w.waited));

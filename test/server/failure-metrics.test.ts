@@ -1,7 +1,12 @@
 import { credentials } from "@grpc/grpc-js";
 import { expect } from "chai";
 import { pino } from "pino";
-import { LockServiceClient, type RevokeRequest, type RevokeResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
+import {
+  FailureReason,
+  LockServiceClient,
+  type RevokeRequest,
+  type RevokeResponse,
+} from "../../gen/ts/turnstile/v1/turnstile.js";
 import { Coordinator } from "../../server/coordinator.js";
 import { ACQUIRE_FAILURES, HOLD_LOSSES } from "../../server/metrics/failure-labels.js";
 import { PrometheusMetrics } from "../../server/metrics/prometheus-metrics.js";
@@ -82,6 +87,23 @@ describe("failure metrics: acquires failed, holds lost, revocations", () => {
       unavailable: 0,
       internal: 0,
     });
+  });
+
+  it("counts the victim of a deadlock once under deadlock, its Failed carrying the cycle", async () => {
+    const [a, b] = [await session(), await session()];
+    a.send(acquireMsg("a1", "fm/x", { owner: "oa" }));
+    b.send(acquireMsg("b1", "fm/y", { owner: "ob" }));
+    await Promise.all([a.next("acquired"), b.next("acquired")]);
+    a.send(acquireMsg("a2", "fm/y", { owner: "oa" }));
+    await a.next("queued");
+    b.send(acquireMsg("b2", "fm/x", { owner: "ob" }));
+    const failed = await b.next("failed", (f) => f.failed.requestId === "b2", 5000);
+    expect(failed.failed.reason).to.equal(FailureReason.FAILURE_REASON_DEADLOCK);
+    expect(failed.failed.deadlockCycle.map((s) => [s.sessionId, s.owner, s.requestId, s.name])).to.deep.equal([
+      [b.id, "ob", "b2", "fm/x"],
+      [a.id, "oa", "a2", "fm/y"],
+    ]);
+    expect(await byReason("turnstile_acquires_failed_total")).to.include({ deadlock: 1 });
   });
 
   it("counts a revoke (revocations and a hold lost as revoked), an expired hold and a broken stream's holds", async () => {

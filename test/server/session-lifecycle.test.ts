@@ -99,7 +99,15 @@ describe("session lifecycle (server side)", () => {
       /^acquire\.wait: 200 ms ran out; waited behind "h" of session [0-9a-f]+ \(held \d+ ms\)$/,
     );
     expect(f.blockedBy.map(({ heldFor, ...b }) => b)).to.deep.equal([
-      { sessionId, owner: "h", clientName: "test", identity: "", fencingToken, mode: LockMode.LOCK_MODE_EXCLUSIVE },
+      {
+        sessionId,
+        owner: "h",
+        clientName: "test",
+        identity: "",
+        fencingToken,
+        mode: LockMode.LOCK_MODE_EXCLUSIVE,
+        name: "",
+      },
     ]);
     expect(msFromDuration(f.blockedBy[0].heldFor ?? { seconds: 0n, nanos: 0 })).to.be.at.least(200);
     const third = await session();

@@ -20,6 +20,7 @@ import { StoreUnavailableError } from "../store-unavailable-error.js";
 import { FencingCounters } from "./fencing-counters.js";
 import { type LockGrant, MemoryLock } from "./memory-lock.js";
 import { listLocks } from "./memory-lock-list.js";
+import { MemoryWaitRegistry } from "./memory-wait-registry.js";
 
 /** Settings of the embedded store. */
 export interface MemoryStoreOptions {
@@ -40,6 +41,7 @@ const DAY_MS = 86_400_000;
  */
 export class MemoryStore implements Store {
   readonly coordinatorId = randomBytes(8).toString("hex");
+  readonly waits = new MemoryWaitRegistry();
   private readonly locks = new Map<string, MemoryLock>();
   private readonly fences: FencingCounters;
   // Event versions start at the clock in µs, as in the Redis scripts: one that lapsed restarts higher.

@@ -23,6 +23,7 @@ import { LockKeyCache } from "./records/lock-key-cache.js";
 import { grantChannel } from "./records/lock-keys.js";
 import { LockLister } from "./records/lock-lister.js";
 import { parseLockState } from "./records/lock-state-parser.js";
+import { RedisWaitRegistry } from "./records/redis-wait-registry.js";
 import { SessionRecords } from "./records/session-records.js";
 import type { RedisStoreOptions } from "./redis-store-options.js";
 import { LockScriptArgs } from "./scripts/lock-script-args.js";
@@ -69,6 +70,7 @@ export class RedisStore implements Store {
   private readonly sessions: SessionRecords;
   private readonly lockKeys: LockKeyCache;
   private readonly argv: LockScriptArgs;
+  readonly waits: RedisWaitRegistry;
 
   constructor(options: RedisStoreOptions) {
     this.connections = new StoreConnections(options, () => this.updateHealth());
@@ -95,6 +97,7 @@ export class RedisStore implements Store {
     const publish = target.kind === "cluster" ? "always" : "watched";
     this.argv = new LockScriptArgs(this.coordinatorId, this.prefix, fenceRetainMs, publish, this.lockKeys, this.writer);
     this.sessions = new SessionRecords(this.redis, this.prefix, this.writer);
+    this.waits = new RedisWaitRegistry(this.redis, this.prefix);
     this.outbox = new GrantOutbox(this.redis, this.prefix, (grant) => this.listener?.grant(grant));
     this.feed = new EventFeed(this.events, this.prefix, options.commandTimeoutMs ?? 2000);
     // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).

@@ -10,6 +10,7 @@ import { renewConformance } from "./renew-conformance.js";
 import { sessionRecordConformance } from "./session-record-conformance.js";
 import { sharedConformance } from "./shared-conformance.js";
 import { waitAttributionConformance } from "./wait-attribution-conformance.js";
+import { waitRegistryConformance } from "./wait-registry-conformance.js";
 import { watchConformance } from "./watch-conformance.js";
 import { withdrawConformance } from "./withdraw-conformance.js";
 
@@ -41,6 +42,7 @@ export function storeConformance(name: string, makeStore: MakeStore, setup: Conf
     describe("list", () => listConformance(f));
     describe("wait attribution", () => waitAttributionConformance(f));
     describe("session records", () => sessionRecordConformance(f));
+    describe("wait registry (deadlock detection)", () => waitRegistryConformance(f));
     describe("lock-delay", () => lockDelayConformance(f));
   });
 }

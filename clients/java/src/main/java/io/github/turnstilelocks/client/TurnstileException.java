@@ -7,7 +7,8 @@ import turnstile.v1.Turnstile.Failed;
 /**
  * The one exception of the Turnstile client: {@link #reason()} is one of a closed set, the message
  * says it for humans, and the cause carries the underlying gRPC error when there is one. A
- * {@link Reason#TIMEOUT} of an acquire names in {@link #blockedBy()} the holders it waited behind.
+ * {@link Reason#TIMEOUT} of an acquire names in {@link #blockedBy()} the holders it waited behind; a
+ * {@link Reason#DEADLOCK} names in {@link #deadlockCycle()} the cycle it was chosen from.
  */
 public final class TurnstileException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -29,6 +30,8 @@ public final class TurnstileException extends RuntimeException {
     BUSY,
     EXPIRED,
     PERMISSION_DENIED,
+    /** The acquire was the youngest wait of a deadlock cycle and was withdrawn (docs/deadlocks.md). */
+    DEADLOCK,
     /** The session ended (closed, or not resumable) before the request was answered. */
     SESSION_ENDED,
     /** A lock was lost (its lease ran out on the client's clock, or the server said so). */
@@ -46,18 +49,27 @@ public final class TurnstileException extends RuntimeException {
   public record Blocker(String sessionId, String owner, String clientName, String identity, Duration heldFor,
       long fencingToken) {}
 
+  /**
+   * One waiter of a deadlock cycle: (sessionId, owner) waits for the lock {@code name}, which the next
+   * step's (sessionId, owner) holds; the last step's lock is held by the first step's.
+   */
+  public record DeadlockStep(String sessionId, String owner, String clientName, String requestId, String name) {}
+
   private final Reason reason;
   private final transient List<Blocker> blockedBy;
+  private final transient List<DeadlockStep> deadlockCycle;
 
   /** An exception with no blockers. */
   public TurnstileException(Reason reason, String message, Throwable cause) {
-    this(reason, message, cause, List.of());
+    this(reason, message, cause, List.of(), List.of());
   }
 
-  private TurnstileException(Reason reason, String message, Throwable cause, List<Blocker> blockedBy) {
+  private TurnstileException(Reason reason, String message, Throwable cause, List<Blocker> blockedBy,
+      List<DeadlockStep> deadlockCycle) {
     super(message, cause);
     this.reason = reason;
     this.blockedBy = List.copyOf(blockedBy);
+    this.deadlockCycle = List.copyOf(deadlockCycle);
   }
 
   /** What went wrong. */
@@ -68,6 +80,11 @@ public final class TurnstileException extends RuntimeException {
   /** For TIMEOUT: the holders the acquire waited behind (empty when none were left or unknown). */
   public List<Blocker> blockedBy() {
     return blockedBy;
+  }
+
+  /** For DEADLOCK: the cycle, starting with this acquire (empty for every other reason). */
+  public List<DeadlockStep> deadlockCycle() {
+    return deadlockCycle;
   }
 
   /** The exception for the server's {@code failed} answer; unknown reasons become INTERNAL. */
@@ -84,6 +101,7 @@ public final class TurnstileException extends RuntimeException {
       case FAILURE_REASON_BUSY -> Reason.BUSY;
       case FAILURE_REASON_EXPIRED -> Reason.EXPIRED;
       case FAILURE_REASON_PERMISSION_DENIED -> Reason.PERMISSION_DENIED;
+      case FAILURE_REASON_DEADLOCK -> Reason.DEADLOCK;
       default -> Reason.INTERNAL;
     };
     List<Blocker> blockers = failed.getBlockedByList().stream()
@@ -103,6 +121,9 @@ public final class TurnstileException extends RuntimeException {
       }
       message.append(')');
     }
-    return new TurnstileException(reason, message.toString(), null, blockers);
+    List<DeadlockStep> cycle = failed.getDeadlockCycleList().stream()
+        .map(s -> new DeadlockStep(s.getSessionId(), s.getOwner(), s.getClientName(), s.getRequestId(), s.getName()))
+        .toList();
+    return new TurnstileException(reason, message.toString(), null, blockers, cycle);
   }
 }
