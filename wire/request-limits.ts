@@ -14,4 +14,6 @@ export const REQUEST_LIMITS = {
   maxTtlMs: 3_600_000,
   /** Longest finite acquire wait; no wait at all means forever. */
   maxWaitMs: 86_400_000,
+  /** Longest lock-delay an acquire (or the serve default `--lock-delay`) may set; a fixed bound. */
+  maxLockDelayMs: 60_000,
 } as const;

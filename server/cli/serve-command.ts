@@ -76,6 +76,7 @@ export async function run(argv: string[]): Promise<number> {
     log,
     listen: config.listen,
     limits: config.limits,
+    lockDelays: config.lockDelays,
     shutdownGraceMs: config.shutdownGraceMs,
     metrics,
     tracing,

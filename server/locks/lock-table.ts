@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { SessionResponse as Reply } from "../../gen/ts/turnstile/v1/turnstile.js";
 import type { Limits } from "../config/limits.js";
+import { LockDelayDefaults } from "../config/lock-delay-defaults.js";
 import { acquireFailureOf, type HoldLoss } from "../metrics/failure-labels.js";
 import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
 import type { ValidAcquire, ValidRelease } from "../rpc/request-validator.js";
@@ -56,6 +57,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     private readonly limits: Limits,
     private readonly log: Logger,
     private readonly metrics: Metrics = NO_METRICS,
+    private readonly lockDelays = new LockDelayDefaults(),
   ) {
     this.outage = new StoreOutageLog(log);
     this.resolver = new OutcomeResolver(this.outage);
@@ -93,6 +95,8 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       const timedOut = () => this.giveUp(p, { answer: "by-caller" });
       p.waitTimer = setTimeout(() => timedOut() && answerTimeout(this.store, p, waitMs), waitMs);
     }
+    // Absent: the serve default for the name's prefix (0, the usual case, sends the store nothing more).
+    const lockDelayMs = a.lockDelayMs ?? this.lockDelays.of(a.name);
     const args = {
       name: a.name,
       sessionId: session.id,
@@ -103,6 +107,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       limit: a.limit,
       mayWait: a.waitMs !== 0,
       value: a.value,
+      ...(lockDelayMs > 0 && { lockDelayMs }),
     };
     let outcome: AcquireOutcome | ServerError | undefined;
     try {

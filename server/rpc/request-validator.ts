@@ -9,6 +9,7 @@ import {
   type RevokeRequest,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { isNegativeOrMalformed, wholeMsFromDuration } from "../../wire/duration.js";
+import { REQUEST_LIMITS } from "../../wire/request-limits.js";
 import type { Limits } from "../config/limits.js";
 import { isSessionId } from "../store/session-id.js";
 import type { StoreMode } from "../store/store.js";
@@ -29,6 +30,8 @@ export interface ValidAcquire {
   limit: number;
   waitMs: number | undefined;
   value: Buffer;
+  /** The hold's lock-delay (0..60 s); undefined: the serve default for the name's prefix. */
+  lockDelayMs?: number;
 }
 
 /** A Release that passed validation. */
@@ -118,6 +121,7 @@ export class RequestValidator {
       }
     }
     this.value("acquire.value", a.value);
+    const lockDelayMs = a.lockDelay && this.lockDelay("acquire.lock_delay", a.lockDelay);
     return {
       requestId: a.requestId,
       name: a.name,
@@ -126,6 +130,7 @@ export class RequestValidator {
       limit: mode === "shared" ? a.limit : 0,
       waitMs,
       value: a.value,
+      ...(lockDelayMs !== undefined && { lockDelayMs }),
     };
   }
 
@@ -190,6 +195,13 @@ export class RequestValidator {
     if (value.length > this.limits.maxValueBytes) {
       throw invalid(`${field}: ${value.length} bytes exceeds the maximum of ${this.limits.maxValueBytes} bytes`);
     }
+  }
+
+  private lockDelay(field: string, d: Duration): number {
+    const ms = this.duration(field, d);
+    const max = REQUEST_LIMITS.maxLockDelayMs;
+    if (ms > max) throw invalid(`${field}: ${ms} ms exceeds the maximum lock-delay of ${max} ms`);
+    return ms;
   }
 
   private duration(field: string, d: Duration): number {

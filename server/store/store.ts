@@ -20,6 +20,11 @@ export interface AcquireArgs extends Claim {
   mayWait: boolean;
   /** Kept for the holder this claim becomes (when it is granted fresh, or queues); default empty. */
   value?: Uint8Array;
+  /**
+   * Lock-delay of the hold this claim becomes: when it ends without a release (expired, revoked), nobody is
+   * granted the lock until this long after; absent or 0: none.
+   */
+  lockDelayMs?: number;
 }
 
 /** Answer to an acquire; `recheckInMs` is when the earliest holder lease ends. */
@@ -128,6 +133,8 @@ export interface LockState {
   holders: HolderState[];
   /** In queue order. */
   waiters: WaiterState[];
+  /** Ms until the lock-delay in force ends, on the store's clock; undefined when the lock is not delayed. */
+  delayMs?: number;
 }
 
 /** What happened to a holder. */
@@ -166,6 +173,8 @@ export interface LockSummary {
   limit: number | undefined;
   holders: number;
   waiters: number;
+  /** As LockState.delayMs. */
+  delayMs?: number;
 }
 
 /** One List page; `nextPageToken` "" when the listing is complete. */

@@ -14,6 +14,8 @@ export interface Holder {
   deadline: number;
   /** When it was granted (re-entries keep it). */
   acquiredAt: number;
+  /** Its lock-delay (LockDelay); undefined or 0: none. */
+  lockDelayMs?: number;
 }
 
 /** One queued acquire; `limit` is the shared limit it asked for. */
@@ -27,6 +29,8 @@ export interface Waiter {
   value: Uint8Array;
   /** When it first queued (a re-sent request keeps it). */
   queuedAt: number;
+  /** The lock-delay of the hold it becomes. */
+  lockDelayMs?: number;
 }
 
 /** A holder as Describe and Watch show it at `now`. */

@@ -6,6 +6,7 @@ import {
   GRANTS,
   keys,
   RETAIN_MS,
+  revoke,
   type ScriptFixture,
   splitEvent,
   subscribeChannels,
@@ -93,5 +94,16 @@ describe("release-token.lua", () => {
       "expired s1:o",
       "acquired s2:o",
     ]);
+  });
+
+  it("leaves a lock whose last hold it drops under a lock-delay to expire with the delay, like a release", async () => {
+    await acquire(f, "a", { session: "s1", mode: 2, lockDelay: 20_000 });
+    const token = String((await acquire(f, "a", { session: "s2", mode: 2 }))[1]);
+    await revoke(f, "a", { session: "s1" });
+    const end = Number(await f.redis.hget(keys("a").data, "delay"));
+    expect(await f.redis.pttl(keys("a").holders)).to.equal(-1);
+    expect(await releaseToken(f, "a", "s2", token)).to.deep.equal([41, 1, []]);
+    expect(await f.redis.pexpiretime(keys("a").holders)).to.equal(end);
+    expect(await f.redis.pexpiretime(keys("a").data)).to.equal(end);
   });
 });

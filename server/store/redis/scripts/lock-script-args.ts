@@ -36,6 +36,8 @@ export class LockScriptArgs {
       lock.events,
       this.publish,
       this.writer.floors(lock.keys[0]),
+      // Only when set: a claim without a lock-delay sends nothing more (the message path's cost).
+      ...(args.lockDelayMs ? [args.lockDelayMs] : []),
     ];
   }
 

@@ -30,4 +30,7 @@ for i = 8, #ARGV - 2, 3 do
     end
   end
 end
-return {dropped > 0 and 41 or 42, dropped, handOn(n, waiting, drop)}
+local granted = handOn(n, waiting, drop)
+-- A lock-delay in force (delay.lua) grants nobody; left alone, the delayed lock's keys expire at its end.
+rest(n, waiting, rcall('HGET', data, 'delay'))
+return {dropped > 0 and 41 or 42, dropped, granted}

@@ -1,6 +1,7 @@
 -- hand-on: after a hold ended or a waiter left, grants the lock to the head waiter, then to each next
 -- waiter while it fits (fits.lua), in queue order; deletes the lock's keys (not fence or version) when
--- nobody holds or waits. Its twin is MemoryLock.handOn (server/store/memory/memory-lock.ts): change both.
+-- nobody holds or waits (a lock-delay in force counts as a holder: delay.lua). Its twin is
+-- MemoryLock.handOn (server/store/memory/memory-lock.ts): change both.
 -- A grant to this coordinator's waiter (or any, when prefix is '') is returned; another coordinator's
 -- is published on its grant channel as "waiter\ntoken\nname".
 -- Expects in scope: rcall, holders, data, queue, leases (keys), coord, name, prefix (ARGV), now,
@@ -24,14 +25,17 @@ local function handOn(n, waiting, drop)
   end
   local head = waiting > 0 and rcall('ZRANGE', queue, 0, 0)[1]
   while head do
-    local wc, wm, wl, wo = string.match(rcall('HGET', data, 'w:' .. head), '^(%S+) (%d) (%d+) (.*)$')
+    local w = rcall('HMGET', data, 'w:' .. head, 'y:' .. head)
+    local wc, wm, wl, wo = string.match(w[1], '^(%S+) (%d) (%d+) (.*)$')
     if not fits(wm, wl, n) then
       break
     end
-    local token = grant(string.match(head, '^[^:]*:') .. wo, head, wm, rcall('ZSCORE', leases, head), {})
+    local h = string.match(head, '^[^:]*:') .. wo
+    -- The waiter's lock-delay (delay.lua) becomes its hold's.
+    local token = grant(h, head, wm, rcall('ZSCORE', leases, head), w[2] and {'d:' .. h, w[2]} or {})
     rcall('ZREM', queue, head)
     rcall('ZREM', leases, head)
-    rcall('HDEL', data, 'w:' .. head, 'q:' .. head)
+    rcall('HDEL', data, 'w:' .. head, 'q:' .. head, 'y:' .. head)
     n = n + 1
     if wc == coord or prefix == '' then
       table.insert(granted, wc == coord and head or wc .. ' ' .. head)
