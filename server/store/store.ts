@@ -1,7 +1,7 @@
-import type { AcquireSetArgs, AcquireSetOutcome } from "./set-claim.js";
+import type { AcquireSetArgs, AcquireSetOutcome } from "./acquire-set.js";
 import type { WaitRegistry } from "./wait-registry.js";
 
-export { type AcquireSetArgs, type AcquireSetOutcome, MAX_SET_NAMES, type SetMember } from "./set-claim.js";
+export { type AcquireSetArgs, type AcquireSetOutcome, MAX_SET_NAMES, type SetMember } from "./acquire-set.js";
 
 /** Lock mode as the store sees it: one holder, or up to `limit` (0: unlimited). */
 export type StoreMode = "exclusive" | "shared";

@@ -38,6 +38,7 @@ import { SingleWriter, type StoreWriter } from "./writes/store-writer.js";
 export type { RedisStoreOptions } from "./redis-store-options.js";
 
 import type { RedisClient } from "./connection/redis-connection.js";
+import { runAcquireSet } from "./run-acquire-set.js";
 import {
   type ScriptReply,
   translateCheck,
@@ -46,7 +47,6 @@ import {
   translateReply,
   translateRevoke,
 } from "./scripts/script-code.js";
-import { runAcquireSet } from "./set-acquire.js";
 
 const DAY_MS = 86_400_000;
 
