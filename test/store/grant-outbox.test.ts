@@ -2,7 +2,7 @@ import { Socket } from "node:net";
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { GrantOutbox } from "../../server/store/redis/writes/grant-outbox.js";
-import type { Grant } from "../../server/store/store.js";
+import type { Claim, Grant } from "../../server/store/store.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 
 describe("GrantOutbox.acknowledged()", () => {
@@ -44,5 +44,25 @@ describe("GrantOutbox.acknowledged()", () => {
     // Gone for good, not delivered by a later WAIT either.
     outbox.acknowledged(old);
     expect(delivered).to.deep.equal([]);
+  });
+});
+
+describe("GrantOutbox: acquire-set members a hand-on passed over (token '')", () => {
+  it("routes them to retrySet, from a script's reply and from the grant channel, never as grants", () => {
+    const delivered: Grant[] = [];
+    const retried: Omit<Claim, "owner">[] = [];
+    const outbox = new GrantOutbox(
+      {} as Redis,
+      "turnstile",
+      (g) => delivered.push(g),
+      (w) => retried.push(w),
+    );
+    outbox.deliver("x", ["aa01:set", "", "bb02:r2", "7"]);
+    outbox.received("cc03:set2\n\ny");
+    expect(delivered.map((g) => [g.name, g.sessionId, g.token])).to.deep.equal([["x", "bb02", 7n]]);
+    expect(retried).to.deep.equal([
+      { name: "x", sessionId: "aa01", requestId: "set" },
+      { name: "y", sessionId: "cc03", requestId: "set2" },
+    ]);
   });
 });
