@@ -56,9 +56,12 @@ describe("checkDeadlockLog()", () => {
       at(1, { worker: "w0", ev: "grant", id: "w0#0/a", name: "a", token: "1" }),
       at(2, { worker: "w1", ev: "start", id: "w1#0", name: "a+b", set: ["a", "b"] }),
       at(3, { worker: "w1", ev: "grant", id: "w1#0/b", name: "b", token: "1" }),
+      at(3, { worker: "w1", ev: "end", id: "w1#0", name: "a+b", outcome: "granted" }),
       at(4, { worker: "w0", ev: "start", id: "w0#0/b", name: "b" }),
       at(5000, { worker: "w0", ev: "exit", id: "w0#0/a", name: "a" }),
     ];
-    expect(checkDeadlockLog(events, 2500)).to.include({ cycles: 0, deadlocks: 0 });
+    const report = checkDeadlockLog(events, 2500);
+    expect(report).to.include({ cycles: 0, deadlocks: 0 });
+    expect(Object.fromEntries(report.sets)).to.deep.equal({ granted: 1 });
   });
 });

@@ -21,8 +21,8 @@ export interface DeadlockLogReport {
   cycles: number;
   /** The longest any cycle lasted in the logs, in ms. */
   longestCycleMs: number;
-  /** AcquireAll requests granted. */
-  setsGranted: number;
+  /** AcquireAll requests by outcome ("granted", or the failure reason). */
+  sets: Map<string, number>;
 }
 
 /**
@@ -38,7 +38,8 @@ export function checkDeadlockLog(events: ManyLocksEvent[], boundMs: number): Dea
   const holder = new Map<string, string>();
   const waits = new Map<string, string>();
   const since = new Map<string, bigint>();
-  const report: DeadlockLogReport = { deadlocks: 0, cycles: 0, longestCycleMs: 0, setsGranted: 0 };
+  const sets = new Set<string>();
+  const report: DeadlockLogReport = { deadlocks: 0, cycles: 0, longestCycleMs: 0, sets: new Map() };
   const ms = (ns: bigint) => Number(ns / 1_000_000n);
   const closeCycle = (key: string, at: bigint) => {
     const lasted = ms(at - (since.get(key) as bigint));
@@ -49,10 +50,11 @@ export function checkDeadlockLog(events: ManyLocksEvent[], boundMs: number): Dea
   for (const e of sorted) {
     const at = BigInt(e.at);
     if (e.ev === "end" && e.outcome === "deadlock") checkAnswer(e, cyclesOf(waits, holder));
-    if (e.ev === "start" && !e.set) waits.set(e.worker, e.name as string);
+    if (e.ev === "start" && e.set) sets.add(e.id as string);
+    else if (e.ev === "start") waits.set(e.worker, e.name as string);
     else if (e.ev === "end") {
       waits.delete(e.worker);
-      if (e.set && e.outcome === "granted") report.setsGranted++;
+      if (sets.has(e.id as string)) report.sets.set(e.outcome ?? "?", (report.sets.get(e.outcome ?? "?") ?? 0) + 1);
       if (e.outcome === "deadlock") report.deadlocks++;
     } else if (e.ev === "grant") {
       // The grant ends the wait (its `end` follows at once).
