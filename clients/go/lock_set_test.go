@@ -158,6 +158,3 @@ func TestTwoClientsTakingTheSameSetInOppositeOrdersBothComplete(t *testing.T) {
 		}
 	}
 }
-
-// A set waiting on a coordinator that drains is sent again (same request id, what is left of its
-// wait) on the one the session resumes on, and granted there when its busy name frees.

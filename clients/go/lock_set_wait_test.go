@@ -141,6 +141,8 @@ func TestCancellingAWaitingSetWithdrawsItFromEveryName(t *testing.T) {
 	}
 }
 
+// A set waiting on a coordinator that drains is sent again (same request id, what is left of its
+// wait) on the one the session resumes on, and granted there when its busy name frees.
 func TestAWaitingSetGoesOnAfterTheSessionResumes(t *testing.T) {
 	requireTools(t)
 	ctx := testContext(t)
