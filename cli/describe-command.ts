@@ -13,7 +13,9 @@ const USAGE = `Usage: turnstile describe [options] NAME
 Shows one lock: its holders (HOLDER is SESSION_ID/OWNER, as turnstile revoke takes it; client
 name, fencing token, hold count, how long held, lease left, value) and its waiters in queue order
 (how long each has waited, and BEHIND: the holders it waits behind; a member of a set acquired all
-together names the set's locks beside its mode). A free lock has neither.
+together names the set's locks beside its mode). A free lock has neither. A lock whose last hold ended
+without a release (lease ran out, revoked) may be delayed: "delayed until TIME (in N s)", and nobody is
+granted it before then (the hold's lock-delay).
 
 Options:
 ${CONNECTION_HELP}
@@ -55,7 +57,15 @@ function describeView(lock: DescribeResponse) {
     version: String(lock.version),
     holders: lock.holders.map(holderView),
     waiters: lock.waiters.map(waiterView),
+    ...delayView(lock),
   };
+}
+
+/** The lock-delay in force, if any: ms left and its end on this machine's clock. */
+function delayView(lock: DescribeResponse): { delayRemainingMs?: number; delayedUntil?: string } {
+  if (!lock.delayRemaining) return {};
+  const ms = Math.round(msFromDuration(lock.delayRemaining));
+  return { delayRemainingMs: ms, delayedUntil: new Date(Date.now() + ms).toISOString() };
 }
 
 function waiterView(waiter: Waiter) {
@@ -86,7 +96,11 @@ function waiterView(waiter: Waiter) {
 function describeTable(lock: DescribeResponse): string {
   const limit = lock.limit ? ` (limit ${lock.limit})` : "";
   const mode = lock.holders.length ? `${modeName(lock.mode)}${limit}` : modeName(LockMode.LOCK_MODE_UNSPECIFIED);
-  let text = `Lock: ${lock.name}\nMode: ${mode}\nVersion: ${lock.version}\n`;
+  let text = `Lock: ${lock.name}\nMode: ${mode}\n`;
+  const { delayRemainingMs, delayedUntil } = delayView(lock);
+  if (delayedUntil)
+    text += `Delay: delayed until ${delayedUntil} (in ${Math.ceil((delayRemainingMs ?? 0) / 1000)} s)\n`;
+  text += `Version: ${lock.version}\n`;
   const holders = lock.holders.map(holderView);
   text += `\nHolders: ${holders.length}\n`;
   if (holders.length) {

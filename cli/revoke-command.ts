@@ -9,8 +9,9 @@ import { type AdminArgs, argsOrExit, parseAdminArgs } from "./flags/parse-admin-
 const USAGE = `Usage: turnstile revoke [options] NAME HOLDER
 
 Takes HOLDER's hold on lock NAME away (every hold count) and hands the lock to the next waiter at
-once; the holder's client is told its lock was lost (revoked). HOLDER is SESSION_ID/OWNER, as the
-HOLDER column of turnstile describe shows it (split at the first "/": session ids have none).
+once (after the hold's lock-delay, if it has one); the holder's client is told its lock was lost
+(revoked). HOLDER is SESSION_ID/OWNER, as the HOLDER column of turnstile describe shows it (split at
+the first "/": session ids have none).
 
 The revoked holder may still be running: only fencing tokens stop its writes. Use it to remove a
 stuck holder, not to stop work.

@@ -32,6 +32,12 @@ export interface AcquireOptions {
   signal?: AbortSignal;
   /** Called when the server queues the acquire behind other holders (`position` 1 is the head). */
   onQueued?: (position: number) => void;
+  /**
+   * Lock-delay in ms (0..60000): if this hold ends without a release (its lease runs out, an operator
+   * revokes it, the session is lost), nobody is granted the lock until this long after; a release hands
+   * it on at once. Absent: the server's default for the name's prefix (none unless configured); 0: none.
+   */
+  lockDelayMs?: number;
 }
 
 /** Options of `tryAcquire`: those of `acquire` without `waitMs`. */

@@ -2,6 +2,7 @@ import { Server, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { LockServiceService } from "../gen/ts/turnstile/v1/turnstile.js";
 import { DEFAULT_LIMITS, type Limits } from "./config/limits.js";
+import { LockDelayDefaults } from "./config/lock-delay-defaults.js";
 import { HoldChanges } from "./locks/hold-changes.js";
 import { LockTable } from "./locks/lock-table.js";
 import { InstrumentedStore } from "./metrics/instrumented-store.js";
@@ -40,6 +41,8 @@ export interface CoordinatorOptions {
   tracing?: Tracing;
   /** TLS and access control (default: plaintext, open to every caller); closed by `stop`. */
   security?: Security;
+  /** Lock-delay in ms of acquires that set none, by lock-name prefix (default: none). */
+  lockDelays?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -73,7 +76,8 @@ export class Coordinator {
     // Traced innermost, so a store span names the real store class, not the metrics wrapper.
     const traced = tracing ? tracedStore(options.store, tracing) : options.store;
     this.store = metrics ? new InstrumentedStore(traced, metrics) : traced;
-    this.table = new LockTable(this.store, this.limits, options.log, metrics);
+    const lockDelays = new LockDelayDefaults(options.lockDelays);
+    this.table = new LockTable(this.store, this.limits, options.log, metrics, lockDelays);
     this.intake = new OpenIntake(this.limits);
     this.watches = new WatchHub(this.store, options.log);
     metrics?.track({
@@ -173,7 +177,12 @@ export class Coordinator {
         this.watches.resyncAll();
       },
       event: (event) => this.watches.event(event),
-      revoked: (revocation) => this.sessions.get(revocation.sessionId)?.revoked(revocation),
+      revoked: (revocation) => {
+        this.sessions.get(revocation.sessionId)?.revoked(revocation);
+        // A revoked hold with a lock-delay granted nobody: this coordinator's waiters (if any) re-check now
+        // and so learn when the delay ends, instead of at the revoked hold's lease end.
+        this.table.recheckSoon(revocation.name);
+      },
     };
   }
 }

@@ -16,4 +16,6 @@ export const REQUEST_LIMITS = {
   maxWaitMs: 86_400_000,
   /** Most names one AcquireAll may claim (a fixed limit, not a setting: docs/multi-lock.md). */
   maxSetNames: 16,
+  /** Longest lock-delay an acquire (or the serve default `--lock-delay`) may set; a fixed bound. */
+  maxLockDelayMs: 60_000,
 } as const;

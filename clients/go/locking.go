@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"google.golang.org/protobuf/types/known/durationpb"
+
 	pb "github.com/turnstile-locks/turnstile/clients/go/gen/turnstile/v1"
 )
 
@@ -65,6 +67,9 @@ func (c *Client) acquire(ctx context.Context, name string, want claim, opts *Acq
 			left = max(0, time.Until(start.Add(wait)))
 		}
 		req := &pb.Acquire{Name: name, Owner: owner, Mode: want.mode, Limit: want.limit, Value: opts.Value}
+		if opts.lockDelay != nil {
+			req.LockDelay = durationpb.New(*opts.lockDelay)
+		}
 		lock, err := s.acquire(ctx, req, left, giveUp, opts.OnQueued)
 		// A session that ended under a request that never reached an answer: open a new one and
 		// ask again (a try-once or a bounded wait too; nothing was granted to a dead session).

@@ -44,6 +44,21 @@ type AcquireOptions struct {
 	// OnQueued, when set, is called with the queue position when the acquire has to wait
 	// (at most once, on the session's goroutine: keep it short).
 	OnQueued func(position uint32)
+	// lockDelay is set by WithLockDelay; nil: the coordinator's default for the name's prefix.
+	lockDelay *time.Duration
+}
+
+// WithLockDelay sets the hold's lock-delay (0 to 60 s; 0: none) and returns o, or new options when o is
+// nil. If the hold ends without a Release (its lease runs out, the session is lost, an operator revokes
+// it), nobody is granted the name until d has passed; a Release hands it on at once. Not set: the
+// coordinator's default for the name's prefix (none unless configured). Over 60 s: the acquire fails
+// with ReasonInvalidArgument naming acquire.lock_delay.
+func (o *AcquireOptions) WithLockDelay(d time.Duration) *AcquireOptions {
+	if o == nil {
+		o = &AcquireOptions{}
+	}
+	o.lockDelay = &d
+	return o
 }
 
 func (o *AcquireOptions) orDefault() *AcquireOptions {

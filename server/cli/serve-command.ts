@@ -12,6 +12,7 @@ import { MetricsHttpServer } from "../metrics/metrics-http-server.js";
 import { PrometheusMetrics } from "../metrics/prometheus-metrics.js";
 import { Security } from "../security/security.js";
 import { MemoryStore } from "../store/memory/memory-store.js";
+import type { JournalReplayReport } from "../store/redis/journal/journal-replay.js";
 import { RedisStore } from "../store/redis/redis-store.js";
 import type { Store } from "../store/store.js";
 import { checkTtlAgainstFailover } from "./failover-ttl-check.js";
@@ -75,6 +76,7 @@ export async function run(argv: string[]): Promise<number> {
     log,
     listen: config.listen,
     limits: config.limits,
+    lockDelays: config.lockDelays,
     shutdownGraceMs: config.shutdownGraceMs,
     metrics,
     tracing,
@@ -163,5 +165,7 @@ function openStore(config: ServeConfig, log: pino.Logger): Store {
   }
   const { target, replicaAcks } = config.redis;
   log.info({ redis: target.kind, replicaAcks }, "keeping locks in Redis");
-  return new RedisStore({ ...config.redis, fenceRetainMs: config.fenceRetainMs });
+  const onJournalReplay = (report: JournalReplayReport) =>
+    log.info(report, "release journal replayed on the new master");
+  return new RedisStore({ ...config.redis, fenceRetainMs: config.fenceRetainMs, onJournalReplay });
 }

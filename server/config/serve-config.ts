@@ -3,6 +3,7 @@ import type { SecuritySettings } from "../security/security.js";
 import type { RedisAuth, RedisTarget } from "../store/redis/connection/redis-connection.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { loadSettings, type SettingSources } from "./load-settings.js";
+import { type LockDelays, parseLockDelays } from "./lock-delay-setting.js";
 import { securityConfig } from "./security-config.js";
 import { formatHostPort, type HostPort, type SettingValue } from "./setting-value.js";
 import { SETTINGS } from "./settings.js";
@@ -34,6 +35,8 @@ export interface ServeConfig {
   };
   fenceRetainMs: number;
   limits: Limits;
+  /** Lock-delay in ms of acquires that set none, by name prefix (`--lock-delay`); empty: none. */
+  lockDelays: LockDelays;
   /** TLS, tokens, policy (docs/security.md); absent: plaintext and open to every caller. */
   security?: SecuritySettings;
 }
@@ -91,6 +94,7 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
   const sampleRatio = /^(0|1|0?\.\d+|1\.0*)$/.test(sampleText) ? Number(sampleText) : Number.NaN;
   if (Number.isNaN(sampleRatio))
     errors.push(`otlp-sample-ratio: expected a number from 0 to 1, got ${JSON.stringify(sampleText)}`);
+  const lockDelays = parseLockDelays(v.get("lock-delay") as string | undefined, errors);
   const security = securityConfig(v, errors);
   if (errors.length > 0) return { ok: false, errors };
 
@@ -130,6 +134,7 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
       },
       fenceRetainMs: get<number>("fence-retention"),
       limits,
+      lockDelays,
       ...(Object.values(security).some((x) => x !== undefined) && { security }),
     },
   };

@@ -256,6 +256,13 @@ export const SETTINGS: readonly Setting[] = [
     group: "Redis",
     help: "how long a fencing counter outlives its lock's last grant",
   },
+  {
+    key: "lock-delay",
+    env: "TURNSTILE_LOCK_DELAY",
+    kind: "text",
+    group: "Limits",
+    help: "lock-delay of acquires that set none, by name prefix: PREFIX=DURATION,... (longest prefix wins; <= 60s)",
+  },
   limit("min-ttl", "minTtlMs", "duration", "shortest session TTL a client may ask for"),
   limit("max-ttl", "maxTtlMs", "duration", "longest session TTL a client may ask for"),
   limit("default-ttl", "defaultTtlMs", "duration", "session TTL when a client asks for none"),

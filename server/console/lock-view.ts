@@ -59,6 +59,8 @@ export interface LockView {
   holders: HolderView[];
   waiters: WaiterView[];
   mayRevoke: boolean;
+  /** Ms until the lock-delay in force ends (the page shows "delayed until"); absent when not delayed. */
+  delayMs?: number;
 }
 
 /** One holder change as the page's change log shows it. */
@@ -94,6 +96,7 @@ export const LockViews = {
         blockedBy,
       })),
       mayRevoke,
+      ...(state.delayMs !== undefined && { delayMs: state.delayMs }),
     };
   },
   change(e: LockEvent): ChangeView {
@@ -107,8 +110,16 @@ export const LockViews = {
       holdersLeft: e.holdersLeft,
     };
   },
-  summary(s: LockSummary): { name: string; mode: string; limit: number; holders: number; waiters: number } {
-    return { name: s.name, mode: s.mode ?? "free", limit: s.limit ?? 0, holders: s.holders, waiters: s.waiters };
+  summary(s: LockSummary): {
+    name: string;
+    mode: string;
+    limit: number;
+    holders: number;
+    waiters: number;
+    delayMs?: number;
+  } {
+    const { name, holders, waiters, delayMs } = s;
+    return { name, mode: s.mode ?? "free", limit: s.limit ?? 0, holders, waiters, ...(delayMs && { delayMs }) };
   },
 };
 

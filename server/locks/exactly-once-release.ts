@@ -12,7 +12,7 @@ import type { OutcomeResolver } from "./outcome-resolver.js";
 export async function releaseExactlyOnce(
   store: Store,
   resolver: OutcomeResolver,
-  hold: Omit<Claim, "requestId">,
+  hold: Omit<Claim, "requestId"> & { token?: bigint },
   countBefore: number,
   onUnknown: () => void,
 ): Promise<ReleaseOutcome> {

@@ -29,6 +29,7 @@ export const LockStateReplies = {
       holders: state.holders.map(holderOf),
       waiters: waitersOf(state),
       version: state.version,
+      ...(state.delayMs !== undefined && { delayRemaining: durationFromMs(state.delayMs) }),
     };
   },
   /** A Watch snapshot; `resync` when it replaces changes the watcher missed. */

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { SessionResponse as Reply } from "../../gen/ts/turnstile/v1/turnstile.js";
 import type { Limits } from "../config/limits.js";
+import { LockDelayDefaults } from "../config/lock-delay-defaults.js";
 import { acquireFailureOf, type HoldLoss } from "../metrics/failure-labels.js";
 import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
 import type { ValidAcquire, ValidRelease } from "../rpc/request-validator.js";
@@ -59,6 +60,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     private readonly limits: Limits,
     private readonly log: Logger,
     private readonly metrics: Metrics = NO_METRICS,
+    private readonly lockDelays = new LockDelayDefaults(),
   ) {
     this.outage = new StoreOutageLog(log);
     this.resolver = new OutcomeResolver(this.outage);
@@ -101,13 +103,15 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       p.waitTimer = setTimeout(() => timedOut() && answerTimeout(this.store, p, waitMs), waitMs);
     }
     const { name, owner, requestId, mode, limit, value } = a;
-    const mayWait = a.waitMs !== 0;
-    const args = { name, sessionId: session.id, owner, requestId, ttlMs: session.ttlMs, mode, limit, mayWait, value };
+    const [sessionId, ttlMs, mayWait] = [session.id, session.ttlMs, a.waitMs !== 0];
+    // Absent: the serve default for the name's prefix (0, the usual case, sends the store nothing more).
+    const lockDelayMs = a.lockDelayMs ?? this.lockDelays.of(a.name);
+    const args = { name, sessionId, owner, requestId, ttlMs, mode, limit, mayWait, value };
     let outcome: AcquireOutcome | ServerError | undefined;
     try {
       // Re-sent acquires are idempotent by (session, request id): an unknown outcome is re-run
       // until the store answers, while the acquire still waits (wait, cancel and stream end apply).
-      const run = () => this.store.acquire(args);
+      const run = () => this.store.acquire(lockDelayMs > 0 ? { ...args, lockDelayMs } : args);
       outcome = await settleAcquire(this.resolver, run, () => !p.done, session.held.has(holdKey(a.name, a.owner)));
     } catch (err) {
       if (p.done) return;
@@ -148,7 +152,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     hold.releasing = true;
     let unmark: (() => void) | undefined;
     try {
-      const claim = { name: r.name, sessionId: session.id, owner: r.owner };
+      const claim = { name: r.name, sessionId: session.id, owner: r.owner, token: hold.token };
       const outcome = await releaseExactlyOnce(this.store, this.resolver, claim, hold.count, () => {
         unmark = session.beginSettling(holdKey(r.name, r.owner));
       });
@@ -170,7 +174,6 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   cancel(session: Session, requestId: string): void {
     const p = session.pending.get(requestId);
     if (p) this.giveUp(p, { answer: new ServerError("cancelled", `acquire: cancelled by the client`) });
-    else this.sets.cancel(session, requestId);
   }
 
   /**
@@ -180,7 +183,6 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
    * session moves to another stream: drain or takeover).
    */
   dropPending(session: Session, how: "abandon" | "cancel" | "detach"): void {
-    this.sets.dropPending(session, how);
     for (const p of [...session.pending.values()]) {
       if (how === "detach") this.pending.finish(p);
       else this.giveUp(p, { answer: new ServerError("cancelled", "acquire: the session ended"), how });

@@ -5,24 +5,32 @@ import { SessionReplies as reply } from "../session/session-replies.js";
 import type { HolderState, Store } from "../store/store.js";
 import { queueBlockers } from "./queue-blockers.js";
 
+/** Whom a timed-out acquire waited behind: the holders now, and the lock-delay in force (ms left), if any. */
+interface WaitedBehind {
+  blockers: HolderState[];
+  delayMs?: number;
+}
+
 /**
- * The holders of `name` now, with their client names: whom a timed-out acquire waited behind.
- * Empty when the store cannot be read (the TIMEOUT answer goes out without them).
+ * The holders of `name` now, with their client names, and the lock-delay in force: what a timed-out
+ * acquire waited behind. Empty when the store cannot be read (the TIMEOUT answer goes out without them).
  */
 export async function waitBlockers(
   store: Pick<Store, "describe" | "loadSession">,
   name: string,
-): Promise<HolderState[]> {
+): Promise<WaitedBehind> {
   try {
-    return queueBlockers(await nameSessions(store, await store.describe(name)));
+    const state = await nameSessions(store, await store.describe(name));
+    return { blockers: queueBlockers(state), delayMs: state.delayMs };
   } catch {
-    return [];
+    return { blockers: [] };
   }
 }
 
 /** The TIMEOUT error of an acquire whose `waitMs` ran out behind `blockers`, naming them in words. */
-function timeoutError(waitMs: number, blockers: HolderState[]): ServerError {
+function timeoutError(waitMs: number, { blockers, delayMs }: WaitedBehind): ServerError {
   const behind = blockers.map((b) => `"${b.owner}" of session ${b.sessionId} (held ${b.heldMs ?? 0} ms)`);
+  if (delayMs !== undefined) behind.push(`the lock-delay of a hold that ended without a release (${delayMs} ms left)`);
   const why = `acquire.wait: ${waitMs} ms ran out${behind.length ? `; waited behind ${behind.join(", ")}` : ""}`;
   return new ServerError("timeout", why);
 }
@@ -32,7 +40,7 @@ function timeoutError(waitMs: number, blockers: HolderState[]): ServerError {
  * withdrawal was issued, so no grant can race the answer; without them if they cannot be read.
  */
 export function answerTimeout(store: Pick<Store, "describe" | "loadSession">, p: Pending, waitMs: number): void {
-  void waitBlockers(store, p.name).then((blockers) =>
-    p.session.send(reply.failed(p.requestId, p.name, timeoutError(waitMs, blockers), blockers)),
+  void waitBlockers(store, p.name).then((waited) =>
+    p.session.send(reply.failed(p.requestId, p.name, timeoutError(waitMs, waited), waited.blockers)),
   );
 }

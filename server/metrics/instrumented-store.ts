@@ -70,7 +70,7 @@ export class InstrumentedStore implements Store {
     return this.timed("acquire_set", () => this.inner.acquireSet(args));
   }
 
-  release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome> {
+  release(claim: Omit<Claim, "requestId"> & { token?: bigint }, all: boolean): Promise<ReleaseOutcome> {
     return this.timed("release", () => this.inner.release(claim, all));
   }
 

@@ -10,6 +10,7 @@ import {
   type RevokeRequest,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { isNegativeOrMalformed, wholeMsFromDuration } from "../../wire/duration.js";
+import { REQUEST_LIMITS } from "../../wire/request-limits.js";
 import type { Limits } from "../config/limits.js";
 import { isSessionId } from "../store/session-id.js";
 import { MAX_SET_NAMES, type SetMember, type StoreMode } from "../store/store.js";
@@ -30,6 +31,8 @@ export interface ValidAcquire {
   limit: number;
   waitMs: number | undefined;
   value: Buffer;
+  /** The hold's lock-delay (0..60 s); undefined: the serve default for the name's prefix. */
+  lockDelayMs?: number;
 }
 
 /** An AcquireAll that passed validation: 1..MAX_SET_NAMES distinct names; `waitMs` as ValidAcquire's. */
@@ -111,7 +114,17 @@ export class RequestValidator {
     const { mode, limit } = this.mode("acquire", a.mode, a.limit);
     const waitMs = this.wait("acquire.wait", a.wait);
     this.value("acquire.value", a.value);
-    return { requestId: a.requestId, name: a.name, owner: a.owner, mode, limit, waitMs, value: a.value };
+    const lockDelayMs = a.lockDelay && this.lockDelay("acquire.lock_delay", a.lockDelay);
+    return {
+      requestId: a.requestId,
+      name: a.name,
+      owner: a.owner,
+      mode,
+      limit,
+      waitMs,
+      value: a.value,
+      ...(lockDelayMs !== undefined && { lockDelayMs }),
+    };
   }
 
   acquireAll(a: AcquireAll): ValidAcquireAll {
@@ -228,6 +241,13 @@ export class RequestValidator {
     if (value.length > this.limits.maxValueBytes) {
       throw invalid(`${field}: ${value.length} bytes exceeds the maximum of ${this.limits.maxValueBytes} bytes`);
     }
+  }
+
+  private lockDelay(field: string, d: Duration): number {
+    const ms = this.duration(field, d);
+    const max = REQUEST_LIMITS.maxLockDelayMs;
+    if (ms > max) throw invalid(`${field}: ${ms} ms exceeds the maximum lock-delay of ${max} ms`);
+    return ms;
   }
 
   private duration(field: string, d: Duration): number {

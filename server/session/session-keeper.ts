@@ -139,7 +139,9 @@ export class SessionKeeper {
    * `detach`: the store is left untouched because the session continues on another stream.
    */
   async end(session: Session, how: "close" | "broken" | "detach"): Promise<void> {
-    this.table.dropPending(session, how === "close" ? "cancel" : how === "broken" ? "abandon" : "detach");
+    const drop = how === "close" ? "cancel" : how === "broken" ? "abandon" : "detach";
+    this.table.dropPending(session, drop);
+    this.table.sets.dropPending(session, drop);
     const holds = [...session.held.values()];
     session.held.clear();
     // Its holds now lapse with their lease unless the client resumes the session in time.
@@ -147,7 +149,9 @@ export class SessionKeeper {
     if (how !== "close") return;
     for (const h of holds) this.table.holdEnded(h);
     await Promise.all(
-      holds.map((h) => this.store.release({ name: h.name, sessionId: session.id, owner: h.owner }, true)),
+      holds.map((h) =>
+        this.store.release({ name: h.name, sessionId: session.id, owner: h.owner, token: h.token }, true),
+      ),
     );
     await this.store.deleteSession(session.id);
   }

@@ -119,7 +119,7 @@ export class SessionStream implements AttachedStream {
           // Not started yet: it never reached the store, so nothing is left to withdraw.
           if (this.lane.withdraw(kind.cancel.requestId))
             throw new ServerError("cancelled", "acquire: cancelled by the client (before it reached the store)");
-          table.cancel(session, kind.cancel.requestId);
+          if (!table.sets.cancel(session, kind.cancel.requestId)) table.cancel(session, kind.cancel.requestId);
         });
         break;
       case "keepAlive":

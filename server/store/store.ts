@@ -1,5 +1,7 @@
-import { REQUEST_LIMITS } from "../../wire/request-limits.js";
+import type { AcquireSetArgs, AcquireSetOutcome } from "./acquire-set.js";
 import type { WaitRegistry } from "./wait-registry.js";
+
+export { type AcquireSetArgs, type AcquireSetOutcome, MAX_SET_NAMES, type SetMember } from "./acquire-set.js";
 
 /** Lock mode as the store sees it: one holder, or up to `limit` (0: unlimited). */
 export type StoreMode = "exclusive" | "shared";
@@ -21,6 +23,11 @@ export interface AcquireArgs extends Claim {
   mayWait: boolean;
   /** Kept for the holder this claim becomes (when it is granted fresh, or queues); default empty. */
   value?: Uint8Array;
+  /**
+   * Lock-delay of the hold this claim becomes: when it ends without a release (expired, revoked), nobody is
+   * granted the lock until this long after; absent or 0: none.
+   */
+  lockDelayMs?: number;
 }
 
 /** Answer to an acquire; `recheckInMs` is when the earliest holder lease ends. */
@@ -30,35 +37,6 @@ export type AcquireOutcome =
   | { kind: "busy" }
   | { kind: "conflict"; limitInForce: number }
   | { kind: "upgrade" };
-
-/** One lock of an acquire-set claim (docs/multi-lock.md). */
-export interface SetMember {
-  name: string;
-  mode: StoreMode;
-  limit: number;
-}
-
-/** Acquire-set arguments: one claim of 1..MAX_SET_NAMES distinct names, granted all together or not at all. */
-export interface AcquireSetArgs extends Omit<AcquireArgs, "name" | "mode" | "limit"> {
-  locks: SetMember[];
-}
-
-/**
- * Answer to an acquire-set: `granted` with one token per lock (request order); `queued` on every
- * lock, naming the first (`index`) it waits for; `busy` (try once); `conflict` (a SHARED limit in
- * force differs); `held` (the owner already holds lock `index`: a set takes only names not held);
- * `cross-slot` (Redis Cluster: two of its names hash to different slots; nothing was run).
- */
-export type AcquireSetOutcome =
-  | { kind: "granted"; tokens: bigint[] }
-  | { kind: "queued"; index: number; position: number; recheckInMs: number }
-  | { kind: "busy"; index: number }
-  | { kind: "conflict"; index: number; limitInForce: number }
-  | { kind: "held"; index: number }
-  | { kind: "cross-slot"; indexes: [number, number]; slots: [number, number] };
-
-/** The most names one acquire-set may claim (acquire-set.lua takes 6 keys per name). */
-export const MAX_SET_NAMES = REQUEST_LIMITS.maxSetNames;
 
 /** Answer to a release of a hold (`released`, `not-held`) or a withdrawal. */
 export type ReleaseOutcome =
@@ -160,6 +138,8 @@ export interface LockState {
   holders: HolderState[];
   /** In queue order. */
   waiters: WaiterState[];
+  /** Ms until the lock-delay in force ends, on the store's clock; undefined when the lock is not delayed. */
+  delayMs?: number;
 }
 
 /** What happened to a holder. */
@@ -198,6 +178,8 @@ export interface LockSummary {
   limit: number | undefined;
   holders: number;
   waiters: number;
+  /** As LockState.delayMs. */
+  delayMs?: number;
 }
 
 /** One List page; `nextPageToken` "" when the listing is complete. */
@@ -248,8 +230,11 @@ export interface Store {
    * release each name with the per-name methods (a set's claim is an ordinary waiter and holder).
    */
   acquireSet(args: AcquireSetArgs): Promise<AcquireSetOutcome>;
-  /** Drop one hold of (session, owner), or every hold with `all`. */
-  release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome>;
+  /**
+   * Drop one hold of (session, owner), or every hold with `all`. `token`, the hold's fencing token when
+   * the caller knows it, lets the Redis store replay a final release on a new master (docs/operations.md).
+   */
+  release(claim: Omit<Claim, "requestId"> & { token?: bigint }, all: boolean): Promise<ReleaseOutcome>;
   /**
    * Withdraw a waiter. `cancel` (the client asked) also releases a grant that raced it; `abandon`
    * (its stream broke) withdraws it only while it is attached to this coordinator and leaves a

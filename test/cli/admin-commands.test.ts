@@ -132,6 +132,24 @@ describe("turnstile ls / describe / watch / revoke", () => {
       }
     });
 
+    it("shows a lock delayed after a revoke as 'delayed until TIME (in N s)', and its delay in JSON", async () => {
+      await holder.acquire("adm/delayed", { lockDelayMs: 30_000 });
+      const described = JSON.parse(
+        (await runTurnstile(["describe", "--output", "json", "adm/delayed"], { env })).stdout,
+      );
+      const revoked = await runTurnstile(["revoke", "adm/delayed", described.holders[0].holder], { env });
+      expect(revoked.code).to.equal(0);
+      const [table, json] = await Promise.all([
+        runTurnstile(["describe", "adm/delayed"], { env }),
+        runTurnstile(["describe", "--output", "json", "adm/delayed"], { env }),
+      ]);
+      expect(table.stdout).to.match(/\nDelay: delayed until \d{4}-\d\d-\d\dT[\d:.]+Z \(in (2\d|30) s\)\n/);
+      const doc = JSON.parse(json.stdout);
+      expect(doc).to.deep.include({ mode: "free", holders: [], waiters: [] });
+      expect(doc.delayRemainingMs).to.be.within(1, 30_000);
+      expect(Date.parse(doc.delayedUntil)).to.be.above(Date.now());
+    });
+
     it("shows a free lock with no holders or waiters, as mode 'free' in the table and in JSON", async () => {
       const [table, run] = await Promise.all([
         runTurnstile(["describe", "adm/nobody"], { env }),

@@ -42,7 +42,17 @@ describe("turnstile serve settings", () => {
         redis: undefined,
         fenceRetainMs: 30 * 86_400_000,
         limits: DEFAULT_LIMITS,
+        lockDelays: {},
       });
+    });
+
+    it("reads the lock-delay defaults by name prefix, from a flag or the config file; '=5s' covers every name", () => {
+      expect(config(["--lock-delay", "jobs/=5s, payments/=250ms,=1s"]).lockDelays).to.deep.equal({
+        "jobs/": 5000,
+        "payments/": 250,
+        "": 1000,
+      });
+      expect(config(["--config", file({ "lock-delay": "a=b/=60s" })]).lockDelays).to.deep.equal({ "a=b/": 60_000 });
     });
 
     it("takes a flag over an env var over the config file over the default", () => {
@@ -248,6 +258,18 @@ describe("turnstile serve settings", () => {
         ["--otlp-sample-ratio", "1.5"],
         {},
         /^otlp-sample-ratio: expected a number from 0 to 1, got "1.5"$/,
+      ],
+      [
+        "a lock-delay above 60 s",
+        ["--lock-delay", "jobs/=61s"],
+        {},
+        /^lock-delay: "jobs\/=61s" exceeds the maximum lock-delay of 60000 ms \(60s\)$/,
+      ],
+      [
+        "a lock-delay without a duration",
+        ["--lock-delay", "jobs/"],
+        {},
+        /^lock-delay: "jobs\/" is not PREFIX=DURATION/,
       ],
       ["an unknown flag", ["--frobnicate", "1"], {}, /^Unknown option '--frobnicate' \(see turnstile serve --help\)$/],
       ["a flag without its value", ["--listen"], {}, /^Option '--listen <value>' argument missing/],

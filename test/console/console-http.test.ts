@@ -179,6 +179,21 @@ describe("web console HTTP API", () => {
     );
   });
 
+  it("shows a lock delayed after a revoke with the delay left, in the lock view and the list", async () => {
+    await client.acquire("console/delayed", { lockDelayMs: 30_000 });
+    const stream = await open("name=console%2Fdelayed", CONSOLE_TOKENS.admin);
+    const view = await stream.next("lock", (l) => l.holders.length === 1 && l.mayRevoke);
+    const { sessionId, owner } = view.data.holders[0];
+    expect(view.data.delayMs).to.equal(undefined);
+    await revokeAs(web.url, CONSOLE_TOKENS.admin, { name: "console/delayed", sessionId, owner });
+    const delayed = await stream.next("lock", (l) => l.holders.length === 0);
+    expect(delayed.data.delayMs).to.be.within(1, 30_000);
+    const list = await open("prefix=console%2Fdelayed", CONSOLE_TOKENS.reader);
+    const listed = await list.next("list", (l) => l.locks.length === 1);
+    expect(listed.data.locks[0]).to.include({ name: "console/delayed", mode: "free", holders: 0 });
+    expect(listed.data.locks[0].delayMs).to.be.within(1, 30_000);
+  });
+
   it("sends every holder change of a hot lock but re-reads it at most every 100 ms", async () => {
     const stream = await open("name=console%2Fhot", CONSOLE_TOKENS.reader);
     await stream.next("lock");

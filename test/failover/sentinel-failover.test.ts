@@ -14,10 +14,12 @@ import {
 import { type SentinelGroup, startSentinelGroup } from "../harness/sentinel-group.js";
 
 const KILLS = Number(process.env.TURNSTILE_FAILOVER_KILLS ?? 20);
-const SENTINEL_FAILOVERS = 3;
+// Raise with TURNSTILE_SENTINEL_FAILOVERS to exercise the switch window (and the release journal) more often.
+const SENTINEL_FAILOVERS = Number(process.env.TURNSTILE_SENTINEL_FAILOVERS ?? 5);
 // down-after 1 s let the Sentinels fail over a master only starved of CPU on a loaded 2-core machine
 // (token epochs moved between injected faults); such a failover has the switch window of SENTINEL
-// FAILOVER (a lull of up to a lease), so the test uses 3 s and prints the config epoch it ends at.
+// FAILOVER (a lull of up to a lease before the release journal), so the test uses 3 s and prints the
+// config epoch it ends at.
 const TIMINGS = { downAfterMs: 3000, failoverTimeoutMs: 2000 };
 // Longer than detection plus failover, so holders keep their locks across one.
 const TTL_MS = 15_000;
@@ -26,6 +28,12 @@ const TTL_MS = 15_000;
 // measured. Slower resumes seen (6-11 s) were lulls after such an uninjected failover, which had begun
 // before the fault; each fault now also waits for locking to flow.
 const RESUME_MS = 10_000;
+// After a SENTINEL FAILOVER the coordinators replay their release journal on the new master, so the
+// releases the old master acknowledged in its switch window no longer hold locks until their leases
+// end (14 s measured before). Issue 26 asks for ~1 s; measured on this loaded 2-core machine with the
+// journal: 117-787 ms over 13 SENTINEL FAILOVERs in 3 runs (docs/operations.md), so 1.5 s: about twice
+// the slowest, for the load other processes put on the machine.
+const RESUME_AFTER_FAILOVER_MS = 1500;
 const LOCKS = ["fo/a", "fo/b", "fo/c"];
 const SEMAPHORE = { name: "fo/sem", limit: 2 };
 
@@ -153,8 +161,8 @@ describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients, kil
     for (const [i, r] of resumes.entries()) {
       // SENTINEL FAILOVER leaves the old master writable, with the other replica still attached,
       // until the Sentinels demote it: a release acknowledged there in that window is lost with it,
-      // and that lock stays held until its lease ends (docs/operations.md). A kill -9 has no such window.
-      const bound = faults[i].kind === "kill -9" ? RESUME_MS : TTL_MS + RESUME_MS;
+      // and the coordinator that made it replays it on the new master (docs/operations.md).
+      const bound = faults[i].kind === "kill -9" ? RESUME_MS : RESUME_AFTER_FAILOVER_MS;
       expect(r, `resume after fault ${i} (${faults[i].kind}), ms after the new master was named`).to.be.within(
         0,
         bound,

@@ -1,11 +1,12 @@
 import type { SessionRequest } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { LockMode } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { durationFromMs } from "../../wire/duration.js";
 
 /** Builds an Acquire request; `owner` defaults to the request id, `waitMs` absent waits forever. */
 export function acquireMsg(
   requestId: string,
   name: string,
-  opts: { owner?: string; waitMs?: number; mode?: LockMode; limit?: number; value?: Buffer } = {},
+  opts: { owner?: string; waitMs?: number; mode?: LockMode; limit?: number; value?: Buffer; lockDelayMs?: number } = {},
 ): SessionRequest {
   const wait =
     opts.waitMs === undefined
@@ -23,6 +24,7 @@ export function acquireMsg(
         owner: opts.owner ?? requestId,
         value: opts.value ?? Buffer.alloc(0),
         traceParent: "",
+        lockDelay: opts.lockDelayMs === undefined ? undefined : durationFromMs(opts.lockDelayMs),
       },
     },
   };

@@ -18,6 +18,8 @@ export interface SessionAcquire {
   /** Absent: wait forever; 0: try once. */
   waitMs?: number;
   value?: Uint8Array;
+  /** Absent: the server's default for the name's prefix. */
+  lockDelayMs?: number;
   /** Told each `queued` answer's position (never sent: it stays on this side). */
   onQueued?: (position: number) => void;
 }
@@ -31,11 +33,21 @@ export function sessionAcquire(
   name: string,
   mode: LockMode,
   limit: number,
-  options: { waitMs?: number; owner?: string; value?: Uint8Array; onQueued?: (position: number) => void },
+  options: {
+    waitMs?: number;
+    owner?: string;
+    value?: Uint8Array;
+    onQueued?: (position: number) => void;
+    lockDelayMs?: number;
+  },
 ): SessionAcquire {
-  const { waitMs, owner = randomUUID(), value, onQueued } = options;
+  const { waitMs, owner = randomUUID(), value, onQueued, lockDelayMs } = options;
   if (waitMs !== undefined && !(waitMs >= 0)) {
     throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
+  }
+  // The upper bound (60 s) is the server's to name: it answers INVALID_ARGUMENT naming acquire.lock_delay.
+  if (lockDelayMs !== undefined && !(lockDelayMs >= 0 && Number.isFinite(lockDelayMs))) {
+    throw new TurnstileError("invalid-argument", `lockDelayMs must be a finite number >= 0, got ${lockDelayMs}`);
   }
   // UTF-8 cannot carry a lone surrogate: encoded, it would silently become U+FFFD, another lock.
   for (const [field, text] of [
@@ -46,7 +58,7 @@ export function sessionAcquire(
       throw new TurnstileError("invalid-argument", `${field}: not valid UTF-8 (a lone surrogate)`);
   }
   const wait = waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs;
-  return { name, owner, mode, limit, waitMs: wait, value, onQueued };
+  return { name, owner, mode, limit, waitMs: wait, value, onQueued, ...(lockDelayMs !== undefined && { lockDelayMs }) };
 }
 
 /**
@@ -89,12 +101,13 @@ export function acquireMessage(
   waitMs: number | undefined,
   traceParent: string,
 ): NonNullable<SessionRequest["kind"]> {
-  const { name, owner, mode, limit, value = new Uint8Array() } = request;
+  const { name, owner, mode, limit, value = new Uint8Array(), lockDelayMs } = request;
   const wait = waitMs === undefined ? undefined : durationFromMs(waitMs);
   const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  const lockDelay = lockDelayMs === undefined ? undefined : durationFromMs(lockDelayMs);
   return {
     $case: "acquire",
-    acquire: { requestId, name, mode, limit, wait, owner, value: bytes, traceParent },
+    acquire: { requestId, name, mode, limit, wait, owner, value: bytes, traceParent, lockDelay },
   };
 }
 

@@ -91,7 +91,7 @@ function waitsBehind(waiter, ms) {
 
 function renderList(view) {
   const rows = view.locks.map((lock) => {
-    const tr = row([lock.name, lock.mode, lock.holders, lock.waiters]);
+    const tr = row([lock.name, lock.delayMs ? `${lock.mode} (delayed)` : lock.mode, lock.holders, lock.waiters]);
     tr.dataset.name = lock.name;
     if (lock.name === state.name) tr.className = "selected";
     tr.addEventListener("click", () => open(lock.name));
@@ -110,7 +110,9 @@ function renderLock(lock) {
   $("lock-panel").hidden = false;
   $("lock-name").textContent = lock.name;
   const limit = lock.limit > 0 ? ` · limit ${lock.limit}` : "";
-  $("lock-meta").textContent = `${lock.mode}${limit} · version ${lock.version}`;
+  // A hold ended without a release and had a lock-delay: nobody is granted the lock before its end.
+  const until = lock.delayMs ? ` · delayed until ${new Date(Date.now() + lock.delayMs).toISOString()}` : "";
+  $("lock-meta").textContent = `${lock.mode}${limit} · version ${lock.version}${until}`;
   const holders = lock.holders.map((h) => {
     const lease = ticking((ms) => duration(h.leaseMs - ms), h.leaseMs < 3000 ? "low" : "");
     const held = h.heldForMs === undefined ? "" : ticking((ms) => duration(h.heldForMs + ms));

@@ -54,16 +54,18 @@ export async function setTimeoutFailure(
   waitMs: number,
 ): Promise<SessionResponse> {
   const perName = await Promise.all(
-    p.locks.map(async (l) => ({ name: l.name, holders: await waitBlockers(store, l.name) })),
+    p.locks.map(async (l) => ({ name: l.name, ...(await waitBlockers(store, l.name)) })),
   );
-  const busy = perName.filter((n) => n.holders.length > 0);
-  const behind = busy.map(
-    (n) => `"${n.name}" (${n.holders.map((h) => `"${h.owner}" of session ${h.sessionId}`).join(", ")})`,
-  );
+  const busy = perName.filter((n) => n.blockers.length > 0 || n.delayMs !== undefined);
+  const behind = busy.map((n) => {
+    const who = n.blockers.map((h) => `"${h.owner}" of session ${h.sessionId}`);
+    if (n.delayMs !== undefined) who.push(`a lock-delay (${n.delayMs} ms left)`);
+    return `"${n.name}" (${who.join(", ")})`;
+  });
   const why = `acquire_all.wait: ${waitMs} ms ran out${behind.length ? `; waited for ${behind.join(", ")}` : ""}`;
   const failed = reply.failed(p.requestId, busy[0]?.name ?? "", new ServerError("timeout", why));
   if (failed.kind?.$case === "failed") {
-    failed.kind.failed.blockedBy = busy.flatMap((n) => n.holders.map((h) => ({ ...blockerOf(h), name: n.name })));
+    failed.kind.failed.blockedBy = busy.flatMap((n) => n.blockers.map((h) => ({ ...blockerOf(h), name: n.name })));
   }
   return failed;
 }

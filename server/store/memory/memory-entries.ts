@@ -14,6 +14,8 @@ export interface Holder {
   deadline: number;
   /** When it was granted (re-entries keep it). */
   acquiredAt: number;
+  /** Its lock-delay (LockDelay); undefined or 0: none. */
+  lockDelayMs?: number;
 }
 
 /** One queued acquire; `limit` is the shared limit it asked for. */
@@ -29,6 +31,20 @@ export interface Waiter {
   queuedAt: number;
   /** For an acquire-set member: every name of its set; it is never granted alone (memory-set.ts). */
   setNames?: string[];
+  /** The lock-delay of the hold it becomes. */
+  lockDelayMs?: number;
+}
+
+/**
+ * True when only acquire-set members wait ahead of waiter `id` in `queue` (ahead of everyone when `id` is
+ * not given): sets-ahead.lua's twin, the queue rule of acquire-sets (docs/multi-lock.md).
+ */
+export function setsAhead(queue: ReadonlyMap<string, Waiter>, id?: string): boolean {
+  for (const [key, w] of queue) {
+    if (key === id) return true;
+    if (!w.setNames) return false;
+  }
+  return true;
 }
 
 /** A holder as Describe and Watch show it at `now`. */

@@ -27,9 +27,10 @@ export function listLocks(
   for (const name of names) {
     if (page.length >= pageSize) break;
     last = name;
-    const { limit, holders, waiters } = locks.get(name)!.state(now);
-    if (holders.length + waiters.length === 0) continue;
-    page.push({ name, mode: holders[0]?.mode, limit, holders: holders.length, waiters: waiters.length });
+    const { limit, holders, waiters, delayMs } = locks.get(name)!.state(now);
+    if (holders.length + waiters.length === 0 && !delayMs) continue;
+    const summary = { name, mode: holders[0]?.mode, limit, holders: holders.length, waiters: waiters.length };
+    page.push({ ...summary, ...(delayMs && { delayMs }) });
   }
   const more = last !== undefined && names[names.length - 1] !== last;
   return { locks: page, nextPageToken: more ? encode(last!, digest) : "" };

@@ -11,7 +11,8 @@ import type {
   WaiterState,
   WaiterStatus,
 } from "../store.js";
-import { type Holder, stateOf, type Waiter, waiterStateOf } from "./memory-entries.js";
+import { LockDelay } from "./lock-delay.js";
+import { type Holder, setsAhead, stateOf, type Waiter, waiterStateOf } from "./memory-entries.js";
 
 /** A grant the lock made to one of its waiters, for the store to pass to its listener. */
 export interface LockGrant {
@@ -33,24 +34,22 @@ export type ChangeSink = (change: HolderChange, holder: HolderState, holdersLeft
  * fencing counter outlives the lock. Every holder change goes to `emit` as it happens.
  */
 export class MemoryLock {
-  /** By pairKey(session, owner); read and changed by memory-set.ts too. */
+  // Read and changed by memory-set.ts too (acquire-set.lua's twin), as are queue, limit and delay.
   readonly holders = new Map<string, Holder>();
   // Map order is arrival order: a re-queued request is deleted and set again, so it goes last.
-  /** By pairKey(session, request); read and changed by memory-set.ts too. */
   readonly queue = new Map<string, Waiter>();
-  /** The SHARED limit in force (undefined: none); memory-set.ts sets it as acquire does. */
   limit: number | undefined;
   private exclusive = false;
+  readonly delay = new LockDelay();
 
   constructor(
-    /** Issues the next fencing token of this lock's name. */
-    readonly issue: (now: number) => bigint,
+    readonly issueToken: (now: number) => bigint,
     private readonly emit: ChangeSink,
   ) {}
 
-  /** True when nobody holds or waits: the store then forgets the lock. */
+  /** True when nobody holds or waits and no lock-delay is on record: the store then forgets the lock. */
   get isEmpty(): boolean {
-    return this.holders.size === 0 && this.queue.size === 0;
+    return this.holders.size === 0 && this.queue.size === 0 && !this.delay.pending;
   }
 
   /** Grants, re-enters, queues or refuses one claim (acquire.lua). Never leaves the lock empty. */
@@ -82,14 +81,16 @@ export class MemoryLock {
       requeued.deadline = now + a.ttlMs;
       return this.queuedAnswer(pairKey(a.sessionId, a.requestId), now);
     }
-    const free = this.fits(a.mode, a.limit, this.holders.size) && this.setsAhead(undefined);
+    // A lock-delay in force counts as an exclusive holder (delay.lua): nothing fits.
+    const free = !this.delay.inForce(now) && this.fits(a.mode, a.limit, this.holders.size) && setsAhead(this.queue);
     if (a.mode === "shared" && (free || a.mayWait)) this.limit = a.limit;
-    const { sessionId, requestId, owner, mode, limit } = a;
+    const { sessionId, requestId, owner, mode, limit, lockDelayMs } = a;
     const value = a.value ?? new Uint8Array();
     if (free) {
-      const token = this.issue(now);
+      const token = this.issueToken(now);
       const deadline = now + a.ttlMs;
-      this.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline, acquiredAt: now }, now);
+      const acquiredAt = now;
+      this.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline, acquiredAt, lockDelayMs }, now);
       return { kind: "granted", token, holdCount: 1 };
     }
     if (!a.mayWait) return { kind: "busy" };
@@ -102,6 +103,7 @@ export class MemoryLock {
       deadline: now + a.ttlMs,
       value,
       queuedAt: now,
+      lockDelayMs,
     });
     return this.queuedAnswer(pairKey(sessionId, requestId), now);
   }
@@ -164,7 +166,7 @@ export class MemoryLock {
   }
 
   /** Live holders (grant order) and waiters (queue order), and the SHARED limit in force (describe.lua). */
-  state(now: number): { limit: number | undefined; holders: HolderState[]; waiters: WaiterState[] } {
+  state(now: number): { limit: number | undefined; holders: HolderState[]; waiters: WaiterState[]; delayMs?: number } {
     const holders = [...this.holders.values()]
       .filter((h) => h.deadline > now)
       .map((h) => ({ ...stateOf(h, now), heldMs: Math.max(0, Math.floor(now - h.acquiredAt)) }));
@@ -172,7 +174,8 @@ export class MemoryLock {
     const waiters = [...this.queue.values()]
       .filter((w) => w.deadline > now)
       .map((w, i) => waiterStateOf(w, i + 1, now));
-    return { limit: this.isEmpty ? undefined : this.limit, holders, waiters };
+    const delayMs = this.delay.remainingMs(now);
+    return { limit: this.isEmpty ? undefined : this.limit, holders, waiters, ...(delayMs && { delayMs }) };
   }
 
   /**
@@ -218,6 +221,7 @@ export class MemoryLock {
   purge(now: number): void {
     for (const holder of [...this.holders.values()]) if (holder.deadline <= now) this.drop(holder, "expired", now);
     for (const [key, waiter] of this.queue) if (waiter.deadline <= now) this.queue.delete(key);
+    this.delay.lift(now);
     if (this.holders.size === 0) this.exclusive = false;
   }
 
@@ -227,6 +231,7 @@ export class MemoryLock {
    */
   private handOn(now: number): LockGrant[] {
     const grants: LockGrant[] = [];
+    if (this.delay.inForce(now)) return grants;
     // Counted like the script counts: a grant to a (session, owner) that already holds replaces
     // that hold but still counts as one more holder.
     let n = this.holders.size;
@@ -237,25 +242,17 @@ export class MemoryLock {
       if (w.setNames && fit) grants.push({ sessionId: w.sessionId, requestId: w.requestId, token: 0n, retrySet: true });
       if (w.setNames) continue;
       if (!fit) break;
-      const token = this.issue(now);
+      const token = this.issueToken(now);
       this.queue.delete(id);
       // The hold keeps the waiter's lease deadline: the waiter's keepalives kept it current.
-      const { sessionId, owner, value, mode, requestId, deadline } = w;
-      this.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline, acquiredAt: now }, now);
+      const { sessionId, owner, value, mode, requestId, deadline, lockDelayMs } = w;
+      const acquiredAt = now;
+      this.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline, acquiredAt, lockDelayMs }, now);
       n++;
       grants.push({ sessionId: w.sessionId, requestId: w.requestId, token });
       if (mode === "exclusive") break;
     }
     return grants;
-  }
-
-  /** True when only acquire-set members wait ahead of waiter `id` (all waiters, when undefined): sets-ahead.lua. */
-  setsAhead(id: string | undefined): boolean {
-    for (const [key, w] of this.queue) {
-      if (key === id) return true;
-      if (!w.setNames) return false;
-    }
-    return true;
   }
 
   /**
@@ -275,12 +272,15 @@ export class MemoryLock {
 
   private drop(holder: Holder, change: "released" | "expired" | "revoked", now: number): void {
     this.holders.delete(pairKey(holder.sessionId, holder.owner));
+    // Not a release: its lock-delay runs from its lease's end (expired) or from now (revoked).
+    if (change !== "released")
+      this.delay.holdOff(holder.lockDelayMs, change === "expired" ? holder.deadline : now, now);
     this.emit(change, { ...stateOf(holder, now), leaseMs: 0 }, this.holders.size);
   }
 
-  /** Ms until the earliest holder lease ends, rounded up; -1 when nobody holds the lock. */
+  /** Ms until the earliest holder lease or lock-delay ends, rounded up; -1 when there is neither. */
   msToEarliestLease(now: number): number {
-    let earliest = Number.POSITIVE_INFINITY;
+    let earliest = this.delay.inForce(now) ? now + (this.delay.remainingMs(now) ?? 0) : Number.POSITIVE_INFINITY;
     for (const holder of this.holders.values()) earliest = Math.min(earliest, holder.deadline);
     return earliest === Number.POSITIVE_INFINITY ? -1 : Math.max(0, Math.ceil(earliest - now));
   }

@@ -1,4 +1,5 @@
 import type { AcquireSetArgs, AcquireSetOutcome } from "../store.js";
+import { setsAhead } from "./memory-entries.js";
 import { type MemoryLock, pairKey } from "./memory-lock.js";
 
 /**
@@ -22,7 +23,7 @@ export function acquireSet(locks: MemoryLock[], a: AcquireSetArgs, now: number):
       return { kind: "conflict", index: i, limitInForce: lock.limit };
     }
     if (held) tokens[i] = held.token;
-    else if (busy < 0 && !(lock.fits(mode, limit, lock.holders.size) && lock.setsAhead(waiter))) busy = i;
+    else if (busy < 0 && !fitsAhead(lock, mode, limit, waiter, now)) busy = i;
   }
   // Every lock held under this request: a re-run after the grant answers it again.
   if (tokens.filter((t) => t !== undefined).length === locks.length) return { kind: "granted", tokens };
@@ -46,12 +47,23 @@ export function acquireSet(locks: MemoryLock[], a: AcquireSetArgs, now: number):
   return { kind: "queued", index: busy, position, recheckInMs };
 }
 
+/** Whether the set's claim on `lock` may be granted now: no lock-delay in force, it fits, only sets ahead. */
+function fitsAhead(
+  lock: MemoryLock,
+  mode: "exclusive" | "shared",
+  limit: number,
+  waiter: string,
+  now: number,
+): boolean {
+  return !lock.delay.inForce(now) && lock.fits(mode, limit, lock.holders.size) && setsAhead(lock.queue, waiter);
+}
+
 /** Grants lock `i` of the set: its entry leaves the queue and (session, owner) holds it with a new token. */
 function grant(lock: MemoryLock, a: AcquireSetArgs, i: number, now: number): bigint {
   const { mode } = a.locks[i];
   lock.queue.delete(pairKey(a.sessionId, a.requestId));
   if (mode === "shared") lock.limit = a.locks[i].limit;
-  const token = lock.issue(now);
+  const token = lock.issueToken(now);
   const { sessionId, owner, requestId } = a;
   const value = new Uint8Array(a.value ?? []);
   const deadline = now + a.ttlMs;

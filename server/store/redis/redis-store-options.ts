@@ -1,6 +1,8 @@
 import type { RedisOptions } from "ioredis";
 import { reconnectDelayMs } from "./connection/reconnect-delay.js";
 import type { RedisAuth, RedisTarget } from "./connection/redis-connection.js";
+import type { JournalReplayReport } from "./journal/journal-replay.js";
+import type { JournalLimits } from "./journal/release-journal.js";
 
 /** Settings of the Redis store. */
 export interface RedisStoreOptions {
@@ -23,6 +25,13 @@ export interface RedisStoreOptions {
   replicaAcks?: number | "majority";
   /** How long one WAIT waits for the replicas (default 1000 ms); past it the write is unacknowledged. */
   replicaAckTimeoutMs?: number;
+  /**
+   * With Sentinels: how long (default 60 s) and how many (default 10,000) acknowledged releases and
+   * cancels are kept to replay on a new master (journal/release-journal.ts, docs/operations.md).
+   */
+  releaseJournal?: Partial<JournalLimits>;
+  /** Told after each replay of the journal on a new master (for the log). */
+  onJournalReplay?: (report: JournalReplayReport) => void;
 }
 
 /** The ioredis settings of the store's connections: fail fast (no offline queue, no retries), reconnect with backoff. */

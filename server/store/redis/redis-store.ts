@@ -5,8 +5,6 @@ import { HealthSignal } from "../health-signal.js";
 import type {
   AcquireArgs,
   AcquireOutcome,
-  AcquireSetArgs,
-  AcquireSetOutcome,
   CheckOutcome,
   Claim,
   LockPage,
@@ -20,8 +18,9 @@ import type {
 } from "../store.js";
 import { redisCall } from "./connection/redis-call.js";
 import { StoreConnections } from "./connection/store-connections.js";
+import { JournalReplay } from "./journal/journal-replay.js";
+import type { HoldClaim } from "./journal/release-journal.js";
 import { EventFeed } from "./records/event-feed.js";
-import { crossSlot } from "./records/key-slot.js";
 import { LockKeyCache } from "./records/lock-key-cache.js";
 import { grantChannel } from "./records/lock-keys.js";
 import { LockLister } from "./records/lock-lister.js";
@@ -39,6 +38,7 @@ import { SingleWriter, type StoreWriter } from "./writes/store-writer.js";
 export type { RedisStoreOptions } from "./redis-store-options.js";
 
 import type { RedisClient } from "./connection/redis-connection.js";
+import { runAcquireSet } from "./run-acquire-set.js";
 import {
   type ScriptReply,
   translateCheck,
@@ -46,7 +46,6 @@ import {
   translateRenew,
   translateReply,
   translateRevoke,
-  translateSet,
 } from "./scripts/script-code.js";
 
 const DAY_MS = 86_400_000;
@@ -75,6 +74,8 @@ export class RedisStore implements Store {
   private readonly lockKeys: LockKeyCache;
   private readonly argv: LockScriptArgs;
   readonly waits: RedisWaitRegistry;
+  /** With Sentinels only: the acknowledged let-gos, replayed on each new master (docs/operations.md). */
+  private readonly replay?: JournalReplay;
 
   constructor(options: RedisStoreOptions) {
     this.connections = new StoreConnections(options, () => this.updateHealth());
@@ -88,6 +89,7 @@ export class RedisStore implements Store {
       onChange: () => this.updateHealth(),
       recovered: () => this.listener?.resync(),
       acknowledged: (socket: unknown) => this.outbox.acknowledged(socket),
+      masterLearned: (epoch: number) => this.replay?.masterLearned(epoch),
     };
     // On Cluster each write goes to its slot's master, confirmed there; elsewhere there is one connection.
     this.writer =
@@ -107,6 +109,9 @@ export class RedisStore implements Store {
     this.feed = new EventFeed(this.events, this.prefix, options.commandTimeoutMs ?? 2000);
     // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).
     this.lister = this.redis instanceof Redis ? new LockLister(this.redis, this.prefix) : undefined;
+    if (target.kind !== "sentinel") return;
+    const [argv, lockKeys, deliver] = [this.argv, this.lockKeys, this.outbox.deliver.bind(this.outbox)];
+    this.replay = new JournalReplay(options, { argv, lockKeys, send: this.run.bind(this), deliver });
   }
 
   async start(listener: StoreListener): Promise<void> {
@@ -138,20 +143,12 @@ export class RedisStore implements Store {
     return translateReply(reply as ScriptReply) as AcquireOutcome;
   }
 
-  /** On Cluster, every name of the set must hash to one slot (docs/multi-lock.md): else `cross-slot`, unrun. */
-  async acquireSet(args: AcquireSetArgs): Promise<AcquireSetOutcome> {
-    const locks = args.locks.map((l) => this.lockKeys.of(l.name));
-    const split = this.redis instanceof Cluster ? crossSlot(locks.map((l) => l.keys[0])) : undefined;
-    if (split) return { kind: "cross-slot", ...split };
-    const reply = await this.run(
-      "acquire-set",
-      locks.flatMap((l) => l.keys),
-      this.argv.acquireSet(args, locks),
+  acquireSet: Store["acquireSet"] = (args) =>
+    runAcquireSet(args, { lockKeys: this.lockKeys, argv: this.argv, cluster: this.redis instanceof Cluster }, (k, a) =>
+      this.run("acquire-set", k, a),
     );
-    return translateSet(reply as ScriptReply);
-  }
 
-  release(claim: Omit<Claim, "requestId">, all: boolean): Promise<ReleaseOutcome> {
+  release(claim: HoldClaim, all: boolean): Promise<ReleaseOutcome> {
     return this.letGo({ ...claim, requestId: "" }, all ? "all" : "one");
   }
 
@@ -236,6 +233,7 @@ export class RedisStore implements Store {
     const outcome = translateRevoke(reply);
     // Told first: a holder served here learns now, before a waiter here is granted (its broadcast is then a no-op).
     if (outcome.kind === "revoked") this.listener?.revoked({ ...hold, token: outcome.token });
+    this.replay?.journal.released(hold, outcome);
     this.outbox.deliver(hold.name, reply[3] as string[]);
     return outcome;
   }
@@ -263,7 +261,7 @@ export class RedisStore implements Store {
 
   private listener?: StoreListener;
 
-  private async letGo(claim: Claim, how: "one" | "all" | "cancel" | "abandon"): Promise<ReleaseOutcome> {
+  private async letGo(claim: Claim & HoldClaim, how: "one" | "all" | "cancel" | "abandon"): Promise<ReleaseOutcome> {
     const freedAtMs = performance.now();
     const answered = storeMark("release", claim);
     const reply = (await this.run(
@@ -275,7 +273,9 @@ export class RedisStore implements Store {
     )) as [number, number, string[]];
     answered?.();
     this.outbox.deliver(claim.name, reply[2], freedAtMs);
-    return translateReply(reply) as ReleaseOutcome;
+    const outcome = translateReply(reply) as ReleaseOutcome;
+    this.replay?.journal.letGo(claim, how, outcome);
+    return outcome;
   }
 
   /** Runs a script, acknowledged; an unacknowledged reply's grants to the lock `lock` are held back. */

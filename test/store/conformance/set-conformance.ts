@@ -127,6 +127,17 @@ export function setConformance(f: ConformanceFixture): void {
     expect((await f.store.describe(X)).holders).to.deep.equal([]);
   });
 
+  f.it("is not granted while a lock-delay is in force on one of its names", async () => {
+    await f.store.acquire(ask(X, "s0", { lockDelayMs: 30_000 }));
+    await f.store.revoke(holdOf(X, "s0"));
+    expect(await f.store.acquireSet(askSet([Y, X], "s1", { mayWait: false }))).to.deep.equal({
+      kind: "busy",
+      index: 1,
+    });
+    expect(await f.store.acquireSet(askSet([Y, X], "s1"))).to.deep.include({ kind: "queued", index: 1 });
+    expect((await f.store.describe(Y)).holders).to.deep.equal([]);
+  });
+
   f.it("renews its entry on each name like a plain waiter's", async () => {
     await f.store.acquire(ask(X, "s0"));
     await f.store.acquireSet(askSet([X, Y], "s1"));

@@ -4,6 +4,7 @@ import { ConformanceFixture, type ConformanceSetup, type MakeStore } from "./con
 import { fencingConformance } from "./fencing-conformance.js";
 import { lifecycleConformance } from "./lifecycle-conformance.js";
 import { listConformance } from "./list-conformance.js";
+import { lockDelayConformance } from "./lock-delay-conformance.js";
 import { releaseConformance } from "./release-conformance.js";
 import { renewConformance } from "./renew-conformance.js";
 import { sessionRecordConformance } from "./session-record-conformance.js";
@@ -44,5 +45,6 @@ export function storeConformance(name: string, makeStore: MakeStore, setup: Conf
     describe("wait attribution", () => waitAttributionConformance(f));
     describe("session records", () => sessionRecordConformance(f));
     describe("wait registry (deadlock detection)", () => waitRegistryConformance(f));
+    describe("lock-delay", () => lockDelayConformance(f));
   });
 }

@@ -12,7 +12,7 @@ describe("describe.lua", () => {
   const f = useScripts();
 
   it("returns version 0, no limit and no entries for a lock never used", async () => {
-    expect(await described(f, "a")).to.deep.equal(["0", "", [], []]);
+    expect(await described(f, "a")).to.deep.equal(["0", "", [], [], -1]);
   });
 
   it("returns the holders with their records, lease left and values, the waiters, and the version of the last change", async () => {

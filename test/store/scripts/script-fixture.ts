@@ -65,6 +65,8 @@ export interface AcquireInput {
   publish?: Publish;
   /** The epoch floors "F V" (default "0 0"). */
   floors?: string;
+  /** Lock-delay ms of the hold; absent: the argument is left out (no delay). */
+  lockDelay?: number;
 }
 
 /** Runs acquire.lua; owner and request default to "o" and "r". */
@@ -72,6 +74,7 @@ export async function acquire(f: ScriptFixture, name: string, a: AcquireInput): 
   const args: ScriptArg[] = [a.session, a.owner ?? "o", a.request ?? "r", a.ttl ?? LONG_TTL, a.mode ?? 1];
   args.push(a.limit ?? 0, a.mayWait === false ? 0 : 1, a.coord ?? "c1", RETAIN_MS, a.value ?? "", keys(name).events);
   args.push(a.publish ?? "watched", a.floors ?? "0 0");
+  if (a.lockDelay !== undefined) args.push(a.lockDelay);
   return (await f.scripts.run("acquire", keys(name).all, args)) as unknown[];
 }
 

@@ -20,8 +20,8 @@ interface Position {
 
 /**
  * Pages through the active locks with SCAN over the locks' data keys (`<prefix>:{<name>}:data`,
- * which exist exactly while a lock has holders or waiters). SCAN visits at least 1000 keys per
- * call; when that finds more names than the page still needs, the same cursor is scanned again
+ * which exist exactly while a lock has holders or waiters, or a lock-delay in force). SCAN visits at
+ * least 1000 keys per call; when that finds more names than the page still needs, the same cursor is scanned again
  * with COUNT set to what the page needs, which overshoots by at most a hash bucket's worth of names:
  * those ride along in the page token and open the next page. Every lock present for the whole
  * listing is listed at least once (SCAN's guarantee); names whose every lease has ended but that no
@@ -60,29 +60,34 @@ export class LockLister {
     return { locks: await this.summaries(found), nextPageToken };
   }
 
-  /** Counts live holders and waiters of each name (on the Redis clock); drops names with neither. */
+  /** Counts live holders and waiters of each name (on the Redis clock); drops names with neither and no delay. */
   private async summaries(names: string[]): Promise<LockSummary[]> {
     const [seconds, micros] = await this.redis.time();
     const after = `(${Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)}`;
     const rows = await Promise.all(
       names.map(async (name) => {
         const [holders, data, , leases] = lockKeys(this.keyPrefix, name);
-        const [held, waiting, [excl, limit]] = await Promise.all([
+        const [counted, waiting, [excl, limit, delay]] = await Promise.all([
           this.redis.zcount(holders, after, "+inf"),
           this.redis.zcount(leases, after, "+inf"),
-          this.redis.hmget(data, "excl", "limit"),
+          this.redis.hmget(data, "excl", "limit", "delay"),
         ]);
-        const mode = held === 0 ? undefined : excl ? "exclusive" : "shared";
+        // A lock-delay in force is a member of the holders set (scripts/includes/delay.lua), not a holder.
+        const delayMs = delay === null ? 0 : Number(delay) - Number(after.slice(1));
+        const held = delayMs > 0 ? counted - 1 : counted;
+        // Beside a delay only shared holds can be left (an exclusive one is the only holder): 'excl' is the delay's.
+        const mode = held === 0 ? undefined : excl && !(delayMs > 0) ? "exclusive" : "shared";
         return {
           name,
           mode,
           limit: limit === null ? undefined : Number(limit),
           holders: held,
           waiters: waiting,
+          ...(delayMs > 0 && { delayMs }),
         } as const;
       }),
     );
-    return rows.filter((r) => r.holders + r.waiters > 0);
+    return rows.filter((r) => r.holders + r.waiters > 0 || r.delayMs);
   }
 
   private nameOf(key: string): string {

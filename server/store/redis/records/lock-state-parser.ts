@@ -13,16 +13,18 @@ const MODES: Record<string, StoreMode> = { "1": "exclusive", "2": "shared", "3":
 const CHANGES = new Set<string>(["acquired", "released", "expired", "revoked", "value"]);
 
 /**
- * Parses describe.lua's reply (bulk strings as Buffers): `{version, limit or '', holders, waiters}`
- * with holders as `holder, "token count mode waiter", lease ms, value, ms held` and waiters as
- * `waiter, "coord mode limit owner", lease ms, ms waited, set names`. Holders come back in grant order.
+ * Parses describe.lua's reply (bulk strings as Buffers): `{version, limit or '', holders, waiters, delay}`
+ * with holders as `holder, "token count mode waiter", lease ms, value, ms held`, waiters as
+ * `waiter, "coord mode limit owner", lease ms, ms waited, set names` and delay the ms left of the lock-delay
+ * in force (-1: none). Holders come back in grant order.
  */
 export function parseLockState(name: string, reply: unknown): LockState {
-  const [version, limit, flatHolders, flatWaiters] = reply as [
+  const [version, limit, flatHolders, flatWaiters, delay] = reply as [
     Buffer,
     Buffer,
     (Buffer | number)[],
     (Buffer | number)[],
+    number,
   ];
   const holders: HolderState[] = [];
   for (let i = 0; i < flatHolders.length; i += 5) {
@@ -63,6 +65,7 @@ export function parseLockState(name: string, reply: unknown): LockState {
     limit: limitText === "" ? undefined : Number(limitText),
     holders,
     waiters,
+    ...(delay > 0 && { delayMs: delay }),
   };
 }
 

@@ -46,11 +46,7 @@ end
 for i = 1, k do
   local mode, limit = use(i)
   if not rcall('ZSCORE', queue, wid) then
-    rcall('ZADD', queue, rcall('HINCRBY', data, 'seq', 1), wid)
-    local w, v = coord .. ' ' .. (tonumber(mode) + 2) .. ' ' .. limit .. ' ' .. owner, 'v:' .. hid
-    -- A shared claim sets the limit in force, as acquire.lua does.
-    local more = mode == '2' and {'sets', 1, 'limit', limit} or {'sets', 1}
-    rcall('HSET', data, 'w:' .. wid, w, 'q:' .. wid, now, 's:' .. wid, names, v, value, unpack(more))
+    join(mode, limit)
   end
   rcall('ZADD', leases, now + ttl, wid)
   position = i == busy and rcall('ZRANK', queue, wid) + 1 or position

@@ -5,21 +5,19 @@
 -- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence, 6 version (layout: docs/data-model.md)
 -- ARGV: session, owner, request, ttl ms, mode (1 excl, 2 shared), limit, may wait (1/0), coordinator id,
 --   fence retain ms, value (kept for the holder the claim becomes), event channel, publish ('watched' or
---   'always': event.lua), floors "F V" (the master's epoch: tokens exceed F, versions V)
+--   'always': event.lua), floors "F V" (epoch: tokens exceed F, versions V), lock-delay ms (absent: none)
 -- Returns {1, token, count} GRANTED (count > 1: re-entered, same token);  {3} BUSY (may wait = 0)
 --   {2, position, ms} QUEUED (ms until the earliest holder lease ends);  {5} UPGRADE: shared holder asked
 --   exclusive;  {4, limit} CONFLICT: the shared limit in force differs (re-entry too)
 local rcall = redis.call
 local holders, data, queue, leases, fence, ver = unpack(KEYS)
 local session, owner, request, ttl, mode, limit, mayWait = unpack(ARGV, 1, 7)
-local coord, retain, value, chan, publish, floors = unpack(ARGV, 8, 13)
-local hid = session .. ':' .. owner
-local wid = session .. ':' .. request
+local coord, retain, value, chan, publish, floors, lockDelay = unpack(ARGV, 8, 14)
+local hid, wid = session .. ':' .. owner, session .. ':' .. request
 --- @include "purge"
 --- @include "fits"
 --- @include "grant"
 --- @include "reenter"
---- @include "sets-ahead"
 -- Idle: the emptied hash holds no limit, hold or waiter to look up. Past here only a shared claim fits.
 local idle = n == 0 and waiting == 0
 if idle then
@@ -27,8 +25,9 @@ if idle then
 elseif n == 0 then
   rcall('HDEL', data, 'excl')
 end
-local found = idle and {} or rcall('HMGET', data, 'limit', 'h:' .. hid, 'sets')
+local found = idle and {} or rcall('HMGET', data, 'limit', 'h:' .. hid, 'delay', 'sets')
 local inForce, rec = found[1], found[2]
+rest(n, waiting, found[3])
 if mode == '2' and inForce and inForce ~= limit then
   return {4, inForce}
 end
@@ -39,9 +38,9 @@ local fields = {'w:' .. wid, coord .. ' ' .. mode .. ' ' .. limit .. ' ' .. owne
 -- A new entry's seq is the highest (seq goes only with an idle lock's hash), so it is last in line.
 local position = waiting + 1
 if idle or not rcall('ZSCORE', queue, wid) then
-  if (waiting == 0 or found[3] and setsAhead(wid)) and fits(mode, limit, n) then
+  if (waiting == 0 or found[4] and setsAhead(wid)) and fits(mode, limit, n) then
     local held = mode == '2' and {fields[3], value, 'limit', limit} or {fields[3], value}
-    return {1, grant(hid, wid, mode, now + ttl, held), 1}
+    return {1, grant(hid, wid, mode, now + ttl, withDelay(held, 'd:' .. hid, lockDelay)), 1}
   end
   if mayWait ~= '1' then
     return {3}
@@ -51,10 +50,11 @@ if idle or not rcall('ZSCORE', queue, wid) then
   if mode == '2' then
     fields[7], fields[8] = 'limit', limit
   end
+  keep()
 else
   position = rcall('ZRANK', queue, wid) + 1
 end
 rcall('ZADD', leases, now + ttl, wid)
-rcall('HSET', data, unpack(fields))
+rcall('HSET', data, unpack(withDelay(fields, 'y:' .. wid, lockDelay)))
 local first = rcall('ZRANGE', holders, 0, 0, 'WITHSCORES')
 return {2, position, first[2] and math.max(0, first[2] - now) or 0}

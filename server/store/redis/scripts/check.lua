@@ -6,7 +6,7 @@
 -- ARGV: coordinator id, fence retain ms, lock name, grant channel prefix (as in release.lua), event channel,
 --   publish, floors (as in acquire.lua), then pairs: waiter id, holder id it would become
 -- Returns {ms, {waiter, token, ...} granted to this coordinator (and others' when prefix is ''), statuses}
---   ms: until the earliest holder lease ends (-1: no holder)
+--   ms: until the earliest holder lease or lock-delay ends (-1: neither)
 --   status per pair: 'q' still queued, a token: granted to that waiter, '' gone (expired or never queued)
 local rcall = redis.call
 local holders, data, queue, leases, fence, ver = unpack(KEYS)
@@ -27,4 +27,6 @@ for i = 8, #ARGV, 2 do
   table.insert(statuses, status)
 end
 local first = rcall('ZRANGE', holders, 0, 0, 'WITHSCORES')
+-- A lock-delay in force (delay.lua) is a holder here: the re-check falls due at its end.
+rest(n, waiting, first[1] == DELAY and first[2])
 return {first[2] and math.max(0, first[2] - now) or -1, granted, statuses}

@@ -3,23 +3,29 @@
 -- are left out (the next operation on the lock purges them and publishes the expiry).
 -- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 version (layout: docs/data-model.md)
 -- ARGV: none
--- Returns {version ('0' when the counter is absent), shared limit in force or '', holders, waiters}
+-- Returns {version ('0' when the counter is absent), shared limit in force or '', holders, waiters, delay}
 --   holders: {holder, "token count mode waiter", lease ms left, value, ms held, ...} by lease deadline
 --   waiters: {waiter, "coord mode limit owner", lease ms left, ms waited, set names, ...} in queue order
 --   (mode 3, 4: an acquire-set member, exclusive or shared; set names: its names joined by "\n", else '')
 --   (ms held / waited: since the grant / the first queueing, on the Redis clock; 0 when not recorded)
+--   delay: ms until the lock-delay in force ends (delay.lua), -1 when none
 local rcall = redis.call
 local holders, data, queue, leases, ver = unpack(KEYS)
 --- @include "clock"
-local hs, ws = {}, {}
+local hs, ws, delay = {}, {}, -1
 local live = rcall('ZRANGEBYSCORE', holders, '(' .. now, '+inf', 'WITHSCORES')
 for i = 1, #live, 2 do
   local h = live[i]
-  local rec = rcall('HGET', data, 'h:' .. h)
-  local value = rcall('HGET', data, 'v:' .. h) or ''
-  local since = tonumber(rcall('HGET', data, 'a:' .. h) or now)
-  for _, x in ipairs({h, rec, live[i + 1] - now, value, math.max(0, now - since)}) do
-    table.insert(hs, x)
+  -- The lock-delay's member of the holders set (delay.lua) holds nothing: it is the delay's end.
+  if h == 'delay' then
+    delay = live[i + 1] - now
+  else
+    local rec = rcall('HGET', data, 'h:' .. h)
+    local value = rcall('HGET', data, 'v:' .. h) or ''
+    local since = tonumber(rcall('HGET', data, 'a:' .. h) or now)
+    for _, x in ipairs({h, rec, live[i + 1] - now, value, math.max(0, now - since)}) do
+      table.insert(hs, x)
+    end
   end
 end
 for _, w in ipairs(rcall('ZRANGE', queue, 0, -1)) do
@@ -33,4 +39,4 @@ for _, w in ipairs(rcall('ZRANGE', queue, 0, -1)) do
     end
   end
 end
-return {rcall('GET', ver) or '0', rcall('HGET', data, 'limit') or '', hs, ws}
+return {rcall('GET', ver) or '0', rcall('HGET', data, 'limit') or '', hs, ws, delay}

@@ -36,6 +36,8 @@ export class LockScriptArgs {
       lock.events,
       this.publish,
       this.writer.floors(lock.keys[0]),
+      // Only when set: a claim without a lock-delay sends nothing more (the message path's cost).
+      ...(args.lockDelayMs ? [args.lockDelayMs] : []),
     ];
   }
 
@@ -51,6 +53,11 @@ export class LockScriptArgs {
   /** release.lua's ARGV: a release (`one`, `all`) or a withdrawal (`cancel`, `abandon`). */
   release(claim: Claim, how: "one" | "all" | "cancel" | "abandon"): ScriptArg[] {
     return [claim.sessionId, claim.owner, claim.requestId, how, ...this.grants(claim.name)];
+  }
+
+  /** release-token.lua's ARGV: drops each hold of (session, owner) on `name` only while it has that fencing token. */
+  releaseTokens(name: string, holds: { sessionId: string; owner: string; token: bigint }[]): ScriptArg[] {
+    return [...this.grants(name), ...holds.flatMap((h) => [h.sessionId, h.owner, String(h.token)])];
   }
 
   /** check.lua's ARGV: the grant arguments, then a (queue entry, holder) pair per waiter. */

@@ -19,7 +19,8 @@ local wid = session .. ':' .. request
 --- @include "purge"
 --- @include "hand-on"
 local code, left = 12, 0
-local rec = rcall('HGET', data, 'h:' .. hid)
+local found = rcall('HMGET', data, 'h:' .. hid, 'delay')
+local rec = found[1]
 local token, count, hmode, gw
 if rec then
   token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$')
@@ -30,7 +31,7 @@ if request ~= '' then
     code = 13
     waiting = waiting - rcall('ZREM', queue, wid)
     rcall('ZREM', leases, wid)
-    rcall('HDEL', data, 'w:' .. wid, 'v:' .. hid, 'q:' .. wid, 's:' .. wid)
+    rcall('HDEL', data, 'w:' .. wid, 'v:' .. hid, 'q:' .. wid, 'y:' .. wid, 's:' .. wid)
   elseif how == 'cancel' and rec and gw == wid then
     code = 14
   else
@@ -50,4 +51,7 @@ if (code == 11 and left == 0) or code == 14 then
   -- Removed after the event, which reads them; hand-on deletes them with the keys when the lock is idle.
   drop = holderFields(hid)
 end
-return {code, left, handOn(n, waiting, drop)}
+local granted = handOn(n, waiting, drop)
+-- A lock-delay in force (delay.lua) grants nobody, so n and waiting still hold.
+rest(n, waiting, found[2])
+return {code, left, granted}

@@ -1,6 +1,7 @@
 -- revoke: an operator takes one holder's hold away (every count of it) at once, then hands the lock on
--- (hand-on.lua). The holder's coordinator learns it from the broadcast on the revocation channel
--- ("session\nowner\ntoken\nname"); other coordinators' grants are published on their grant channels;
+-- (hand-on.lua), unless the hold's lock-delay now delays the lock (delay.lua). The holder's coordinator
+-- learns it from the broadcast on the revocation channel ("session\nowner\ntoken\nname"); other
+-- coordinators' grants are published on their grant channels;
 -- holder changes (expired, revoked, acquired) are versioned and published by event.lua.
 -- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 fence, 6 version (layout: docs/data-model.md)
 -- ARGV: session, owner, coordinator id, fence retain ms, lock name, grant channel prefix (as in release.lua),
@@ -20,7 +21,8 @@ end
 local hid = session .. ':' .. owner
 --- @include "purge"
 --- @include "hand-on"
-local rec = rcall('HGET', data, 'h:' .. hid)
+local found = rcall('HMGET', data, 'h:' .. hid, 'd:' .. hid, 'delay')
+local rec = found[1]
 local code, token, count = 22, 0, 0
 local drop = {}
 if rec then
@@ -28,9 +30,12 @@ if rec then
   token, count = string.match(rec, '^(%d+) (%d+)')
   n = n - rcall('ZREM', holders, hid)
   event('revoked', hid, 0)
+  -- Not a release: the hold's lock-delay (delay.lua) starts now.
+  n = n + holdOff(found[2], now)
   -- Removed after the event, which reads them; hand-on deletes them with the keys when the lock is idle.
   drop = holderFields(hid)
   rcall('PUBLISH', revocations, session .. '\n' .. owner .. '\n' .. token .. '\n' .. name)
 end
 local granted = handOn(n, waiting, drop)
+rest(n, waiting, found[3])
 return {code, token, tonumber(count), granted}

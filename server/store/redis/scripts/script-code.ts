@@ -10,7 +10,7 @@ import type {
 
 /**
  * The return codes of every script, mirroring their headers: acquire.lua (1–5), release.lua (11–15),
- * revoke.lua (21–23), proclaim.lua (31–32) lead their replies; check.lua answers a status per waiter
+ * revoke.lua (21–23), proclaim.lua (31–32), release-token.lua (41–42) lead their replies; check.lua answers a status per waiter
  * and renew.lua one per hold and per waiter, so theirs repeat values of others (read per script, never
  * mixed). describe.lua answers data only, no code.
  */
@@ -36,6 +36,9 @@ export enum ScriptCode {
   // proclaim.lua: {code}
   Proclaimed = 31,
   ProclaimNotHeld = 32,
+  // release-token.lua: {code, grants}
+  TokenDropped = 41,
+  TokenNotHeld = 42,
   // check.lua: {ms or CheckNoHolder, grants, statuses}; a status is CheckQueued, CheckGone or a token
   CheckNoHolder = -1,
   CheckQueued = "q",

@@ -29,12 +29,19 @@ export class AckedWriter {
   constructor(
     redis: RedisClient,
     settings: AckSettings,
-    hooks: { onChange(): void; recovered(): void; acknowledged(socket: unknown): void },
+    hooks: {
+      onChange(): void;
+      recovered(): void;
+      acknowledged(socket: unknown): void;
+      /** The epoch of the connected master was learnt (again, or of a new master): before any write there. */
+      masterLearned?(epoch: number): void;
+    },
   ) {
     const single = redis instanceof Redis ? redis : undefined;
     const source = epochSourceOf(settings.target, settings.auth);
     let learned = false;
     this.epoch = new MasterEpoch(single, source, () => {
+      hooks.masterLearned?.(this.epoch.epoch ?? 0);
       hooks.onChange();
       if (learned) hooks.recovered();
       learned = true;

@@ -1,10 +1,12 @@
 -- fits: the grant rule. A claim fits when nobody holds the lock, or when it is shared, nobody holds it
--- exclusively and the holders are fewer than its limit (0: no limit). Nobody jumps the queue: acquire.lua
--- grants only when nobody waits, hand-on.lua only to the head waiter. Its twin is MemoryLock.fits
--- (server/store/memory/memory-lock.ts): change both together.
--- Expects in scope: rcall, data (key)
+-- exclusively and the holders are fewer than its limit (0: no limit). Nobody jumps the queue but past
+-- acquire-set members (sets-ahead.lua): acquire.lua grants only when nobody else waits, hand-on.lua only to
+-- the head waiter. Its twin is MemoryLock.fits (server/store/memory/memory-lock.ts): change both together.
+-- Expects in scope: rcall, data (key); queue (key) where setsAhead is called
 -- Defines: fits(mode, limit, n) for a claim of mode '1' (exclusive) or '2' (shared) and limit (decimal
---   text) beside n holders; true or false, and reads the data hash only when n > 0
+--   text) beside n holders; true or false, and reads the data hash only when n > 0. Also what
+--   sets-ahead.lua defines
+--- @include "sets-ahead"
 local function fits(mode, limit, n)
   if n == 0 then
     return true

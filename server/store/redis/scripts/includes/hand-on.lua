@@ -1,13 +1,12 @@
--- hand-on: after a hold ended or a waiter left, grants the lock to the head waiter, then to each next waiter
--- while it fits (fits.lua), in queue order, passing over acquire-set members (mode 3, 4: docs/multi-lock.md);
--- deletes the lock's keys (not fence or version) when nobody holds or waits. Its twin is MemoryLock.handOn
--- (server/store/memory/memory-lock.ts): change both. A grant to this coordinator's waiter (or any, when
--- prefix is '') is returned; another's is published on its grant channel as "waiter\ntoken\nname".
--- A set member that fits is never granted here: it goes out the same way with token '' (re-run its set).
+-- hand-on: after a hold ended or a waiter left, grants the head waiter, then each next waiter while it fits
+-- (fits.lua; none after an exclusive grant), in queue order, passing over acquire-set members (multi-lock);
+-- deletes the lock's keys (not fence or version) when nobody holds or waits (a lock-delay counts as a holder:
+-- delay.lua; a waiter's lock-delay becomes its hold's). Twin: MemoryLock.handOn (memory-lock.ts): edit both.
+-- A grant to this coordinator's waiter (or any, when prefix is '') is returned, another's published on its
+-- grant channel as "waiter\ntoken\nname"; a set member that fits goes out the same way, token '' (re-run it).
 -- Expects in scope: rcall, holders, data, queue, leases (keys), coord, name, prefix (ARGV), now, fits, grant
--- Defines: handOn(n, waiting, drop) for n holders and `waiting` waiters left; first deletes the data-hash
---   fields listed in `drop` (and 'excl' when n = 0). Returns {waiter, token, ...} (waiter as
---   'coordinator waiter' when it is another coordinator's). Also what fits.lua and grant.lua define
+-- Defines: handOn(n, waiting, drop): deletes the data-hash fields in `drop` (and 'excl' when n = 0), then
+--   hands on; returns {waiter, token, ...} (waiter as 'coordinator waiter' when another's). Also fits, grant
 --- @include "fits"
 --- @include "grant"
 local function handOn(n, waiting, drop)
@@ -22,19 +21,21 @@ local function handOn(n, waiting, drop)
   end
   local head, skipped = waiting > 0 and rcall('ZRANGE', queue, 0, 0)[1], 0
   while head do
-    local wc, wm, wl, wo = string.match(rcall('HGET', data, 'w:' .. head), '^(%S+) (%d) (%d+) (.*)$')
+    local w = rcall('HMGET', data, 'w:' .. head, 'y:' .. head)
+    local wc, wm, wl, wo = string.match(w[1], '^(%S+) (%d) (%d+) (.*)$')
     local set, h = wm > '2', string.match(head, '^[^:]*:') .. wo
     local fit = fits(set and (wm == '3' and '1' or '2') or wm, wl, n)
     if not (fit or set) then
       break
     end
-    local token = set and '' or grant(h, head, wm, rcall('ZSCORE', leases, head), {})
+    local held = w[2] and {'d:' .. h, w[2]} or {}
+    local token = set and '' or grant(h, head, wm, rcall('ZSCORE', leases, head), held)
     if set then
       skipped = skipped + 1
     else
       rcall('ZREM', queue, head)
       rcall('ZREM', leases, head)
-      rcall('HDEL', data, 'w:' .. head, 'q:' .. head)
+      rcall('HDEL', data, 'w:' .. head, 'q:' .. head, 'y:' .. head)
       n = n + 1
     end
     if fit and (wc == coord or prefix == '') then
@@ -43,7 +44,6 @@ local function handOn(n, waiting, drop)
     elseif fit then
       rcall('PUBLISH', prefix .. wc, head .. '\n' .. token .. '\n' .. name)
     end
-    -- An exclusive hold admits nobody else (fits.lua): no need to read the next head.
     head = wm ~= '1' and rcall('ZRANGE', queue, skipped, skipped)[1]
   end
   return granted

@@ -6,20 +6,25 @@ import java.util.Objects;
 /**
  * How to acquire: how long to wait (null, the default: forever; {@link Duration#ZERO}: try once),
  * the owner (the reentrancy key; null, the default: a fresh owner per acquire, so nothing re-enters
- * by accident) and the value attached to the hold (operators and election observers see it).
- * Immutable: each {@code with...} returns a copy.
+ * by accident), the value attached to the hold (operators and election observers see it) and the
+ * hold's lock-delay (null, the default: the coordinator's default for the name's prefix). Immutable:
+ * each {@code with...} returns a copy.
  */
 public final class AcquireOptions {
-  private static final AcquireOptions DEFAULTS = new AcquireOptions(null, null, new byte[0]);
+  private static final AcquireOptions DEFAULTS = new AcquireOptions(null, null, new byte[0], null);
+  /** The longest lock-delay a coordinator accepts (acquire.lock_delay). */
+  public static final Duration MAX_LOCK_DELAY = Duration.ofSeconds(60);
 
   private final Duration wait;
   private final String owner;
   private final byte[] value;
+  private final Duration lockDelay;
 
-  private AcquireOptions(Duration wait, String owner, byte[] value) {
+  private AcquireOptions(Duration wait, String owner, byte[] value, Duration lockDelay) {
     this.wait = wait;
     this.owner = owner;
     this.value = value;
+    this.lockDelay = lockDelay;
   }
 
   /** Wait forever, a fresh owner, no value. */
@@ -35,17 +40,40 @@ public final class AcquireOptions {
   /** A copy waiting at most {@code wait}; null waits forever, zero tries once. */
   public AcquireOptions withWait(Duration wait) {
     if (wait != null && wait.isNegative()) throw new IllegalArgumentException("wait: must not be negative, got " + wait);
-    return new AcquireOptions(wait, owner, value);
+    return new AcquireOptions(wait, owner, value, lockDelay);
   }
 
   /** A copy acquiring as {@code owner}: acquiring again with the same owner re-enters the hold. */
   public AcquireOptions withOwner(String owner) {
-    return new AcquireOptions(wait, owner, value);
+    return new AcquireOptions(wait, owner, value, lockDelay);
   }
 
   /** A copy attaching {@code value} to the hold. */
   public AcquireOptions withValue(byte[] value) {
-    return new AcquireOptions(wait, owner, Objects.requireNonNull(value, "value").clone());
+    return new AcquireOptions(wait, owner, Objects.requireNonNull(value, "value").clone(), lockDelay);
+  }
+
+  /**
+   * A copy with the hold's lock-delay: if the hold ends without a release (its lease runs out, the
+   * session is lost, an operator revokes it), nobody is granted the lock until {@code lockDelay} has
+   * passed; a release hands it on at once. Zero: none; null: the coordinator's default for the name's
+   * prefix. Above {@link #MAX_LOCK_DELAY} the coordinator refuses the acquire with INVALID_ARGUMENT
+   * naming acquire.lock_delay.
+   */
+  public AcquireOptions withLockDelay(Duration lockDelay) {
+    if (lockDelay != null && lockDelay.isNegative())
+      throw new IllegalArgumentException("lockDelay: must not be negative, got " + lockDelay);
+    return new AcquireOptions(wait, owner, value, lockDelay);
+  }
+
+  /** Acquires with the hold's lock-delay {@code lockDelay} (see {@link #withLockDelay}), waiting forever. */
+  public static AcquireOptions lockDelay(Duration lockDelay) {
+    return DEFAULTS.withLockDelay(lockDelay);
+  }
+
+  /** The lock-delay, or null for the coordinator's default. */
+  public Duration lockDelay() {
+    return lockDelay;
   }
 
   /** The wait, or null for forever. */

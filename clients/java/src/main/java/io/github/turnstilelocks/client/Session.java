@@ -66,6 +66,7 @@ final class Session {
     Acquire.Builder acquire = Acquire.newBuilder().setName(name).setMode(mode).setLimit(limit)
         .setValue(com.google.protobuf.ByteString.copyFrom(o.value()));
     if (o.waitTime() != null) acquire.setWait(ProtoDuration.of(o.waitTime()));
+    if (o.lockDelay() != null) acquire.setLockDelay(ProtoDuration.of(o.lockDelay()));
     Pending p;
     SessionStream to;
     synchronized (mu) {
