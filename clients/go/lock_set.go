@@ -42,6 +42,7 @@ func Names(names ...string) []Claim {
 // conflict) whose message names the field, e.g. acquire_all.locks[1].name. Waiting, opts.Wait, ctx
 // and the client's own deadline (Wait + 1 s) work as for Acquire; a timeout's BlockedBy names the
 // holders of every name it waited for (Blocker.Name), and a cancel withdraws the set from every name.
+// A lock-delay in opts is not sent: the coordinator applies none to a set's holds yet.
 func (c *Client) AcquireAll(ctx context.Context, claims []Claim, opts *AcquireOptions) (*LockSet, error) {
 	return c.acquireAll(ctx, claims, opts, false)
 }

@@ -88,7 +88,8 @@ public final class TurnstileClient implements AutoCloseable {
    * names the owner neither holds nor waits for; else TurnstileException INVALID_ARGUMENT or CONFLICT
    * naming the field ({@code acquire_all.locks[1].name}). A TIMEOUT names in {@link
    * TurnstileException#blockedBy()} the holders of every name ({@link TurnstileException.Blocker#name()});
-   * interrupted, it withdraws the set from every name and throws InterruptedException.
+   * interrupted, it withdraws the set from every name and throws InterruptedException. The options'
+   * lock-delay is not sent: the coordinator applies none to a set's holds yet.
    */
   public LockSet acquireAll(List<Claim> claims, AcquireOptions options) throws InterruptedException {
     return Futures.await(acquireAllAsync(claims, options), LockSet::releaseAsync);
