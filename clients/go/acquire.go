@@ -13,11 +13,13 @@ import (
 // the cancel (or for a grant that raced it to be handed back) before it returns anyway.
 const cancelGrace = 5 * time.Second
 
-// acquireAttempt is an acquire in flight: the request (sent again on resume), when it was first
-// sent, until when it may wait (zero: forever), and whether its caller gave up.
+// acquireAttempt is an acquire in flight: the request (an Acquire, or an AcquireAll set; sent
+// again on resume), when it was first sent, until when it may wait (zero: forever), and whether
+// its caller gave up.
 type acquireAttempt struct {
 	key       holdKey
 	request   *pb.Acquire
+	set       *pb.AcquireAll
 	sentAt    time.Time
 	waitUntil time.Time
 	abandoned bool
@@ -27,27 +29,40 @@ type acquireAttempt struct {
 // acquire sends one acquire and waits for its answer. wait < 0: no server-side bound. Unanswered
 // at giveUp (zero: never) it is withdrawn and fails with a timeout (withdraw).
 func (s *session) acquire(ctx context.Context, req *pb.Acquire, wait time.Duration, giveUp time.Time, onQueued func(uint32)) (*Lock, error) {
-	if wait >= 0 {
-		req.Wait = durationpb.New(wait)
-	}
 	attempt := &acquireAttempt{key: holdKey{req.Name, req.Owner}, request: req, onQueued: onQueued}
+	a, err := s.submit(ctx, attempt, wait, giveUp)
+	if err != nil {
+		return nil, err
+	}
+	return granted(a)
+}
+
+// submit registers attempt under a fresh request id, sends it and waits for its answer: until
+// giveUp (then it is withdrawn: a timeout) or until ctx is done (then it is cancelled, and a grant
+// that raced the cancel is handed back, every lock of it).
+func (s *session) submit(ctx context.Context, attempt *acquireAttempt, wait time.Duration, giveUp time.Time) (answer, error) {
+	if wait >= 0 {
+		attempt.setWait(durationpb.New(wait))
+	}
 	p := &pending{answer: make(chan answer, 1), acquire: attempt}
 	s.mu.Lock()
 	if s.ended != nil {
 		s.mu.Unlock()
-		return nil, s.ended
+		return answer{}, s.ended
 	}
-	req.RequestId = s.newRequestID()
-	s.pending[req.RequestId] = p
+	requestID := s.newRequestID()
+	attempt.setRequestID(requestID)
+	s.pending[requestID] = p
 	// Measured before the write, so the lease is judged from no later than the real send.
 	attempt.sentAt = time.Now()
 	if wait >= 0 {
 		attempt.waitUntil = attempt.sentAt.Add(wait)
 	}
 	stream := s.stream
+	msg := attempt.message()
 	s.mu.Unlock()
 	// A write to a broken stream is no answer: a resume sends the pending acquire again.
-	_ = s.sendOn(stream, &pb.SessionRequest{Kind: &pb.SessionRequest_Acquire{Acquire: req}})
+	_ = s.sendOn(stream, msg)
 	var deadline <-chan time.Time // nil (never) without a finite wait
 	if !giveUp.IsZero() {
 		timer := time.NewTimer(time.Until(giveUp))
@@ -56,7 +71,7 @@ func (s *session) acquire(ctx context.Context, req *pb.Acquire, wait time.Durati
 	}
 	select {
 	case a := <-p.answer:
-		return granted(a)
+		return a, nil
 	case <-deadline:
 		return s.withdraw(p, wait)
 	case <-ctx.Done():
@@ -64,23 +79,24 @@ func (s *session) acquire(ctx context.Context, req *pb.Acquire, wait time.Durati
 	s.mu.Lock()
 	attempt.abandoned = true
 	s.mu.Unlock()
-	_ = s.send(cancelRequest(req.RequestId))
+	_ = s.send(cancelRequest(requestID))
 	// Wait for the cancel's answer, so the request is gone from the queue when this returns; a
 	// grant that raced it is handed back by onAcquired.
 	timer := time.NewTimer(cancelGrace)
 	defer timer.Stop()
 	select {
 	case a := <-p.answer:
-		if a.lock != nil { // granted before the cancel was marked: hand it back
-			releaseCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), cancelGrace)
-			_ = a.lock.Release(releaseCtx)
-			stop()
+		// Granted before the cancel was marked: hand it back, every lock of a set.
+		releaseCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), cancelGrace)
+		for _, lock := range a.all() {
+			_ = lock.Release(releaseCtx)
 		}
+		stop()
 	case <-timer.C:
 	case <-deadline: // the client's own bound holds for a cancelled acquire too
 	case <-s.done:
 	}
-	return nil, &Error{Reason: ReasonCancelled, Name: req.Name, Message: "acquire: " + ctx.Err().Error(), Err: ctx.Err()}
+	return answer{}, &Error{Reason: ReasonCancelled, Name: attempt.name(), Message: attempt.kind() + ": " + ctx.Err().Error(), Err: ctx.Err()}
 }
 
 // granted turns an acquire's answer into its Lock or error; a grant already past its lease

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/durationpb"
-
 	pb "github.com/turnstile-locks/turnstile/clients/go/gen/turnstile/v1"
 )
 
@@ -43,33 +40,24 @@ func (c *Client) sessionBy(ctx context.Context, giveUp time.Time, name string, w
 
 // withdraw gives up on an acquire still unanswered at its give-up time: the caller gets a timeout
 // and a cancel is sent. The request stays registered, so a grant that still arrives is released
-// (onAcquired) and a resume re-sends it as a try-once plus cancel (adopt): withdrawn, never held.
-func (s *session) withdraw(p *pending, wait time.Duration) (*Lock, error) {
-	req := p.acquire.request
+// (onAcquired, onAcquiredAll) and a resume re-sends it as a try-once plus cancel (adopt):
+// withdrawn, never held.
+func (s *session) withdraw(p *pending, wait time.Duration) (answer, error) {
+	attempt := p.acquire
 	s.mu.Lock()
-	if s.pending[req.RequestId] != p {
+	if s.pending[attempt.requestID()] != p {
 		s.mu.Unlock()
-		return granted(<-p.answer) // answered just now: the answer is on its way
+		return <-p.answer, nil // answered just now: the answer is on its way
 	}
-	p.acquire.abandoned = true
+	attempt.abandoned = true
 	stream := s.stream
 	s.mu.Unlock()
 	// Sent apart from the caller: a write held by HTTP/2 flow control (a stalled link) must not
 	// hold the caller past its bound; it ends with the stream at the latest.
-	go func() { _ = s.sendOn(stream, cancelRequest(req.RequestId)) }()
-	message := fmt.Sprintf("no answer within acquire.wait of %s + %s (coordinator unreachable or its store stalled); the acquire was withdrawn", wait, answerGrace)
-	return nil, &Error{Reason: ReasonTimeout, Name: req.Name, Message: message}
-}
-
-// withdrawal is what a resume sends for an acquire given up on: the same request_id as a
-// try-once, then its cancel, so a grant made meanwhile is found (and released when it arrives).
-func (a *acquireAttempt) withdrawal() []*pb.SessionRequest {
-	req := proto.Clone(a.request).(*pb.Acquire)
-	req.Wait = durationpb.New(0)
-	return []*pb.SessionRequest{
-		{Kind: &pb.SessionRequest_Acquire{Acquire: req}},
-		cancelRequest(req.RequestId),
-	}
+	go func() { _ = s.sendOn(stream, cancelRequest(attempt.requestID())) }()
+	message := fmt.Sprintf("no answer within %s.wait of %s + %s (coordinator unreachable or its store stalled); the %s was withdrawn",
+		attempt.field(), wait, answerGrace, attempt.kind())
+	return answer{}, &Error{Reason: ReasonTimeout, Name: attempt.name(), Message: message}
 }
 
 func cancelRequest(requestID string) *pb.SessionRequest {

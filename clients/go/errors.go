@@ -66,11 +66,12 @@ var (
 	ErrConnection       = &Error{Reason: ReasonConnection}
 )
 
-// Blocker is a holder an acquire waited behind when its wait ran out (Error.BlockedBy).
+// Blocker is a holder an acquire waited behind when its wait ran out (Error.BlockedBy). Name is
+// the lock it holds: set for the blockers of an AcquireAll set, which name several locks.
 type Blocker struct {
-	SessionID, Owner, ClientName, Identity string
-	HeldFor                                time.Duration // on the store's clock
-	FencingToken                           uint64
+	SessionID, Owner, ClientName, Identity, Name string
+	HeldFor                                      time.Duration // on the store's clock
+	FencingToken                                 uint64
 }
 
 // DeadlockStep is one waiter of a deadlock cycle (Error.DeadlockCycle): (SessionID, Owner) waits
@@ -159,7 +160,7 @@ func errorFromFailed(f *pb.Failed) *Error {
 	for _, b := range f.GetBlockedBy() {
 		e.BlockedBy = append(e.BlockedBy, Blocker{
 			SessionID: b.GetSessionId(), Owner: b.GetOwner(), ClientName: b.GetClientName(),
-			Identity: b.GetIdentity(), HeldFor: b.GetHeldFor().AsDuration(), FencingToken: b.GetFencingToken(),
+			Identity: b.GetIdentity(), Name: b.GetName(), HeldFor: b.GetHeldFor().AsDuration(), FencingToken: b.GetFencingToken(),
 		})
 	}
 	for _, s := range f.GetDeadlockCycle() {

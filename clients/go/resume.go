@@ -7,7 +7,6 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	pb "github.com/turnstile-locks/turnstile/clients/go/gen/turnstile/v1"
@@ -191,7 +190,7 @@ func (s *session) adopt(o *openedStream) {
 		case p.acquire != nil && p.acquire.abandoned:
 			resend = append(resend, p.acquire.withdrawal()...)
 		case p.acquire != nil:
-			resend = append(resend, &pb.SessionRequest{Kind: &pb.SessionRequest_Acquire{Acquire: p.acquire.remaining()}})
+			resend = append(resend, p.acquire.remaining())
 		}
 	}
 	s.mu.Unlock()
@@ -202,14 +201,4 @@ func (s *session) adopt(o *openedStream) {
 	for _, req := range resend {
 		_ = s.sendOn(o.stream, req)
 	}
-}
-
-// remaining is the acquire to send again on resume: the same request_id, with what is left of a
-// finite wait (0, a try-once, when it ran out). Call with the session's mu held.
-func (a *acquireAttempt) remaining() *pb.Acquire {
-	req := proto.Clone(a.request).(*pb.Acquire)
-	if !a.waitUntil.IsZero() {
-		req.Wait = durationpb.New(max(0, time.Until(a.waitUntil)))
-	}
-	return req
 }

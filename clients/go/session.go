@@ -18,7 +18,16 @@ import (
 type answer struct {
 	reply *pb.SessionResponse
 	lock  *Lock
+	locks []*Lock // the locks of a granted AcquireAll set
 	err   *Error
+}
+
+// all is every lock the answer granted: none, one, or a set's.
+func (a answer) all() []*Lock {
+	if a.lock != nil {
+		return []*Lock{a.lock}
+	}
+	return a.locks
 }
 
 // pending is a request in flight, keyed by its request_id.
@@ -206,6 +215,8 @@ func (s *session) route(reply *pb.SessionResponse) {
 	switch kind := reply.Kind.(type) {
 	case *pb.SessionResponse_Acquired:
 		s.onAcquired(reply, kind.Acquired)
+	case *pb.SessionResponse_AcquiredAll:
+		s.onAcquiredAll(reply, kind.AcquiredAll)
 	case *pb.SessionResponse_Queued:
 		s.onQueued(kind.Queued)
 	case *pb.SessionResponse_Released:

@@ -71,8 +71,10 @@ final class AcquireDeadlines {
     }
     for (Pending p : expired) {
       long waitMs = TimeUnit.NANOSECONDS.toMillis(p.waitEndNanos - p.sentNanos);
-      p.answer.completeExceptionally(new TurnstileException(Reason.TIMEOUT, "\"" + p.request.getAcquire().getName()
-          + "\": no answer within acquire.wait of " + waitMs + " ms + " + ANSWER_GRACE_MS
+      boolean set = p.request.hasAcquireAll();
+      String subject = set ? "" : "\"" + p.request.getAcquire().getName() + "\": ";
+      p.answer.completeExceptionally(new TurnstileException(Reason.TIMEOUT, subject + "no answer within "
+          + (set ? "acquire_all" : "acquire") + ".wait of " + waitMs + " ms + " + ANSWER_GRACE_MS
           + " ms (coordinator unreachable or its store stalled); the acquire was withdrawn", null));
       session.send(SessionRequest.newBuilder().setCancel(Cancel.newBuilder().setRequestId(p.requestId)).build());
     }

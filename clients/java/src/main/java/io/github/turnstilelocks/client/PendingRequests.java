@@ -14,8 +14,12 @@ import turnstile.v1.Turnstile.SessionResponse;
  * thread-safe: Session guards it with its monitor.
  */
 final class PendingRequests {
-  /** The server's answer to a request; {@code lock} is set for a grant. */
-  record Answer(SessionResponse reply, Lock lock) {}
+  /** The server's answer to a request; {@code lock} is set for a grant, {@code locks} for a set's. */
+  record Answer(SessionResponse reply, Lock lock, List<Lock> locks) {
+    Answer(SessionResponse reply, Lock lock) {
+      this(reply, lock, List.of());
+    }
+  }
 
   /** One request in flight; {@code owner} is set for an acquire. */
   static final class Pending {

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import turnstile.v1.Turnstile.Acquire;
 import turnstile.v1.Turnstile.Cancel;
 import turnstile.v1.Turnstile.HeldLock;
 import turnstile.v1.Turnstile.Open;
@@ -112,16 +111,13 @@ final class Resumer implements Runnable {
       for (Pending p : session.pending.all()) {
         if (p.releasing != null && opened.getHeldList().stream().noneMatch(h -> sameHold(h, p.releasing))) {
           done.add(session.pending.take(p.requestId));
-        } else if (p.request.hasAcquire() && p.abandoned) {
+        } else if (isAcquire(p.request) && p.abandoned) {
           // Given up on while away: a try-once then a cancel, so a grant that raced the break is
           // answered (and released) instead of the acquire waiting on in the queue.
-          resend.add(SessionRequest.newBuilder().setAcquire(p.request.getAcquire().toBuilder()
-              .setWait(ProtoDuration.ofNanos(0))).build());
+          resend.add(withWaitNanos(p.request, 0));
           resend.add(SessionRequest.newBuilder().setCancel(Cancel.newBuilder().setRequestId(p.requestId)).build());
-        } else if (p.request.hasAcquire() && p.waitEndNanos != null) {
-          long leftNanos = Math.max(0, p.waitEndNanos - System.nanoTime());
-          Acquire left = p.request.getAcquire().toBuilder().setWait(ProtoDuration.ofNanos(leftNanos)).build();
-          resend.add(SessionRequest.newBuilder().setAcquire(left).build());
+        } else if (isAcquire(p.request) && p.waitEndNanos != null) {
+          resend.add(withWaitNanos(p.request, Math.max(0, p.waitEndNanos - System.nanoTime())));
         } else {
           resend.add(p.request);
         }
@@ -131,6 +127,18 @@ final class Resumer implements Runnable {
     for (Pending p : done) p.answer.complete(new Answer(SessionResponse.getDefaultInstance(), null));
     for (SessionRequest request : resend) resumed.send(request);
     session.held.rearmAll();
+  }
+
+  private static boolean isAcquire(SessionRequest request) {
+    return request.hasAcquire() || request.hasAcquireAll();
+  }
+
+  /** The acquire (or AcquireAll) {@code request} with its wait replaced: what a resume sends again. */
+  private static SessionRequest withWaitNanos(SessionRequest request, long waitNanos) {
+    if (request.hasAcquireAll()) {
+      return SessionRequest.newBuilder().setAcquireAll(request.getAcquireAll().toBuilder().setWait(ProtoDuration.ofNanos(waitNanos))).build();
+    }
+    return SessionRequest.newBuilder().setAcquire(request.getAcquire().toBuilder().setWait(ProtoDuration.ofNanos(waitNanos))).build();
   }
 
   private static boolean sameHold(HeldLock a, HeldLock b) {

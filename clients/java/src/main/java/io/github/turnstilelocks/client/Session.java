@@ -36,6 +36,7 @@ final class Session {
   TurnstileException ended; // guarded by mu
   final SessionKeepAlive keepAlive = new SessionKeepAlive(this);
   final AcquireDeadlines deadlines = new AcquireDeadlines(this); // acquires unanswered past wait + grace
+  final SetAcquires sets = new SetAcquires(this);
   private long ownerSeq;
 
   Session(ClientContext ctx) {
@@ -70,7 +71,7 @@ final class Session {
     SessionStream to;
     synchronized (mu) {
       if (ended != null) return CompletableFuture.failedFuture(ended);
-      String owner = o.owner() != null ? o.owner() : ctx.clientName() + "#" + (++ownerSeq);
+      String owner = o.owner() != null ? o.owner() : newOwner();
       p = pending.add(owner);
       acquire.setRequestId(p.requestId).setOwner(owner);
       // Measured before the write, so the lease is judged from no later than the real send.
@@ -166,6 +167,7 @@ final class Session {
   private void onMessage(SessionResponse reply) {
     switch (reply.getKindCase()) {
       case ACQUIRED -> onAcquired(reply);
+      case ACQUIRED_ALL -> sets.onAcquiredAll(reply);
       case RELEASED -> settle(reply.getReleased().getRequestId(), reply);
       case PROCLAIMED -> settle(reply.getProclaimed().getRequestId(), reply);
       case FAILED -> settle(reply.getFailed().getRequestId(), reply);
@@ -220,7 +222,12 @@ final class Session {
     if (p != null) p.answer.complete(new Answer(reply, null));
   }
 
-  private void abandon(Pending p) {
+  /** A fresh owner, unique within the client: nothing re-enters by accident. Call with mu held. */
+  String newOwner() {
+    return ctx.clientName() + "#" + (++ownerSeq);
+  }
+
+  void abandon(Pending p) {
     synchronized (mu) {
       if (!pending.contains(p)) return;
       p.abandoned = true;
@@ -237,7 +244,7 @@ final class Session {
     }
   }
 
-  private void releaseQuietly(HeldLock hold) { // nobody waits: a lease judged lost, a grant given up on
+  void releaseQuietly(HeldLock hold) { // nobody waits: a lease judged lost, a grant given up on
     try {
       sendRelease(hold);
     } catch (TurnstileException over) {

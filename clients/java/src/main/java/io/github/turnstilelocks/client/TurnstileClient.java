@@ -13,6 +13,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import turnstile.v1.Turnstile.LockMode;
 
 /**
@@ -81,6 +82,47 @@ public final class TurnstileClient implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits for every lock of {@code claims} at once, all or nothing (docs/multi-lock.md): granted
+   * together with one fencing token per name, holding none of them while it waits. 1 to 16 distinct
+   * names the owner neither holds nor waits for; else TurnstileException INVALID_ARGUMENT or CONFLICT
+   * naming the field ({@code acquire_all.locks[1].name}). A TIMEOUT names in {@link
+   * TurnstileException#blockedBy()} the holders of every name ({@link TurnstileException.Blocker#name()});
+   * interrupted, it withdraws the set from every name and throws InterruptedException. The options'
+   * lock-delay is not sent: the coordinator applies none to a set's holds yet.
+   */
+  public LockSet acquireAll(List<Claim> claims, AcquireOptions options) throws InterruptedException {
+    return Futures.await(acquireAllAsync(claims, options), LockSet::releaseAsync);
+  }
+
+  /** Waits (forever) for the exclusive locks {@code names}, all at once (see {@link #acquireAll(List, AcquireOptions)}). */
+  public LockSet acquireAll(String... names) throws InterruptedException {
+    return acquireAll(Claim.names(names), AcquireOptions.defaults());
+  }
+
+  /** Asks for the set; cancelling the future withdraws it from every name. */
+  public CompletableFuture<LockSet> acquireAllAsync(List<Claim> claims, AcquireOptions options) {
+    List<Claim> copy = List.copyOf(claims);
+    return onSession("acquire_all", options, s -> s.sets.acquireAll(copy, options), LockSet::releaseAsync);
+  }
+
+  /** Tries the set once (the options' wait is ignored): empty when a name of it is taken. */
+  public Optional<LockSet> tryAcquireAll(List<Claim> claims, AcquireOptions options) throws InterruptedException {
+    try {
+      return Optional.of(Futures.await(acquireAllAsync(claims, options.withWait(Duration.ZERO)), LockSet::releaseAsync));
+    } catch (TurnstileException e) {
+      if (e.reason() == Reason.BUSY) return Optional.empty();
+      throw e;
+    }
+  }
+
+  /** Runs {@code body} with every lock of {@code claims} held and releases the set after; an exception from the body wins. */
+  public <T> T withLocks(List<Claim> claims, AcquireOptions options, LockSetBody<T> body) throws Exception {
+    try (LockSet set = acquireAll(claims, options)) {
+      return body.run(set);
+    }
+  }
+
   /** A counting semaphore: at most {@code limit} holders of {@code name} at once, across all clients. */
   public Semaphore semaphore(String name, int limit) {
     return new Semaphore(this, name, limit);
@@ -118,31 +160,38 @@ public final class TurnstileClient implements AutoCloseable {
   }
 
   CompletableFuture<Lock> acquireAsync(String name, LockMode mode, int limit, AcquireOptions options) {
-    CompletableFuture<Lock> result = new CompletableFuture<>();
+    return onSession("\"" + name + "\"", options, s -> s.acquire(name, mode, limit, options), Lock::releaseAsync);
+  }
+
+  // Sends an acquire once the session is open (within wait + grace for a finite wait); cancelling
+  // the result withdraws it, and a grant that arrives after the result is done goes to giveBack.
+  private <T> CompletableFuture<T> onSession(String subject, AcquireOptions options,
+      Function<Session, CompletableFuture<T>> send, Consumer<T> giveBack) {
+    CompletableFuture<T> result = new CompletableFuture<>();
     CompletableFuture<Session> opening = session();
-    if (options.waitTime() != null && !opening.isDone()) giveUpBeforeOpen(result, opening, name, options.waitTime());
+    if (options.waitTime() != null && !opening.isDone()) giveUpBeforeOpen(result, opening, subject, options.waitTime());
     opening.whenComplete((s, error) -> {
       if (result.isDone()) return; // given up on (or cancelled) before the session opened: nothing sent
       if (error != null) {
         result.completeExceptionally(Futures.turnstileCause(error));
         return;
       }
-      CompletableFuture<Lock> inner = s.acquire(name, mode, limit, options);
-      result.whenComplete((lock, e) -> {
+      CompletableFuture<T> inner = send.apply(s);
+      result.whenComplete((granted, e) -> {
         if (result.isCancelled()) inner.cancel(true);
       });
-      inner.whenComplete((lock, e) -> {
+      inner.whenComplete((granted, e) -> {
         if (e != null) result.completeExceptionally(e);
-        else if (!result.complete(lock)) lock.releaseAsync();
+        else if (!result.complete(granted)) giveBack.accept(granted);
       });
     });
     return result;
   }
 
   // The client's own deadline before anything is sent: no session by wait + grace fails TIMEOUT.
-  private void giveUpBeforeOpen(CompletableFuture<Lock> result, CompletableFuture<Session> opening, String name, Duration wait) {
+  private void giveUpBeforeOpen(CompletableFuture<?> result, CompletableFuture<Session> opening, String subject, Duration wait) {
     long giveUpMs = wait.toMillis() + AcquireDeadlines.ANSWER_GRACE_MS;
-    TurnstileException timeout = new TurnstileException(Reason.TIMEOUT, "\"" + name + "\": no session opened within acquire.wait of "
+    TurnstileException timeout = new TurnstileException(Reason.TIMEOUT, subject + ": no session opened within acquire.wait of "
         + wait.toMillis() + " ms + " + AcquireDeadlines.ANSWER_GRACE_MS + " ms; nothing was sent", null);
     Runnable giveUp = () -> result.completeExceptionally(timeout);
     try {

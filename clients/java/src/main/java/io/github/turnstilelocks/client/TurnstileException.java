@@ -45,9 +45,13 @@ public final class TurnstileException extends RuntimeException {
     }
   }
 
-  /** A holder an acquire waited behind when its wait ran out, and how long it had held the lock. */
+  /**
+   * A holder an acquire waited behind when its wait ran out, and how long it had held the lock;
+   * {@code name} is the lock it holds, set for the blockers of an acquireAll set (which name several
+   * locks), else "".
+   */
   public record Blocker(String sessionId, String owner, String clientName, String identity, Duration heldFor,
-      long fencingToken) {}
+      long fencingToken, String name) {}
 
   /**
    * One waiter of a deadlock cycle: (sessionId, owner) waits for the lock {@code name}, which the next
@@ -106,7 +110,7 @@ public final class TurnstileException extends RuntimeException {
     };
     List<Blocker> blockers = failed.getBlockedByList().stream()
         .map(b -> new Blocker(b.getSessionId(), b.getOwner(), b.getClientName(), b.getIdentity(),
-            ProtoDuration.toDuration(b.getHeldFor()), b.getFencingToken()))
+            ProtoDuration.toDuration(b.getHeldFor()), b.getFencingToken(), b.getName()))
         .toList();
     String subject = failed.getName().isEmpty() ? "" : "\"" + failed.getName() + "\": ";
     String text = failed.getMessage().isEmpty() ? reason.name().toLowerCase() : failed.getMessage();
@@ -116,7 +120,8 @@ public final class TurnstileException extends RuntimeException {
       for (int i = 0; i < blockers.size(); i++) {
         Blocker b = blockers.get(i);
         if (i > 0) message.append(", ");
-        message.append(b.clientName().isEmpty() ? b.sessionId() : b.clientName()).append(" holding it for ")
+        message.append(b.clientName().isEmpty() ? b.sessionId() : b.clientName())
+            .append(b.name().isEmpty() ? " holding it" : " holding \"" + b.name() + "\"").append(" for ")
             .append(b.heldFor().toMillis()).append(" ms");
       }
       message.append(')');

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.turnstilelocks.client.harness.CoordinatorProcess;
 import io.github.turnstilelocks.client.harness.Fleet;
 import io.github.turnstilelocks.client.harness.FleetExtension;
+import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -69,6 +70,34 @@ class ResumeTest {
       granted.release();
       lock.release();
       assertEquals(0, fleet.describe(held).getHoldersCount(), "released through the survivor");
+    }
+  }
+
+  @Test
+  void aWaitingSetIsSentAgainAfterADrainAndGrantedOnTheOtherCoordinator(Fleet fleet) throws Exception {
+    String x = "java/resume-set/x";
+    String y = "java/resume-set/y";
+    BlockingQueue<ClientEvent> events = new LinkedBlockingQueue<>();
+    try (CoordinatorProcess drained = CoordinatorProcess.start(fleet.redisUrl());
+        CoordinatorProcess survivor = CoordinatorProcess.start(fleet.redisUrl());
+        TurnstileClient other = fleet.client("other").build();
+        TurnstileClient client = TurnstileClient.builder(drained.address(), survivor.address()).clientName("set-resumer")
+            .onEvent(events::add).build()) {
+      Lock blocker = other.acquire(y);
+      CompletableFuture<LockSet> waiting = client.acquireAllAsync(Claim.names(x, y), AcquireOptions.waitAtMost(Duration.ofSeconds(30)));
+      fleet.awaitWaiters(y, 1);
+      String sessionId = client.sessionId();
+
+      assertEquals(0, drained.drain(), "the drained coordinator exits 0");
+      assertEquals(sessionId, next(events, ClientEvent.Kind.RESUMED).sessionId(), "the same session went on");
+      fleet.awaitWaiters(y, 1); // sent again on the survivor with its request id
+      assertEquals(0, fleet.describe(x).getHoldersCount(), "the set still holds none of its names");
+      blocker.release();
+      LockSet set = waiting.get(30, TimeUnit.SECONDS);
+      assertTrue(set.tokens().get(y) > blocker.fencingToken());
+      assertTrue(set.isValid());
+      set.release();
+      assertEquals(0, fleet.describe(x).getHoldersCount() + fleet.describe(y).getHoldersCount(), "released through the survivor");
     }
   }
 
