@@ -8,6 +8,7 @@ import type {
   LockPage,
   LockState,
   ReleaseOutcome,
+  RenewArgs,
   RenewOutcome,
   RevokeOutcome,
   SessionRecord,
@@ -82,8 +83,8 @@ export class InstrumentedStore implements Store {
     return this.timed("check", () => this.inner.check(name, waiters));
   }
 
-  renew(name: string, sessionId: string, ttlMs: number, owners: string[], waiters: Claim[]): Promise<RenewOutcome> {
-    return this.timed("renew", () => this.inner.renew(name, sessionId, ttlMs, owners, waiters));
+  renew(args: RenewArgs): Promise<RenewOutcome[]> {
+    return this.timed("renew", () => this.inner.renew(args));
   }
 
   saveSession(record: SessionRecord): Promise<void> {

@@ -75,14 +75,15 @@ export class SessionKeeper {
     session.record = record;
     const byName = new Map<string, string[]>();
     for (const h of open.held) byName.set(h.name, [...(byName.get(h.name) ?? []), h.owner]);
-    await Promise.all(
-      [...byName].map(async ([name, owners]) => {
-        const outcome = await this.store.renew(name, session.id, session.ttlMs, owners, []);
-        outcome.holds.forEach((h, i) => {
+    if (byName.size > 0) {
+      const locks = [...byName].map(([name, owners]) => ({ name, owners, waiters: [] }));
+      const outcomes = await this.store.renew({ sessionId: session.id, ttlMs: session.ttlMs, locks });
+      locks.forEach(({ name, owners }, l) => {
+        outcomes[l].holds.forEach((h, i) => {
           if (h) session.held.set(holdKey(name, owners[i]), { name, owner: owners[i], token: h.token, count: h.count });
         });
-      }),
-    );
+      });
+    }
     await this.touch(session);
     const held = [...session.held.values()].map((h) => ({
       name: h.name,
@@ -94,8 +95,8 @@ export class SessionKeeper {
   }
 
   /**
-   * The keepalive: renews every hold and queue entry of the session and its record. Holds found
-   * expired are reported Lost; resolves true when everything was renewed (the ack may be sent).
+   * The keepalive: renews every hold and queue entry of the session (in one store call) and its record.
+   * Holds found expired are reported Lost; resolves true when everything was renewed (the ack may be sent).
    */
   async renew(session: Session): Promise<boolean> {
     const started = performance.now();
@@ -109,18 +110,7 @@ export class SessionKeeper {
         entry(name).pending.push({ name, sessionId: session.id, owner: s.owner, requestId: s.requestId });
     const results = await Promise.allSettled([
       this.touch(session),
-      ...[...byName].map(async ([name, { holds, pending }]) => {
-        const owners = holds.map((h) => h.owner);
-        const outcome = await this.store.renew(name, session.id, session.ttlMs, owners, pending);
-        holds.forEach((h, i) => {
-          if (outcome.holds[i] || session.held.get(holdKey(h.name, h.owner)) !== h) return;
-          this.table.forget(session, h);
-          this.metrics.holdLost("expired");
-          session.send(reply.lost(h, "expired"));
-        });
-        // A waiter no longer queued was granted (the grant is on its way) or expired: ask.
-        if (outcome.waiters.some((w) => w !== "queued")) this.table.recheckSoon(name);
-      }),
+      ...(byName.size > 0 ? [this.renewLocks(session, byName)] : []),
     ]);
     const failed = results.find((r) => r.status === "rejected");
     if (byName.size > 0) this.metrics.renewed(performance.now() - started, !failed);
@@ -154,6 +144,28 @@ export class SessionKeeper {
       ),
     );
     await this.store.deleteSession(session.id);
+  }
+
+  /** Renews the session's holds and queue entries on every lock of `byName` and acts on what was lost. */
+  private async renewLocks(session: Session, byName: Map<string, { holds: Hold[]; pending: Claim[] }>): Promise<void> {
+    const entries = [...byName];
+    const locks = entries.map(([name, { holds, pending }]) => ({
+      name,
+      owners: holds.map((h) => h.owner),
+      waiters: pending,
+    }));
+    const outcomes = await this.store.renew({ sessionId: session.id, ttlMs: session.ttlMs, locks });
+    entries.forEach(([name, { holds }], l) => {
+      const outcome = outcomes[l];
+      holds.forEach((h, i) => {
+        if (outcome.holds[i] || session.held.get(holdKey(h.name, h.owner)) !== h) return;
+        this.table.forget(session, h);
+        this.metrics.holdLost("expired");
+        session.send(reply.lost(h, "expired"));
+      });
+      // A waiter no longer queued was granted (the grant is on its way) or expired: ask.
+      if (outcome.waiters.some((w) => w !== "queued")) this.table.recheckSoon(name);
+    });
   }
 
   private async touch(session: Session): Promise<void> {

@@ -55,10 +55,24 @@ export interface CheckOutcome {
   recheckInMs: number;
 }
 
+/** One lock of a renewal: the session's holds on it (by owner) and its queue entries there. */
+export interface RenewLock {
+  name: string;
+  owners: string[];
+  waiters: Claim[];
+}
+
+/** Renewal arguments: the session, its lease, and each lock it holds or waits for (each name once). */
+export interface RenewArgs {
+  sessionId: string;
+  ttlMs: number;
+  locks: RenewLock[];
+}
+
 /**
- * Answer to a renewal: each hold's token and count if it was still alive (null: lost), and for each
- * waiter whether it is still queued, was granted meanwhile (its hold was renewed in its place) or
- * is gone.
+ * Answer to a renewal on one lock: each hold's token and count if it was still alive (null: lost), and
+ * for each waiter whether it is still queued, was granted meanwhile (its hold was renewed in its place)
+ * or is gone.
  */
 export interface RenewOutcome {
   holds: ({ token: bigint; count: number } | null)[];
@@ -243,8 +257,12 @@ export interface Store {
   withdraw(claim: Claim, how: "cancel" | "abandon"): Promise<ReleaseOutcome>;
   /** Purge expired leases, hand the lock on, and report on the given waiters. */
   check(name: string, waiters: Claim[]): Promise<CheckOutcome>;
-  /** Renew a session's holds (by owner) and queue entries on one lock. */
-  renew(name: string, sessionId: string, ttlMs: number, owners: string[], waiters: Claim[]): Promise<RenewOutcome>;
+  /**
+   * Renew a session's holds (by owner) and queue entries on all the given locks at once (the keepalive);
+   * resolves with one outcome per lock, in order. On Redis one script per node (Cluster: per hash slot);
+   * rejects when any part could not be renewed (the parts that could were).
+   */
+  renew(args: RenewArgs): Promise<RenewOutcome[]>;
   /** Stores a session record that expires after `ttlMs` unless touched. */
   saveSession(record: SessionRecord): Promise<void>;
   /** The session record, or undefined when it is unknown or expired. */

@@ -90,10 +90,10 @@ describe("RedisStore", () => {
       const checked = await a.check("job", waiters);
       expect(checked.statuses).to.deep.equal([{ kind: "queued" }, { kind: "gone" }]);
       expect(checked.recheckInMs).to.be.within(1, 30_000);
-      expect(await a.renew("job", "aa02", 30_000, ["o"], waiters)).to.deep.equal({
-        holds: [null],
-        waiters: ["queued", "gone"],
-      });
+      const locks = [{ name: "job", owners: ["o"], waiters }];
+      expect(await a.renew({ sessionId: "aa02", ttlMs: 30_000, locks })).to.deep.equal([
+        { holds: [null], waiters: ["queued", "gone"] },
+      ]);
     });
 
     it("withdraws a waiter, and answers gone for one withdrawn twice", async () => {

@@ -12,6 +12,7 @@ import type {
   LockPage,
   LockState,
   ReleaseOutcome,
+  RenewArgs,
   RenewOutcome,
   RevokeOutcome,
   SessionRecord,
@@ -103,17 +104,13 @@ export class MemoryStore implements Store {
     return { statuses, recheckInMs };
   }
 
-  async renew(
-    name: string,
-    sessionId: string,
-    ttlMs: number,
-    owners: string[],
-    waiters: Claim[],
-  ): Promise<RenewOutcome> {
+  async renew({ sessionId, ttlMs, locks }: RenewArgs): Promise<RenewOutcome[]> {
     const now = this.begin();
-    const lock = this.locks.get(name);
-    if (lock) return lock.renew(sessionId, ttlMs, owners, waiters, now);
-    return { holds: owners.map(() => null), waiters: waiters.map(() => "gone") };
+    return locks.map(({ name, owners, waiters }): RenewOutcome => {
+      const lock = this.locks.get(name);
+      if (lock) return lock.renew(sessionId, ttlMs, owners, waiters, now);
+      return { holds: owners.map(() => null), waiters: waiters.map(() => "gone") };
+    });
   }
 
   async saveSession(record: SessionRecord): Promise<void> {

@@ -10,7 +10,6 @@ import type {
   LockPage,
   LockState,
   ReleaseOutcome,
-  RenewOutcome,
   RevokeOutcome,
   SessionRecord,
   Store,
@@ -39,11 +38,11 @@ export type { RedisStoreOptions } from "./redis-store-options.js";
 
 import type { RedisClient } from "./connection/redis-connection.js";
 import { runAcquireSet } from "./run-acquire-set.js";
+import { runRenew } from "./run-renew.js";
 import {
   type ScriptReply,
   translateCheck,
   translateProclaim,
-  translateRenew,
   translateReply,
   translateRevoke,
 } from "./scripts/script-code.js";
@@ -167,18 +166,10 @@ export class RedisStore implements Store {
     return translateCheck(reply);
   }
 
-  async renew(
-    name: string,
-    sessionId: string,
-    ttlMs: number,
-    owners: string[],
-    waiters: Claim[],
-  ): Promise<RenewOutcome> {
-    const [holders, data, , leases, fence] = this.lockKeys.of(name).keys;
-    const args = this.argv.renew(sessionId, ttlMs, owners, waiters);
-    const reply = (await this.run("renew", [holders, leases, fence, data], args)) as (string | number)[];
-    return translateRenew(reply, owners.length);
-  }
+  renew: Store["renew"] = (args) =>
+    runRenew(args, { lockKeys: this.lockKeys, argv: this.argv, cluster: this.redis instanceof Cluster }, (k, a) =>
+      this.run("renew", k, a),
+    );
 
   saveSession(record: SessionRecord): Promise<void> {
     return this.sessions.save(record);

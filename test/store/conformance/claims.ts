@@ -1,4 +1,4 @@
-import type { AcquireArgs, Claim } from "../../../server/store/store.js";
+import type { AcquireArgs, Claim, RenewOutcome, Store } from "../../../server/store/store.js";
 
 /** A lease that never ends during a test. */
 export const LONG_TTL = 30_000;
@@ -41,4 +41,16 @@ export function holdOf(name: string, sessionId: string, owner = "o"): Omit<Claim
 /** A waiter as withdraw and check name it: its session, owner and request. */
 export function waiterOf(name: string, sessionId: string, requestId = "r", owner = "o"): Claim {
   return { name, sessionId, owner, requestId };
+}
+
+/** Renews one lock alone (a keepalive of a session on that lock only) and answers its outcome. */
+export async function renewOne(
+  store: Store,
+  name: string,
+  sessionId: string,
+  ttlMs: number,
+  owners: string[],
+  waiters: Claim[],
+): Promise<RenewOutcome> {
+  return (await store.renew({ sessionId, ttlMs, locks: [{ name, owners, waiters }] }))[0];
 }

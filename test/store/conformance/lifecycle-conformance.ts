@@ -42,7 +42,7 @@ export function lifecycleConformance(f: ConformanceFixture): void {
       store.release(holdOf("a", "s1"), false),
       store.withdraw(waiterOf("a", "s1"), "cancel"),
       store.check("a", []),
-      store.renew("a", "s1", 1_000, ["o"], []),
+      store.renew({ sessionId: "s1", ttlMs: 1_000, locks: [{ name: "a", owners: ["o"], waiters: [] }] }),
     ];
     for (const attempt of attempts) {
       const error = await attempt.then(

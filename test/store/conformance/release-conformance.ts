@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ask, holdOf, SHORT_TTL, waiterOf } from "./claims.js";
+import { ask, holdOf, renewOne, SHORT_TTL, waiterOf } from "./claims.js";
 import type { ConformanceFixture } from "./conformance-fixture.js";
 import { passTime } from "./wait-for.js";
 
@@ -105,7 +105,7 @@ export function releaseConformance(f: ConformanceFixture): void {
     await f.store.acquire(ask("a", "s1"));
     await f.store.acquire(ask("a", "s2"));
     // Shorten the queue entry's lease: the hold it becomes must end with it, not a full TTL later.
-    expect(await f.store.renew("a", "s2", 2_000, [], [waiterOf("a", "s2")])).to.deep.equal({
+    expect(await renewOne(f.store, "a", "s2", 2_000, [], [waiterOf("a", "s2")])).to.deep.equal({
       holds: [],
       waiters: ["queued"],
     });

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ask, askShared, holdOf, waiterOf } from "./claims.js";
+import { ask, askShared, holdOf, renewOne, waiterOf } from "./claims.js";
 import type { ConformanceFixture } from "./conformance-fixture.js";
 import { askSet, sameSlotNames } from "./set-names.js";
 
@@ -142,7 +142,7 @@ export function setConformance(f: ConformanceFixture): void {
     await f.store.acquire(ask(X, "s0"));
     await f.store.acquireSet(askSet([X, Y], "s1"));
     for (const name of [X, Y]) {
-      const outcome = await f.store.renew(name, "s1", 60_000, [], [waiterOf(name, "s1", "set")]);
+      const outcome = await renewOne(f.store, name, "s1", 60_000, [], [waiterOf(name, "s1", "set")]);
       expect(outcome.waiters, name).to.deep.equal(["queued"]);
       expect((await f.store.describe(name)).waiters[0].leaseMs, name).to.be.above(45_000);
     }

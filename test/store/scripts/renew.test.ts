@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { waitForLeaseEnd } from "../../harness/wait-for-lease-end.js";
-import { acquire, keys, redisNow, release, renew, useScripts } from "./script-fixture.js";
+import { acquire, keys, redisNow, release, renew, renewMany, useScripts } from "./script-fixture.js";
 
 describe("renew.lua", () => {
   const f = useScripts();
@@ -85,5 +85,36 @@ describe("renew.lua", () => {
     ).to.deep.equal(["1 1", 0, 1, 0]);
     // The holder count splits the list: "o3" as a holder and "o1" as a request id are not found.
     expect(await renew(f, "a", "s1", 20_000, ["o3"], [["o1", "ox"]])).to.deep.equal([0, 0]);
+  });
+
+  it("renews several locks in one run: per lock its owners' then its pairs' statuses, lock after lock", async () => {
+    await acquire(f, "a", { session: "s1", ttl: 1_000 });
+    await acquire(f, "b", { session: "s0" });
+    await acquire(f, "b", { session: "s1", ttl: 1_000 });
+    await acquire(f, "c", { session: "s0" });
+    await acquire(f, "c", { session: "s1", ttl: 1_000 });
+    await release(f, "c", { session: "s0" });
+    const before = await redisNow(f.redis);
+    const locks = [
+      { name: "a", owners: ["o", "ox"], waiters: [] as [string, string][] },
+      { name: "b", owners: ["o"], waiters: [["r", "o"]] as [string, string][] },
+      { name: "none", owners: [], waiters: [["r", "o"]] as [string, string][] },
+      { name: "c", owners: [], waiters: [["r", "o"]] as [string, string][] },
+    ];
+    expect(await renewMany(f, "s1", 20_000, locks)).to.deep.equal(["1 1", 0, 0, 1, 0, 2]);
+    expect(Number(await f.redis.zscore(keys("a").holders, "s1:o"))).to.be.at.least(before + 20_000);
+    expect(Number(await f.redis.zscore(keys("b").leases, "s1:r"))).to.be.at.least(before + 20_000);
+    expect(Number(await f.redis.zscore(keys("c").holders, "s1:o"))).to.be.at.least(before + 20_000);
+    expect(await f.redis.exists(keys("none").holders, keys("none").leases)).to.equal(0);
+  });
+
+  it("keeps the fence only of the locks where it renewed a hold", async () => {
+    await acquire(f, "a", { session: "s1", ttl: 1_000 });
+    await acquire(f, "b", { session: "s2", ttl: 1_000 });
+    const retained = await f.redis.pttl(keys("b").fence);
+    const locks = ["a", "b"].map((name) => ({ name, owners: ["o"], waiters: [] as [string, string][] }));
+    expect(await renewMany(f, "s1", 200_000, locks)).to.deep.equal(["1 1", 0]);
+    expect(await f.redis.pttl(keys("a").fence)).to.be.within(200_000 + 60_000 - 5_000, 200_000 + 60_000);
+    expect(await f.redis.pttl(keys("b").fence)).to.be.at.most(retained);
   });
 });

@@ -116,8 +116,8 @@ export async function check(
   return (await f.scripts.run("check", keys(name).all, args)) as [number, string[], string[]];
 }
 
-/** Runs renew.lua for one session's holds (by owner) and queue entries ([request, owner]). */
-export async function renew(
+/** Runs renew.lua for one session's holds (by owner) and queue entries ([request, owner]) on one lock. */
+export function renew(
   f: ScriptFixture,
   name: string,
   session: string,
@@ -125,9 +125,23 @@ export async function renew(
   owners: string[],
   waiters: [string, string][],
 ): Promise<(number | string)[]> {
-  const { holders, leases, fence, data } = keys(name);
-  const args = [session, ttl, 60_000, owners.length, ...owners, ...waiters.flat()];
-  return (await f.scripts.run("renew", [holders, leases, fence, data], args)) as (number | string)[];
+  return renewMany(f, session, ttl, [{ name, owners, waiters }]);
+}
+
+/** Runs renew.lua for one session on several locks at once: their statuses, lock after lock. */
+export async function renewMany(
+  f: ScriptFixture,
+  session: string,
+  ttl: number,
+  locks: { name: string; owners: string[]; waiters: [string, string][] }[],
+): Promise<(number | string)[]> {
+  const lockKeys = locks.flatMap(({ name }) => {
+    const { holders, leases, fence, data } = keys(name);
+    return [holders, leases, fence, data];
+  });
+  const args = [session, ttl, 60_000];
+  for (const l of locks) args.push(l.owners.length, l.waiters.length, ...l.owners, ...l.waiters.flat());
+  return (await f.scripts.run("renew", lockKeys, args)) as (number | string)[];
 }
 
 /** Redis's clock in ms, as the scripts compute it. */

@@ -1,4 +1,4 @@
-import type { AcquireArgs, AcquireSetArgs, Claim } from "../../store.js";
+import type { AcquireArgs, AcquireSetArgs, Claim, RenewLock } from "../../store.js";
 import type { LockKeyCache, LockKeySet } from "../records/lock-key-cache.js";
 import { grantChannel, revocationChannel } from "../records/lock-keys.js";
 import type { StoreWriter } from "../writes/store-writer.js";
@@ -66,10 +66,14 @@ export class LockScriptArgs {
     return [...this.grants(name), ...pairs];
   }
 
-  /** renew.lua's ARGV: the session's holder owners, then a (request id, owner) pair per waiter. */
-  renew(sessionId: string, ttlMs: number, owners: string[], waiters: Claim[]): ScriptArg[] {
-    const pairs = waiters.flatMap((w) => [w.requestId, w.owner]);
-    return [sessionId, ttlMs, this.fenceRetainMs, owners.length, ...owners, ...pairs];
+  /** renew.lua's ARGV: per lock, its holder and waiter counts, holder owners, then a (request id, owner) pair per waiter. */
+  renew(sessionId: string, ttlMs: number, locks: RenewLock[]): ScriptArg[] {
+    const args: ScriptArg[] = [sessionId, ttlMs, this.fenceRetainMs];
+    for (const { owners, waiters } of locks) {
+      args.push(owners.length, waiters.length, ...owners);
+      for (const w of waiters) args.push(w.requestId, w.owner);
+    }
+    return args;
   }
 
   /** revoke.lua's ARGV. */

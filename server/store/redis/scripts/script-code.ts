@@ -133,10 +133,23 @@ export function translateCheck(reply: [number, string[], string[]]): CheckOutcom
 }
 
 /**
- * Translates a renew.lua reply: `holders` "token count" strings (RenewGone: lost), then one code
- * per waiter. An unknown waiter code throws.
+ * Translates a renew.lua reply into one outcome per lock of `locks` (in the order they were sent): per
+ * lock, its owners' "token count" strings (RenewGone: lost), then one code per waiter. An unknown waiter
+ * code throws.
  */
-export function translateRenew(reply: (string | number)[], holders: number): RenewOutcome {
+export function translateRenew(
+  reply: (string | number)[],
+  locks: readonly { owners: readonly unknown[]; waiters: readonly unknown[] }[],
+): RenewOutcome[] {
+  let at = 0;
+  return locks.map(({ owners, waiters }) => {
+    const outcome = translateRenewLock(reply.slice(at, at + owners.length + waiters.length), owners.length);
+    at += owners.length + waiters.length;
+    return outcome;
+  });
+}
+
+function translateRenewLock(reply: (string | number)[], holders: number): RenewOutcome {
   const holds = reply.slice(0, holders).map((r) => {
     if (typeof r !== "string") return null;
     const [token, count] = r.split(" ");
