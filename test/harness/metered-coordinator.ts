@@ -6,6 +6,7 @@ import { Coordinator } from "../../server/coordinator.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
 import { GrpcFrameMeter, type GrpcTraffic } from "./grpc-frame-meter.js";
 import { type DirectionCount, MeteredProxy } from "./metered-proxy.js";
+import { RawSession } from "./raw-session.js";
 import { startRedis, type TestRedis } from "./redis-server.js";
 
 /** The work one operation cost, counted on every connection it used and in the process. */
@@ -43,6 +44,7 @@ export class MeteredCoordinator {
     },
   });
   private readonly clients: TurnstileClient[] = [];
+  private readonly rawSessions: RawSession[] = [];
   private messagesSeen?: { target: number; resolve: () => void };
 
   private constructor(
@@ -85,6 +87,13 @@ export class MeteredCoordinator {
     this.clients.push(client);
     await client.connect();
     return client;
+  }
+
+  /** A bare session stream through the metered gRPC proxy, for counting single protocol messages (a keepalive). */
+  rawSession(): RawSession {
+    const session = new RawSession(this.grpcProxy.address);
+    this.rawSessions.push(session);
+    return session;
   }
 
   /** Resolves once `n` more gRPC messages than now have come from the coordinator (rejects after 5 s). */
@@ -144,6 +153,7 @@ export class MeteredCoordinator {
   async stop(): Promise<void> {
     this.hook.disable();
     await Promise.all(this.clients.map((c) => c.close()));
+    for (const s of this.rawSessions) s.close();
     await this.coordinator.stop();
     await this.grpcProxy.stop();
     await this.redisProxy.stop();

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import type { TurnstileClient } from "../../client/index.js";
 import { MeteredCoordinator, type WorkCount } from "../harness/metered-coordinator.js";
+import { acquireMsg, keepAliveMsg } from "../harness/requests.js";
 
 /**
  * What one operation may cost. Round trips, calls and messages are exact; bytes and the process's
@@ -47,6 +48,18 @@ const HAND_ON: Budget = {
   messageBytes: [59 + DIGITS, 45 + DIGITS],
   redisBytes: [546 + DIGITS, 65 + DIGITS],
   asyncResources: { PROMISE: 50, TickObject: 21, Immediate: 1, Timeout: 1, WRITEWRAP: 3 },
+};
+
+// A keepalive of a session holding KEEPALIVE_LOCKS locks: the session record's PEXPIRE and one renew.lua
+// for all its locks (TIME, then per lock ZSCORE, ZADD, HGET of its hold and PEXPIRE of its fence).
+const KEEPALIVE_LOCKS = 10;
+const KEEPALIVE: Budget = {
+  redisCalls: 3 + 4 * KEEPALIVE_LOCKS,
+  scriptsSent: 1,
+  messages: [1, 1],
+  messageBytes: [4 + DIGITS, 8 + DIGITS],
+  redisBytes: [2109 + DIGITS, 99 + DIGITS],
+  asyncResources: { PROMISE: 46, TickObject: 16, Immediate: 1, Timeout: 3, WRITEWRAP: 2 },
 };
 
 /**
@@ -168,5 +181,22 @@ describe("the work of the message path (counted, not timed)", () => {
     }
     expectWithin("queue", queue, QUEUE);
     expectWithin("hand-on (release granting the waiter)", handOn, HAND_ON);
+  });
+
+  it(`a keepalive of a session holding ${KEEPALIVE_LOCKS} locks: one renewal script for all of them`, async () => {
+    const s = m.rawSession();
+    await s.open(120_000);
+    for (let i = 0; i < KEEPALIVE_LOCKS; i++) {
+      s.send(acquireMsg(`k${i}`, `cost/keepalive/${i}`));
+      await s.next("acquired");
+    }
+    const keepAlive = async (seq: number) => {
+      s.send(keepAliveMsg(seq));
+      await s.next("keepAliveAck", (r) => r.keepAliveAck.seq === BigInt(seq));
+    };
+    await keepAlive(1); // the first renewal of a session warms what later ones reuse
+    const runs: WorkCount[] = [];
+    for (let seq = 2; seq < 2 + RUNS; seq++) runs.push(await m.count(() => keepAlive(seq)));
+    expectWithin(`keepalive, ${KEEPALIVE_LOCKS} locks held`, runs, KEEPALIVE);
   });
 });
