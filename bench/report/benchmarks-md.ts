@@ -109,9 +109,10 @@ export function writeBenchmarksMd(input: ReportInput): string {
   if (results.fleet) {
     out.push(
       "Sessions that only hold their locks and send a keepalive every TTL/3 (raw protocol streams over",
-      `${options.fleet?.connections ?? "?"} client connections). The coordinator renews a session's locks with one script per lock per`,
-      "keepalive, so the Redis work is 3 × locks / TTL scripts per second plus 3 × sessions / TTL keepalive",
-      "messages: linear in sessions and in locks/TTL, nothing per idle second otherwise.",
+      `${options.fleet?.connections ?? "?"} client connections). The coordinator renews all of a session's locks with one script per`,
+      "keepalive (on one Redis; per hash slot on Redis Cluster), so the Redis work is 3 × sessions / TTL keepalive",
+      "messages and scripts per second, with 3 × locks / TTL leases pushed inside them: linear in sessions and",
+      "in locks/TTL, nothing per idle second otherwise.",
       "",
       fleetTable(results.fleet),
       "",

@@ -89,10 +89,10 @@ export function limitsSection(results: BenchResults): string {
   } else if (ts && tsEmbedded)
     out.push("**Uncontended throughput (spread), 16 workers.**", ...spreadRedisHop(ts, tsEmbedded), "");
   const f = results.fleet;
-  if (f?.coordinatorCpuPct !== undefined && f.renewScriptsPerS > 0) {
-    const usPerRenewal = (f.coordinatorCpuPct / 100 / f.renewScriptsPerS) * 1e6;
+  if (f?.coordinatorCpuPct !== undefined && f.renewedLocksPerS > 0) {
+    const usPerRenewal = (f.coordinatorCpuPct / 100 / f.renewedLocksPerS) * 1e6;
     out.push(
-      `**Idle fleet.** Renewal is one script per lock per keepalive: ${count(f.renewScriptsPerS)} scripts/s for ${count(f.locks)} locks at a ${f.ttlMs / 1000} s TTL,`,
+      `**Idle fleet.** A keepalive renews all of its session's locks with one script: ${count(f.renewScriptsPerS)} scripts/s renewing ${count(f.renewedLocksPerS)} locks/s (${count(f.locks)} locks at a ${f.ttlMs / 1000} s TTL),`,
       `about ${count(usPerRenewal)} µs of coordinator CPU per renewed lock (keepalive handling included). At that cost one coordinator core`,
       `renews about ${count(1e6 / usPerRenewal)} locks per second, so the fleet a coordinator can hold scales with the TTL:`,
       "a shorter TTL or more locks per coordinator needs more coordinators (they share nothing but Redis).",

@@ -107,7 +107,7 @@ export function fleetTable(f: FleetResult): string {
       `${count(f.keepAlivesPerS)} (${count((3 * f.sessions) / ttlS)})`,
     ],
     [
-      "renewal scripts /s (expected 3 × locks / TTL)",
+      "renewal scripts /s (expected 3 × sessions / TTL: one per keepalive)",
       `${count(f.renewScriptsPerS)} (${count(f.predictedRenewScriptsPerS)})`,
     ],
     ["Redis commands /s incl. inside scripts", count(f.redisCommandsPerS)],

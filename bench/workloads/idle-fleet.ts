@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { credentials } from "@grpc/grpc-js";
 import type { Redis } from "ioredis";
 import { LockServiceClient } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { RENEW_LOCKS_PER_SCRIPT } from "../../server/store/redis/run-renew.js";
 import { processUsage } from "../env/process-usage.js";
 import { type RedisDelta, redisDelta, redisSnapshot } from "../env/redis-counters.js";
 import { type LatencySummary, summarize } from "../stats.js";
@@ -37,9 +38,14 @@ export interface FleetResult {
   redisUsedMemoryBytes: number;
   redis: RedisDelta;
   keepAlivesPerS: number;
-  /** Renewal scripts per second, and what one per lock per keepalive (3 × locks / TTL) predicts. */
+  /**
+   * Renewal scripts per second, and what one per keepalive (3 × sessions / TTL, on one Redis: all of a
+   * session's locks in one script, docs/data-model.md) predicts.
+   */
   renewScriptsPerS: number;
   predictedRenewScriptsPerS: number;
+  /** Locks renewed per second: 3 × locks / TTL. */
+  renewedLocksPerS: number;
   redisCommandsPerS: number;
   rtt: LatencySummary;
   rttMs: number[];
@@ -117,7 +123,9 @@ export async function runIdleFleet(o: FleetOptions): Promise<FleetResult> {
       redis,
       keepAlivesPerS: (tally.acks - acksBefore) / seconds,
       renewScriptsPerS: redis.wireCommands / seconds,
-      predictedRenewScriptsPerS: (3 * locks) / (o.ttlMs / 1000),
+      predictedRenewScriptsPerS:
+        (3 * o.sessions * Math.ceil(o.locksPerSession / RENEW_LOCKS_PER_SCRIPT)) / (o.ttlMs / 1000),
+      renewedLocksPerS: (3 * locks) / (o.ttlMs / 1000),
       redisCommandsPerS: redis.commands / seconds,
       rtt: summarize(tally.rttMs),
       rttMs: tally.rttMs,
