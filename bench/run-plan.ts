@@ -122,7 +122,10 @@ export async function runPlan(ctx: PlanContext): Promise<BenchResults> {
     progress.begin(`idle fleet, ${fleet.sessions} sessions × ${fleet.locksPerSession} locks`);
     results.fleet = await runFleetScalingDown(ctx, fleet, progress);
     const f = results.fleet;
-    if (f) progress.done(`${f.renewScriptsPerS.toFixed(0)} renewal scripts/s, keepalive RTT p99 ${f.rtt.p99Ms.toFixed(1)} ms`);
+    if (f)
+      progress.done(
+        `${f.renewScriptsPerS.toFixed(0)} renewal scripts/s, keepalive RTT p99 ${f.rtt.p99Ms.toFixed(1)} ms`,
+      );
     else progress.done("failed at every size (see the notes)");
   }
   return results;

@@ -1,4 +1,4 @@
-import type { RenewArgs, RenewLock, RenewOutcome } from "../store.js";
+import type { RenewArgs, RenewOutcome } from "../store.js";
 import { keySlot } from "./records/key-slot.js";
 import type { LockKeyCache } from "./records/lock-key-cache.js";
 import type { LockScriptArgs } from "./scripts/lock-script-args.js";
@@ -28,12 +28,14 @@ export async function runRenew(
   run: (keys: readonly string[], args: ScriptArg[]) => Promise<unknown>,
 ): Promise<RenewOutcome[]> {
   const outcomes: RenewOutcome[] = new Array(args.locks.length);
-  const batches = [...groups(args.locks, deps)].map(async (indexes) => {
+  const lockKeys = args.locks.map((l) => deps.lockKeys.keysOf(l.name));
+  const batches = [...groups(lockKeys, deps.cluster)].map(async (indexes) => {
     const locks = indexes.map((i) => args.locks[i]);
-    const keys = locks.flatMap((l) => {
-      const [holders, data, , leases, fence] = deps.lockKeys.of(l.name).keys;
-      return [holders, leases, fence, data];
-    });
+    const keys: string[] = [];
+    for (const i of indexes) {
+      const [holders, data, , leases, fence] = lockKeys[i];
+      keys.push(holders, leases, fence, data);
+    }
     const reply = (await run(keys, deps.argv.renew(args.sessionId, args.ttlMs, locks))) as (string | number)[];
     translateRenew(reply, locks).forEach((outcome, k) => {
       outcomes[indexes[k]] = outcome;
@@ -48,11 +50,11 @@ export async function runRenew(
   return outcomes;
 }
 
-/** The indexes of `locks` each script renews: all of them, or per Cluster slot; in runs of at most the limit. */
-function* groups(locks: RenewLock[], deps: RenewScriptDeps): Generator<number[]> {
+/** The indexes of the locks (by their keys) each script renews: all, or per Cluster slot; in runs of at most the limit. */
+function* groups(lockKeys: readonly (readonly string[])[], cluster: boolean): Generator<number[]> {
   const bySlot = new Map<number, number[]>();
-  locks.forEach((l, i) => {
-    const slot = deps.cluster ? keySlot(deps.lockKeys.of(l.name).keys[0]) : 0;
+  lockKeys.forEach((keys, i) => {
+    const slot = cluster ? keySlot(keys[0]) : 0;
     const group = bySlot.get(slot);
     if (group) group.push(i);
     else bySlot.set(slot, [i]);

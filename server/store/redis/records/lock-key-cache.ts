@@ -19,6 +19,14 @@ export class LockKeyCache {
     private readonly capacity = 4096,
   ) {}
 
+  /**
+   * The keys of `name`, from the cache when there, else built without adding them: a keepalive renews
+   * every lock its session holds, mostly idle ones, which would only push the busy locks out (issue 25).
+   */
+  keysOf(name: string): LockKeySet["keys"] {
+    return this.sets.get(name)?.keys ?? lockKeys(this.prefix, name);
+  }
+
   /** The key set of `name`. */
   of(name: string): LockKeySet {
     let set = this.sets.get(name);
