@@ -24,6 +24,8 @@ ${CONNECTION_HELP}
   --wait DURATION      how long to wait for the lock: 0 tries once (default: forever)
   --ttl DURATION       session lease; renewed every TTL/3 (default 15s)
   --grace DURATION     SIGTERM to SIGKILL when the lock is lost (default 5s)
+  --lock-delay DURATION  after a hold ends without a release (lost, revoked), nobody gets NAME
+                       for this long (default: the coordinator's --lock-delay for NAME; 0 none)
   --quiet              do not say on stderr that it waits, and behind whom
   -h, --help           this help
 DURATION is a number with a unit: 500ms, 10s, 5m, 1h.
@@ -101,7 +103,7 @@ async function acquire(client: TurnstileClient, args: LockArgs): Promise<Held | 
     });
   };
   try {
-    const options = { waitMs: args.waitMs, signal: interrupted.signal, onQueued };
+    const options = { waitMs: args.waitMs, lockDelayMs: args.lockDelayMs, signal: interrupted.signal, onQueued };
     if (args.names.length > 1) {
       const set = await client.acquireAll(args.names, options);
       return { locks: set.locks, signal: set.signal, release: () => set.release() };

@@ -36,6 +36,7 @@ export interface AcquireOptions {
    * Lock-delay in ms (0..60000): if this hold ends without a release (its lease runs out, an operator
    * revokes it, the session is lost), nobody is granted the lock until this long after; a release hands
    * it on at once. Absent: the server's default for the name's prefix (none unless configured); 0: none.
+   * For `acquireAll`/`withLocks` it is every hold's of the set (absent: each name's default).
    */
   lockDelayMs?: number;
 }

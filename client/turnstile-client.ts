@@ -116,7 +116,7 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
    * granted all together with one fencing token per name, or not at all: while it waits it holds none
    * of them (docs/multi-lock.md). Rejects like `acquire`; a `timeout` names in `blockedBy` the holders
    * of every name it waited for (Blocker.name). On abort it withdraws the whole set; a grant that
-   * crosses the abort is released, every lock of it.
+   * crosses the abort is released, every lock of it. `lockDelayMs` is every hold's lock-delay.
    */
   async acquireAll(claims: readonly LockClaimInput[], options: AcquireOptions = {}): Promise<LockSet> {
     const request = sessionSetAcquire(claims, options);

@@ -20,11 +20,13 @@ export interface LockArgs {
   waitText?: string;
   ttlMs: number;
   graceMs: number;
+  /** --lock-delay: the holds' lock-delay (undefined: the coordinator's default for the name). */
+  lockDelayMs?: number;
   /** --quiet: no line saying that it waits. */
   quiet: boolean;
 }
 
-const { minTtlMs, maxTtlMs, maxWaitMs } = REQUEST_LIMITS;
+const { minTtlMs, maxTtlMs, maxWaitMs, maxLockDelayMs } = REQUEST_LIMITS;
 const shown = (ms: number) => (ms === 0 ? "0" : formatDurationText(ms));
 const range = (minMs: number, maxMs: number) => `${shown(minMs)}..${shown(maxMs)}`;
 
@@ -33,10 +35,17 @@ const DURATIONS = {
   wait: { fallback: undefined, minMs: 0, maxMs: maxWaitMs, rule: "0 tries once, leave --wait out to wait forever" },
   ttl: { fallback: "15s", minMs: minTtlMs, maxMs: maxTtlMs, rule: "the session lease" },
   grace: { fallback: "5s", minMs: 0, maxMs: Number.POSITIVE_INFINITY, rule: "SIGTERM to SIGKILL" },
+  "lock-delay": {
+    fallback: undefined,
+    minMs: 0,
+    maxMs: maxLockDelayMs,
+    rule: "no new holder for this long after a hold ends without a release",
+  },
 } as const;
 
 /** The help lines of the limits, for the usage text. */
 export const LOCK_LIMITS_HELP = `Limits (the coordinator's defaults): --ttl ${range(minTtlMs, maxTtlMs)}, --wait at most ${formatDurationText(maxWaitMs)},
+--lock-delay at most ${formatDurationText(maxLockDelayMs)},
 NAME 1..${REQUEST_LIMITS.maxNameBytes} bytes of UTF-8 without control characters, at most ${REQUEST_LIMITS.maxSetNames} NAMEs.`;
 
 /**
@@ -48,7 +57,7 @@ export function parseLockArgs(own: string[], command: string[], env: NodeJS.Proc
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
     const options: Record<string, { type: "string" | "boolean" }> = { quiet: { type: "boolean" } };
-    for (const flag of ["wait", "ttl", "grace", ...CONNECTION_FLAGS]) options[flag] = { type: "string" };
+    for (const flag of ["wait", "ttl", "grace", "lock-delay", ...CONNECTION_FLAGS]) options[flag] = { type: "string" };
     const strings = Object.keys(options).filter((flag) => flag !== "quiet");
     parsed = parseArgs({ args: joinNegativeValues(own, strings), options, allowPositionals: true });
   } catch (err) {
@@ -84,6 +93,7 @@ export function parseLockArgs(own: string[], command: string[], env: NodeJS.Proc
     waitText: values.wait as string | undefined,
     ttlMs: durations.ttl!,
     graceMs: durations.grace!,
+    lockDelayMs: durations["lock-delay"],
     quiet: values.quiet === true,
   };
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/protobuf/types/known/durationpb"
+
 	pb "github.com/turnstile-locks/turnstile/clients/go/gen/turnstile/v1"
 )
 
@@ -42,7 +44,8 @@ func Names(names ...string) []Claim {
 // conflict) whose message names the field, e.g. acquire_all.locks[1].name. Waiting, opts.Wait, ctx
 // and the client's own deadline (Wait + 1 s) work as for Acquire; a timeout's BlockedBy names the
 // holders of every name it waited for (Blocker.Name), and a cancel withdraws the set from every name.
-// A lock-delay in opts is not sent: the coordinator applies none to a set's holds yet.
+// A lock-delay in opts (WithLockDelay) is every hold's of the set; over 60 s it fails invalid-argument
+// naming acquire_all.lock_delay.
 func (c *Client) AcquireAll(ctx context.Context, claims []Claim, opts *AcquireOptions) (*LockSet, error) {
 	return c.acquireAll(ctx, claims, opts, false)
 }
@@ -110,6 +113,9 @@ func (c *Client) acquireAll(ctx context.Context, claims []Claim, opts *AcquireOp
 			left = max(0, time.Until(start.Add(wait)))
 		}
 		req := &pb.AcquireAll{Locks: locks, Owner: owner, Value: opts.Value}
+		if opts.lockDelay != nil {
+			req.LockDelay = durationpb.New(*opts.lockDelay)
+		}
 		held, err := s.acquireSet(ctx, req, left, giveUp, opts.OnQueued)
 		// Nothing was granted to a session that ended under the request: ask again on a new one.
 		var e *Error

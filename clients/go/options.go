@@ -52,7 +52,8 @@ type AcquireOptions struct {
 // nil. If the hold ends without a Release (its lease runs out, the session is lost, an operator revokes
 // it), nobody is granted the name until d has passed; a Release hands it on at once. Not set: the
 // coordinator's default for the name's prefix (none unless configured). Over 60 s: the acquire fails
-// with ReasonInvalidArgument naming acquire.lock_delay.
+// with ReasonInvalidArgument naming acquire.lock_delay (acquire_all.lock_delay for AcquireAll, where
+// it is every hold's of the set).
 func (o *AcquireOptions) WithLockDelay(d time.Duration) *AcquireOptions {
 	if o == nil {
 		o = &AcquireOptions{}

@@ -70,7 +70,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       (p, d) => this.giveUp(p, { answer: deadlockError(d.cycle), failed: deadlockAnswer(d.cycle) }),
       (s, d) => this.sets.deadlocked(s, d),
     );
-    this.sets = new SetAcquires(store, limits, this.resolver, this.outage, log, metrics, this.heldWaits);
+    this.sets = new SetAcquires(store, limits, this.resolver, this.outage, log, metrics, this.heldWaits, lockDelays);
   }
 
   /** Acquires of this coordinator's sessions not answered yet, by session and request id. */

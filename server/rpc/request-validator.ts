@@ -42,6 +42,8 @@ export interface ValidAcquireAll {
   owner: string;
   waitMs: number | undefined;
   value: Buffer;
+  /** Every hold's lock-delay (0..60 s); undefined: per name, the serve default for its prefix. */
+  lockDelayMs?: number;
 }
 
 /** A Release that passed validation. */
@@ -144,12 +146,15 @@ export class RequestValidator {
     });
     this.text("acquire_all.owner", a.owner, this.limits.maxIdBytes, true);
     this.value("acquire_all.value", a.value);
+    const waitMs = this.wait("acquire_all.wait", a.wait);
+    const lockDelayMs = a.lockDelay && this.lockDelay("acquire_all.lock_delay", a.lockDelay);
     return {
       requestId: a.requestId,
       locks,
       owner: a.owner,
-      waitMs: this.wait("acquire_all.wait", a.wait),
+      waitMs,
       value: a.value,
+      ...(lockDelayMs !== undefined && { lockDelayMs }),
     };
   }
 

@@ -6,6 +6,8 @@ export interface SetMember {
   /** As StoreMode (not imported: store.ts imports this file). */
   mode: "exclusive" | "shared";
   limit: number;
+  /** The lock-delay its hold gets (as AcquireArgs.lockDelayMs); absent or 0: none. */
+  lockDelayMs?: number;
 }
 
 /** Acquire-set arguments: one claim of 1..MAX_SET_NAMES distinct names, granted all together or not at all. */

@@ -51,6 +51,20 @@ describe("turnstile lock", () => {
     expect([a.code, b.code, b.stdout]).to.deep.equal([0, 0, "second 2\n"]);
   });
 
+  it("asks for --lock-delay: once an operator revokes the hold, describe shows the lock delayed", async () => {
+    const release = join(dir, "release-delay");
+    const holder = spawnTurnstile(["lock", "--lock-delay", "30s", "cli/delay", "--", ...holdUntil(release)], { env });
+    await waitForOutput(holder.child, /holding/, 10_000);
+    const held = JSON.parse((await runTurnstile(["describe", "--output", "json", "cli/delay"], { env })).stdout);
+    expect(held.delayRemainingMs).to.equal(undefined);
+    const revoked = await runTurnstile(["revoke", "cli/delay", held.holders[0].holder], { env });
+    expect(revoked.code, revoked.stderr).to.equal(0);
+    const after = JSON.parse((await runTurnstile(["describe", "--output", "json", "cli/delay"], { env })).stdout);
+    expect(after.delayRemainingMs).to.be.within(25_000, 30_000);
+    writeFileSync(release, "");
+    expect((await holder.done).code).to.equal(76);
+  });
+
   it("exits 75 with a message when the lock is not acquired within --wait, or at once with --wait 0", async () => {
     const release = join(dir, "release-busy");
     const holder = spawnTurnstile(["lock", "cli/busy", "--", ...holdUntil(release)], { env });

@@ -47,6 +47,7 @@ describe("turnstile lock for operators (processes)", () => {
       [["--ttl", "100ms", "x"], '--ttl "100ms" is out of range: must be 1s..1h (the session lease)'],
       [["--ttl", "2h", "x"], '--ttl "2h" is out of range: must be 1s..1h'],
       [["--wait", "2d", "x"], '--wait "2d" is out of range: must be 0..1d'],
+      [["--lock-delay", "61s", "x"], '--lock-delay "61s" is out of range: must be 0..1m'],
       [[""], "NAME must not be empty"],
       [[long], `NAME "${"n".repeat(40)}"… is 300 bytes: the maximum is 256 bytes (UTF-8)`],
       [["a\tb"], 'NAME "a\\tb" must not contain control characters'],

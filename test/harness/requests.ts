@@ -31,14 +31,27 @@ export function acquireMsg(
 }
 
 /** Builds an AcquireAll of exclusive `names` as owner "o"; `waitMs` absent waits forever. */
-export function acquireAllMsg(requestId: string, names: string[], waitMs?: number): SessionRequest {
+export function acquireAllMsg(
+  requestId: string,
+  names: string[],
+  waitMs?: number,
+  lockDelayMs?: number,
+): SessionRequest {
   const wait =
     waitMs === undefined ? undefined : { seconds: BigInt(Math.floor(waitMs / 1000)), nanos: (waitMs % 1000) * 1e6 };
   const locks = names.map((name) => ({ name, mode: LockMode.LOCK_MODE_EXCLUSIVE, limit: 0 }));
   return {
     kind: {
       $case: "acquireAll",
-      acquireAll: { requestId, locks, wait, owner: "o", value: Buffer.alloc(0), traceParent: "", lockDelay: undefined },
+      acquireAll: {
+        requestId,
+        locks,
+        wait,
+        owner: "o",
+        value: Buffer.alloc(0),
+        traceParent: "",
+        lockDelay: lockDelayMs === undefined ? undefined : durationFromMs(lockDelayMs),
+      },
     },
   };
 }

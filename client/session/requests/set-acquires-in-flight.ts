@@ -22,21 +22,33 @@ export interface SessionSetAcquire {
   value?: Uint8Array;
   /** Told the `queued` answer's position on the first name the set waits for. */
   onQueued?: (position: number) => void;
+  /** Every hold's lock-delay; absent: the server's default for each name's prefix. */
+  lockDelayMs?: number;
 }
 
 /**
  * The SessionSetAcquire for a caller's claims and options, as sessionAcquire builds one Acquire:
  * `waitMs` Infinity waits forever, `owner` defaults to a fresh unique owner. Throws TurnstileError
- * 'invalid-argument' for a negative wait or text that is not valid UTF-8; the server checks the rest
+ * 'invalid-argument' for a negative wait or lock-delay, or text that is not valid UTF-8; the server checks the rest
  * (empty or too many names, duplicates) and names the field.
  */
 export function sessionSetAcquire(
   claims: readonly LockClaimInput[],
-  options: { waitMs?: number; owner?: string; value?: Uint8Array; onQueued?: (position: number) => void },
+  options: {
+    waitMs?: number;
+    owner?: string;
+    value?: Uint8Array;
+    onQueued?: (position: number) => void;
+    lockDelayMs?: number;
+  },
 ): SessionSetAcquire {
-  const { waitMs, owner = randomUUID(), value, onQueued } = options;
+  const { waitMs, owner = randomUUID(), value, onQueued, lockDelayMs } = options;
   if (waitMs !== undefined && !(waitMs >= 0)) {
     throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
+  }
+  // As sessionAcquire: the upper bound (60 s) is the server's to name (acquire_all.lock_delay).
+  if (lockDelayMs !== undefined && !(lockDelayMs >= 0 && Number.isFinite(lockDelayMs))) {
+    throw new TurnstileError("invalid-argument", `lockDelayMs must be a finite number >= 0, got ${lockDelayMs}`);
   }
   const locks = claims.map((c) => {
     const { name, mode = "exclusive", limit = 0 } = typeof c === "string" ? { name: c } : c;
@@ -49,7 +61,7 @@ export function sessionSetAcquire(
   }
   const name = locks.map((l) => l.name).join(", ");
   const wait = waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs;
-  return { name, locks, owner, waitMs: wait, value, onQueued };
+  return { name, locks, owner, waitMs: wait, value, onQueued, ...(lockDelayMs !== undefined && { lockDelayMs }) };
 }
 
 /** One AcquireAll not yet answered; like PendingAcquire, it survives a broken stream and is re-sent. */
@@ -71,12 +83,13 @@ export function acquireAllMessage(
   waitMs: number | undefined,
   traceParent: string,
 ): NonNullable<SessionRequest["kind"]> {
-  const { locks, owner, value = new Uint8Array() } = request;
+  const { locks, owner, value = new Uint8Array(), lockDelayMs } = request;
   const wait = waitMs === undefined ? undefined : durationFromMs(waitMs);
   const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  const lockDelay = lockDelayMs === undefined ? undefined : durationFromMs(lockDelayMs);
   return {
     $case: "acquireAll",
-    acquireAll: { requestId, locks, wait, owner, value: bytes, traceParent, lockDelay: undefined },
+    acquireAll: { requestId, locks, wait, owner, value: bytes, traceParent, lockDelay },
   };
 }
 

@@ -1,13 +1,14 @@
 import type { Logger } from "pino";
 import type { SessionResponse } from "../../../gen/ts/turnstile/v1/turnstile.js";
 import type { Limits } from "../../config/limits.js";
+import { LockDelayDefaults } from "../../config/lock-delay-defaults.js";
 import { acquireFailureOf } from "../../metrics/failure-labels.js";
 import { type Metrics, NO_METRICS } from "../../metrics/metrics.js";
 import type { ValidAcquireAll } from "../../rpc/request-validator.js";
 import { ServerError } from "../../rpc/server-error.js";
 import { holdKey, type PendingSet, type Session, waiterKey } from "../../session/session.js";
 import { SessionReplies as reply } from "../../session/session-replies.js";
-import type { AcquireSetArgs, AcquireSetOutcome, Claim, Store } from "../../store/store.js";
+import type { AcquireSetArgs, AcquireSetOutcome, Claim, SetMember, Store } from "../../store/store.js";
 import { StoreOutageLog } from "../../store/store-outage-log.js";
 import { StoreUnacknowledgedError } from "../../store/store-unacknowledged-error.js";
 import { deadlockAnswer, deadlockError } from "../deadlock/deadlock-answer.js";
@@ -55,6 +56,7 @@ export class SetAcquires {
     private readonly log: Logger,
     private readonly metrics: Metrics = NO_METRICS,
     private readonly waits: SetWaits = NO_WAITS,
+    private readonly lockDelays = new LockDelayDefaults(),
   ) {}
 
   /** AcquireAll requests of this coordinator's sessions not answered yet. */
@@ -69,7 +71,7 @@ export class SetAcquires {
       session,
       requestId: a.requestId,
       owner: a.owner,
-      locks: a.locks,
+      locks: a.locks.map((l) => withLockDelay(l, a.lockDelayMs ?? this.lockDelays.of(l.name))),
       value: a.value,
       mayWait: a.waitMs !== 0,
       done: false,
@@ -247,4 +249,9 @@ class Unacknowledged extends Error {
 function argsOf(p: PendingSet): AcquireSetArgs {
   const { requestId, owner, locks, value, mayWait } = p;
   return { sessionId: p.session.id, requestId, owner, locks, value, mayWait, ttlMs: p.session.ttlMs };
+}
+
+/** `l` with the lock-delay its hold gets (the request's, else the serve default for its name); 0 adds nothing. */
+function withLockDelay(l: SetMember, lockDelayMs: number): SetMember {
+  return lockDelayMs > 0 ? { ...l, lockDelayMs } : l;
 }

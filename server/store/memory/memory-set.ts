@@ -58,15 +58,16 @@ function fitsAhead(
   return !lock.delay.inForce(now) && lock.fits(mode, limit, lock.holders.size) && setsAhead(lock.queue, waiter);
 }
 
-/** Grants lock `i` of the set: its entry leaves the queue and (session, owner) holds it with a new token. */
+/** Grants lock `i` of the set: its entry leaves the queue and (session, owner) holds it with a new token (and delay). */
 function grant(lock: MemoryLock, a: AcquireSetArgs, i: number, now: number): bigint {
-  const { mode } = a.locks[i];
+  const { mode, lockDelayMs } = a.locks[i];
   lock.queue.delete(pairKey(a.sessionId, a.requestId));
   if (mode === "shared") lock.limit = a.locks[i].limit;
   const token = lock.issueToken(now);
   const { sessionId, owner, requestId } = a;
   const value = new Uint8Array(a.value ?? []);
   const deadline = now + a.ttlMs;
-  lock.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline, acquiredAt: now }, now);
+  // The hold keeps the set's lock-delay as a single acquire's does: its unclean end delays the lock.
+  lock.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline, acquiredAt: now, lockDelayMs }, now);
   return token;
 }

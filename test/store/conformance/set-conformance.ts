@@ -1,5 +1,7 @@
 import { expect } from "chai";
-import { ask, askShared, holdOf, renewOne, waiterOf } from "./claims.js";
+import type { SetMember } from "../../../server/store/store.js";
+import { until } from "../../harness/until.js";
+import { ask, askShared, holdOf, renewOne, SHORT_TTL, waiterOf } from "./claims.js";
 import type { ConformanceFixture } from "./conformance-fixture.js";
 import { askSet, sameSlotNames } from "./set-names.js";
 
@@ -147,4 +149,40 @@ export function setConformance(f: ConformanceFixture): void {
       expect((await f.store.describe(name)).waiters[0].leaseMs, name).to.be.above(45_000);
     }
   });
+
+  f.it("gives each hold of a set its lock-delay: revoked, only its name is delayed; released, none", async () => {
+    const locks = [delayed(X, 30_000), delayed(Y, 30_000), delayed(Z, 0)];
+    expect(await f.store.acquireSet(askSet(locks, "s1"))).to.deep.include({ kind: "granted" });
+    expect(await f.store.revoke(holdOf(X, "s1"))).to.deep.include({ kind: "revoked" });
+    expect((await f.store.describe(X)).delayMs).to.be.within(1, 30_000);
+    expect(await f.store.acquire(ask(X, "s2", { mayWait: false }))).to.deep.equal({ kind: "busy" });
+    // Y's hold ends clean (released), Z's has no delay: both hand on at once.
+    await f.store.release(holdOf(Y, "s1"), false);
+    await f.store.revoke(holdOf(Z, "s1"));
+    for (const name of [Y, Z]) {
+      expect((await f.store.describe(name)).delayMs, name).to.equal(undefined);
+      expect(await f.store.acquire(ask(name, "s2", { mayWait: false })), name).to.deep.include({ kind: "granted" });
+    }
+  });
+
+  f.it(
+    "delays the name of an expired set hold from its lease's end, and only the names it has a delay for",
+    async () => {
+      const locks = [delayed(X, 30_000), delayed(Y, 0)];
+      await f.store.acquireSet(askSet(locks, "s1", { ttlMs: SHORT_TTL }));
+      await until(async () => {
+        for (const name of [X, Y]) await f.store.check(name, []);
+        return (await f.store.describe(X)).holders.length + (await f.store.describe(Y)).holders.length === 0;
+      }, "the set's leases to end");
+      expect((await f.store.describe(X)).delayMs).to.be.within(1, 30_000);
+      expect(await f.store.acquire(ask(X, "s2", { mayWait: false }))).to.deep.equal({ kind: "busy" });
+      expect((await f.store.describe(Y)).delayMs).to.equal(undefined);
+      expect(await f.store.acquire(ask(Y, "s2", { mayWait: false }))).to.deep.include({ kind: "granted" });
+    },
+  );
+}
+
+/** An exclusive set member of `name` whose hold gets `lockDelayMs` (0: none). */
+function delayed(name: string, lockDelayMs: number): SetMember {
+  return { name, mode: "exclusive", limit: 0, lockDelayMs };
 }

@@ -1,5 +1,16 @@
 import { expect } from "chai";
-import { acquire, describeLock, GRANTS, keys, release, subscribeGrants, useScripts } from "./script-fixture.js";
+import { waitForLeaseEnd } from "../../harness/wait-for-lease-end.js";
+import {
+  acquire,
+  describeLock,
+  GRANTS,
+  keys,
+  redisNow,
+  release,
+  revoke,
+  subscribeGrants,
+  useScripts,
+} from "./script-fixture.js";
 import { acquireSet } from "./set-fixture.js";
 
 describe("acquire-set.lua", () => {
@@ -86,5 +97,30 @@ describe("acquire-set.lua", () => {
     const [, , , waiters] = (await describeLock(f, "a")) as [unknown, unknown, unknown, unknown[]];
     expect(String(waiters[0])).to.equal("s1:set");
     expect(String(waiters[4])).to.equal("a\nb");
+  });
+
+  it("keeps each granted hold's lock-delay (d:) as acquire.lua does; a name sent 0 gets none", async () => {
+    expect(await acquireSet(f, ["a", "b"], { session: "s1", lockDelays: [5000, 0] })).to.deep.equal([1, ["1", "1"]]);
+    expect(await f.redis.hmget(keys("a").data, "d:s1:o", "delay")).to.deep.equal(["5000", null]);
+    expect(await f.redis.hexists(keys("b").data, "d:s1:o")).to.equal(0);
+    // A clean release of a delayed hold hands on at once.
+    expect(await release(f, "a", { session: "s1" })).to.deep.equal([11, 0, []]);
+    expect(await acquire(f, "a", { session: "s2", mayWait: false })).to.deep.equal([1, "2", 1]);
+  });
+
+  it("delays only the name whose hold ended unclean: revoked from now, expired from its lease's end", async () => {
+    await acquireSet(f, ["a", "b", "c"], { session: "s1", ttl: 100, lockDelays: [20_000, 20_000, 20_000] });
+    const before = await redisNow(f.redis);
+    expect(await revoke(f, "a", { session: "s1" })).to.deep.equal([21, "1", 1, []]);
+    expect(Number(await f.redis.hget(keys("a").data, "delay"))).to.be.within(before + 20_000, before + 21_000);
+    expect(await release(f, "b", { session: "s1" })).to.deep.equal([11, 0, []]);
+    const leaseEnd = Number(await f.redis.zscore(keys("c").holders, "s1:o"));
+    await waitForLeaseEnd(f.redis, keys("c").holders, "s1:o");
+    expect(await acquire(f, "a", { session: "s2", mayWait: false })).to.deep.equal([3]);
+    expect(await acquire(f, "b", { session: "s2", mayWait: false })).to.deep.equal([1, "2", 1]);
+    expect(await acquire(f, "c", { session: "s2", mayWait: false })).to.deep.equal([3]);
+    expect(await f.redis.zscore(keys("c").holders, "delay")).to.equal(String(leaseEnd + 20_000));
+    // A set asking for a delayed name queues (or is BUSY) like anyone else.
+    expect(await acquireSet(f, ["c", "d"], { session: "s3", mayWait: false })).to.deep.equal([3, 1]);
   });
 });

@@ -14,6 +14,8 @@ export interface AcquireSetInput {
   modes?: (1 | 2)[];
   /** Per name (default 0). */
   limits?: number[];
+  /** Per name, the lock-delay ms its hold gets (0: none); absent: none sent. */
+  lockDelays?: number[];
 }
 
 /** Runs acquire-set.lua over `names` (the script tests' Redis is no Cluster: any names go). */
@@ -29,6 +31,7 @@ export async function acquireSet(f: ScriptFixture, names: string[], a: AcquireSe
   names.forEach((name, i) => {
     args.push(a.modes?.[i] ?? 1, a.limits?.[i] ?? 0, keys(name).events);
   });
+  args.push(...(a.lockDelays ?? []));
   return (await f.scripts.run(
     "acquire-set",
     names.flatMap((n) => keys(n).all),

@@ -5,7 +5,8 @@
 -- hand-on.lua tells its coordinator when a name frees. A re-run (same session, request) keeps its places.
 -- KEYS: per name, in name order: 1 holders, 2 data, 3 queue, 4 leases, 5 fence, 6 version (data-model.md)
 -- ARGV: session, owner, request, ttl ms, may wait (1/0), coordinator id, fence retain ms, value, publish,
---   floors (as in acquire.lua), the names joined by "\n", then per name: mode (1/2), limit, event channel
+--   floors (as in acquire.lua), the names joined by "\n", then per name: mode (1/2), limit, event channel;
+--   then, only when some name has one, per name the lock-delay ms its hold gets (0: none; acquire.lua's)
 -- Returns {1, {token, ...}} GRANTED (name order);  {2, i, position, ms} QUEUED (i: first name it waits for;
 --   ms: until the earliest holder lease of any name ends, -1: none);  {3, i} BUSY (may wait = 0);
 --   {4, i, limit} CONFLICT: the shared limit in force on name i differs;  {6, i} HELD: the owner holds name i
@@ -32,12 +33,7 @@ for i = 1, k do
 end
 if #tokens < k and not busy then
   for i = 1, k do
-    local mode, limit = use(i)
-    rcall('ZREM', queue, wid)
-    rcall('ZREM', leases, wid)
-    rcall('HDEL', data, 'w:' .. wid, 'q:' .. wid, 's:' .. wid)
-    local held = mode == '2' and {'v:' .. hid, value, 'limit', limit} or {'v:' .. hid, value}
-    tokens[i] = grant(hid, wid, mode, now + ttl, held)
+    tokens[i] = take(use(i))
   end
 end
 if #tokens == k or mayWait ~= '1' then

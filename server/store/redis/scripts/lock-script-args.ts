@@ -47,7 +47,9 @@ export class LockScriptArgs {
     const shared = [this.fenceRetainMs, bufferOf(args.value), this.publish, this.writer.floors(locks[0].keys[0])];
     const names = args.locks.map((l) => l.name).join("\n");
     const each = args.locks.flatMap((l, i) => [l.mode === "exclusive" ? 1 : 2, l.limit, locks[i].events]);
-    return [...head, ...shared, names, ...each];
+    // Only when some hold gets a lock-delay: a set without one sends nothing more.
+    const delays = args.locks.some((l) => l.lockDelayMs) ? args.locks.map((l) => l.lockDelayMs ?? 0) : [];
+    return [...head, ...shared, names, ...each, ...delays];
   }
 
   /** release.lua's ARGV: a release (`one`, `all`) or a withdrawal (`cancel`, `abandon`). */

@@ -58,7 +58,7 @@ public final class AcquireOptions {
    * session is lost, an operator revokes it), nobody is granted the lock until {@code lockDelay} has
    * passed; a release hands it on at once. Zero: none; null: the coordinator's default for the name's
    * prefix. Above {@link #MAX_LOCK_DELAY} the coordinator refuses the acquire with INVALID_ARGUMENT
-   * naming acquire.lock_delay.
+   * naming acquire.lock_delay (acquire_all.lock_delay for a set, where it is every hold's).
    */
   public AcquireOptions withLockDelay(Duration lockDelay) {
     if (lockDelay != null && lockDelay.isNegative())

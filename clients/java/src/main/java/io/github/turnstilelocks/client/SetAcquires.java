@@ -35,6 +35,7 @@ final class SetAcquires {
     AcquireAll.Builder set = AcquireAll.newBuilder().setValue(com.google.protobuf.ByteString.copyFrom(o.value()));
     for (Claim claim : claims) set.addLocks(claim.toProto());
     if (o.waitTime() != null) set.setWait(ProtoDuration.of(o.waitTime()));
+    if (o.lockDelay() != null) set.setLockDelay(ProtoDuration.of(o.lockDelay()));
     Pending p;
     SessionStream to;
     synchronized (session.mu) {

@@ -89,7 +89,8 @@ public final class TurnstileClient implements AutoCloseable {
    * naming the field ({@code acquire_all.locks[1].name}). A TIMEOUT names in {@link
    * TurnstileException#blockedBy()} the holders of every name ({@link TurnstileException.Blocker#name()});
    * interrupted, it withdraws the set from every name and throws InterruptedException. The options'
-   * lock-delay is not sent: the coordinator applies none to a set's holds yet.
+   * lock-delay ({@link AcquireOptions#withLockDelay}) is every hold's of the set (over 60 s:
+   * INVALID_ARGUMENT naming acquire_all.lock_delay).
    */
   public LockSet acquireAll(List<Claim> claims, AcquireOptions options) throws InterruptedException {
     return Futures.await(acquireAllAsync(claims, options), LockSet::releaseAsync);

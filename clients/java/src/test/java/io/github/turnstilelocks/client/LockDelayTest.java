@@ -8,6 +8,7 @@ import io.github.turnstilelocks.client.TurnstileException.Reason;
 import io.github.turnstilelocks.client.harness.Fleet;
 import io.github.turnstilelocks.client.harness.FleetExtension;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -41,6 +42,29 @@ class LockDelayTest {
           TurnstileException.class, () -> client.acquire("java/lock-delay-bad", AcquireOptions.lockDelay(Duration.ofSeconds(61))));
       assertEquals(Reason.INVALID_ARGUMENT, e.reason());
       assertTrue(e.getMessage().contains("acquire.lock_delay"), e.getMessage());
+    }
+  }
+
+  @Test
+  void aSetAcquiredWithALockDelayDelaysTheNameOfARevokedHoldAndNotTheReleasedOne(Fleet fleet) throws Exception {
+    String a = "java/set-lock-delay-a";
+    String b = "java/set-lock-delay-b";
+    Duration delay = Duration.ofSeconds(30);
+    try (TurnstileClient holder = fleet.client("holder").build(); TurnstileClient other = fleet.client("other").build()) {
+      LockSet set = holder.acquireAll(Claim.names(a, b), AcquireOptions.lockDelay(delay).withOwner("h"));
+      fleet.revoke(a, holder.sessionId(), "h");
+      assertTrue(other.tryAcquire(a).isEmpty(), "a try-once of the revoked name during the set's delay finds it taken");
+      long left = ProtoDuration.toNanos(fleet.describe(a).getDelayRemaining());
+      assertTrue(left > 0 && left <= delay.toNanos(), "Describe shows the delay left: " + left + " ns");
+      set.lock(b).release();
+      try (Lock next = other.tryAcquire(b).orElseThrow()) {
+        assertTrue(!fleet.describe(b).hasDelayRemaining(), "a released hold of the set delays nothing");
+      }
+      TurnstileException e = assertThrows(
+          TurnstileException.class,
+          () -> other.acquireAll(List.of(Claim.exclusive("java/set-lock-delay-c")), AcquireOptions.lockDelay(Duration.ofSeconds(61))));
+      assertEquals(Reason.INVALID_ARGUMENT, e.reason());
+      assertTrue(e.getMessage().contains("acquire_all.lock_delay"), e.getMessage());
     }
   }
 }
