@@ -1,0 +1,133 @@
+import { expect } from "chai";
+import { LockKeyCache } from "../../../server/store/redis/records/lock-key-cache.js";
+import { RENEW_LOCKS_PER_SCRIPT, runRenew } from "../../../server/store/redis/run-renew.js";
+import { LockScriptArgs } from "../../../server/store/redis/scripts/lock-script-args.js";
+import type { ScriptArg } from "../../../server/store/redis/scripts/lock-scripts.js";
+import type { StoreWriter } from "../../../server/store/redis/writes/store-writer.js";
+import type { RenewLock } from "../../../server/store/store.js";
+import { waiterOf } from "../conformance/claims.js";
+import { sameSlotNames, slotOf } from "../conformance/set-names.js";
+
+/** One renew.lua the store sent: its keys and ARGV. */
+interface Sent {
+  keys: readonly string[];
+  args: ScriptArg[];
+}
+
+/**
+ * How RedisStore.renew splits a keepalive into renew.lua calls (one per Redis, per Cluster slot, in runs
+ * of RENEW_LOCKS_PER_SCRIPT) and puts the answers back in the caller's order; `run` here answers as the
+ * script would for live entries ("1 1" per owner, 1 per waiter) without Redis (the script itself:
+ * test/store/scripts/renew.test.ts; every store: test/store/conformance).
+ */
+describe("runRenew (RedisStore.renew)", () => {
+  const lockKeys = new LockKeyCache("t");
+  const argv = new LockScriptArgs("c1", "t", 60_000, "watched", lockKeys, {} as StoreWriter);
+
+  function recorder(fail?: (s: Sent) => Error | undefined) {
+    const sent: Sent[] = [];
+    const run = async (keys: readonly string[], args: ScriptArg[]) => {
+      sent.push({ keys, args });
+      const error = fail?.({ keys, args });
+      if (error) throw error;
+      const reply: (string | number)[] = [];
+      for (let at = 3; at < args.length; ) {
+        const [h, w] = [Number(args[at]), Number(args[at + 1])];
+        for (let i = 0; i < h; i++) reply.push("1 1");
+        for (let i = 0; i < w; i++) reply.push(1);
+        at += 2 + h + 2 * w;
+      }
+      return reply;
+    };
+    return { sent, run };
+  }
+
+  const lock = (name: string, owners = ["o"], waiters: string[] = []): RenewLock => ({
+    name,
+    owners,
+    waiters: waiters.map((r) => waiterOf(name, "s1", r)),
+  });
+
+  it("sends one script for every lock on one Redis: 4 keys per lock, counts then owners then pairs", async () => {
+    const { sent, run } = recorder();
+    const locks = [lock("a"), lock("b", [], ["r1", "r2"]), lock("c", ["o1", "o2"], ["r3"])];
+    const outcomes = await runRenew({ sessionId: "s1", ttlMs: 9_000, locks }, { lockKeys, argv, cluster: false }, run);
+    expect(sent).to.have.length(1);
+    expect(sent[0].keys).to.deep.equal(
+      ["a", "b", "c"].flatMap((n) => ["holders", "leases", "fence", "data"].map((k) => `t:{${n}}:${k}`)),
+    );
+    expect(sent[0].args).to.deep.equal([
+      "s1",
+      9_000,
+      60_000,
+      1,
+      0,
+      "o",
+      0,
+      2,
+      "r1",
+      "o",
+      "r2",
+      "o",
+      2,
+      1,
+      "o1",
+      "o2",
+      "r3",
+      "o",
+    ]);
+    expect(outcomes).to.deep.equal([
+      { holds: [{ token: 1n, count: 1 }], waiters: [] },
+      { holds: [], waiters: ["queued", "queued"] },
+      {
+        holds: [
+          { token: 1n, count: 1 },
+          { token: 1n, count: 1 },
+        ],
+        waiters: ["queued"],
+      },
+    ]);
+  });
+
+  it(`splits a session's locks into scripts of at most ${RENEW_LOCKS_PER_SCRIPT}`, async () => {
+    const { sent, run } = recorder();
+    const locks = Array.from({ length: 2 * RENEW_LOCKS_PER_SCRIPT + 1 }, (_, i) => lock(`n${i}`));
+    const outcomes = await runRenew({ sessionId: "s1", ttlMs: 9_000, locks }, { lockKeys, argv, cluster: false }, run);
+    expect(sent.map((s) => s.keys.length / 4)).to.deep.equal([RENEW_LOCKS_PER_SCRIPT, RENEW_LOCKS_PER_SCRIPT, 1]);
+    expect(outcomes).to.have.length(locks.length);
+  });
+
+  it("on Cluster sends one script per hash slot and answers in the caller's order", async () => {
+    const { sent, run } = recorder();
+    const [x1, x2] = sameSlotNames("x", 2);
+    const other = ["y", "z", "w"].find((n) => slotOf(n) !== slotOf(x1))!;
+    const locks = [lock(x1), lock(other, [], ["r"]), lock(x2, ["o1", "o2"])];
+    const outcomes = await runRenew({ sessionId: "s1", ttlMs: 9_000, locks }, { lockKeys, argv, cluster: true }, run);
+    expect(sent.map((s) => s.keys.filter((k) => k.endsWith(":holders")))).to.deep.equal([
+      [`t:{${x1}}:holders`, `t:{${x2}}:holders`],
+      [`t:{${other}}:holders`],
+    ]);
+    expect(outcomes.map((o) => [o.holds.length, o.waiters.length])).to.deep.equal([
+      [1, 0],
+      [0, 1],
+      [2, 0],
+    ]);
+  });
+
+  it("on Cluster sends every slot's script even when one fails, then rejects with that failure", async () => {
+    const down = new Error("the master of this slot is down");
+    const { sent, run } = recorder((s) => (s.keys[0] === "t:{a}:holders" ? down : undefined));
+    const other = ["b", "c", "d"].find((n) => slotOf(n) !== slotOf("a"))!;
+    const renewal = runRenew(
+      { sessionId: "s1", ttlMs: 9_000, locks: [lock("a"), lock(other)] },
+      { lockKeys, argv, cluster: true },
+      run,
+    );
+    const error = await renewal.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).to.equal(down);
+    expect(sent).to.have.length(2);
+  });
+});
