@@ -27,10 +27,13 @@ export function acquireSet(locks: MemoryLock[], a: AcquireSetArgs, now: number):
   }
   // Every lock held under this request: a re-run after the grant answers it again.
   if (tokens.filter((t) => t !== undefined).length === locks.length) return { kind: "granted", tokens };
-  if (busy < 0) return { kind: "granted", tokens: locks.map((lock, i) => grant(lock, a, i, now)) };
+  // A re-run that still holds some of the names keeps their tokens and is granted the others.
+  if (busy < 0) return { kind: "granted", tokens: locks.map((lock, i) => tokens[i] ?? grant(lock, a, i, now)) };
   if (!a.mayWait) return { kind: "busy", index: busy };
   let recheckInMs = -1;
   for (const [i, lock] of locks.entries()) {
+    // Queued on the names it does not hold: it never queues behind itself.
+    if (tokens[i] !== undefined) continue;
     const { mode, limit } = a.locks[i];
     const entry = lock.queue.get(waiter);
     if (entry) entry.deadline = now + a.ttlMs;

@@ -224,7 +224,6 @@ export class RedisStore implements Store {
     const outcome = translateRevoke(reply);
     // Told first: a holder served here learns now, before a waiter here is granted (its broadcast is then a no-op).
     if (outcome.kind === "revoked") this.listener?.revoked({ ...hold, token: outcome.token });
-    this.replay?.journal.released(hold, outcome);
     this.outbox.deliver(hold.name, reply[3] as string[]);
     return outcome;
   }

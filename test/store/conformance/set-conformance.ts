@@ -84,6 +84,17 @@ export function setConformance(f: ConformanceFixture): void {
     expect((await f.store.describe(X)).holders[0].count).to.equal(1);
   });
 
+  f.it("re-run still holding some names: keeps their tokens, queues only on the others, then grants them", async () => {
+    expect(await f.store.acquireSet(askSet([X, Y], "s1"))).to.deep.equal({ kind: "granted", tokens: [1n, 1n] });
+    await f.store.revoke(holdOf(Y, "s1"));
+    await f.store.acquire(ask(Y, "s2"));
+    expect(await f.store.acquireSet(askSet([X, Y], "s1"))).to.deep.include({ kind: "queued", index: 1 });
+    expect((await f.store.describe(X)).waiters).to.deep.equal([]);
+    await f.store.release(holdOf(Y, "s2"), false);
+    expect(await f.store.acquireSet(askSet([X, Y], "s1"))).to.deep.equal({ kind: "granted", tokens: [1n, 3n] });
+    expect((await f.store.describe(X)).holders.map((h) => [h.token, h.count])).to.deep.equal([[1n, 1]]);
+  });
+
   f.it("answers busy when it may not wait, leaving nothing queued", async () => {
     await f.store.acquire(ask(Y, "s0"));
     expect(await f.store.acquireSet(askSet([X, Y], "s1", { mayWait: false }))).to.deep.equal({

@@ -10,13 +10,13 @@ describe("ReleaseJournal (the let-gos replayed on a new master)", () => {
     nowMs = 0;
   });
 
-  it("keeps final releases by token and revokes, never a release that left counts or one without a token", () => {
+  it("keeps final releases by token, never a release that left counts or one without a token", () => {
     const j = journal(1000, 10);
     j.letGo({ ...hold("final"), requestId: "" }, "one", { kind: "released", holdCount: 0 });
     j.letGo({ ...hold("left"), requestId: "" }, "one", { kind: "released", holdCount: 1 });
     j.letGo({ ...hold("not-held"), requestId: "" }, "all", { kind: "not-held" });
     j.letGo({ name: "a", sessionId: "s1", owner: "untold", requestId: "" }, "all", { kind: "released", holdCount: 0 });
-    j.released({ name: "a", sessionId: "s2", owner: "o" }, { kind: "revoked", token: 9n, holdCount: 2 });
+    j.released({ name: "a", sessionId: "s2", owner: "o", token: 9n }, { kind: "released", holdCount: 0 });
     j.released({ name: "a", sessionId: "s3", owner: "o" }, { kind: "not-held" });
     expect(j.recent().map((e) => (e.kind === "release" ? `${e.sessionId}:${e.owner}@${e.token}` : ""))).to.deep.equal([
       "s1:final@7",
@@ -38,9 +38,9 @@ describe("ReleaseJournal (the let-gos replayed on a new master)", () => {
 
   it("drops entries older than its window", () => {
     const j = journal(1000, 10);
-    j.released(hold("old"), { kind: "revoked", token: 1n, holdCount: 1 });
+    j.released(hold("old"), { kind: "released", holdCount: 0 });
     nowMs = 600;
-    j.released(hold("new"), { kind: "revoked", token: 2n, holdCount: 1 });
+    j.released(hold("new"), { kind: "released", holdCount: 0 });
     nowMs = 1200;
     expect(j.recent().map((e) => (e.kind === "release" ? e.owner : ""))).to.deep.equal(["new"]);
     nowMs = 1700;
@@ -49,7 +49,7 @@ describe("ReleaseJournal (the let-gos replayed on a new master)", () => {
 
   it("keeps at most maxEntries, the newest", () => {
     const j = journal(1000, 3);
-    for (let i = 0; i < 5; i++) j.released(hold(`o${i}`), { kind: "revoked", token: BigInt(i), holdCount: 1 });
+    for (let i = 0; i < 5; i++) j.released(hold(`o${i}`), { kind: "released", holdCount: 0 });
     expect(j.recent().map((e) => (e.kind === "release" ? e.owner : ""))).to.deep.equal(["o2", "o3", "o4"]);
   });
 
@@ -57,7 +57,7 @@ describe("ReleaseJournal (the let-gos replayed on a new master)", () => {
     const j = journal(10, 100_000);
     for (let i = 0; i < 50_000; i++) {
       nowMs = i;
-      j.released(hold("o"), { kind: "revoked", token: BigInt(i), holdCount: 1 });
+      j.released(hold("o"), { kind: "released", holdCount: 0 });
     }
     expect(j.size).to.equal(11);
     expect((j as unknown as { entries: unknown[] }).entries.length).to.be.below(3000);

@@ -123,4 +123,25 @@ describe("acquire-set.lua", () => {
     // A set asking for a delayed name queues (or is BUSY) like anyone else.
     expect(await acquireSet(f, ["c", "d"], { session: "s3", mayWait: false })).to.deep.equal([3, 1]);
   });
+
+  it("queued behind a lock-delay, keeps the delayed name's keys from expiring with the delay", async () => {
+    await acquire(f, "a", { session: "s0", lockDelay: 20_000 });
+    await revoke(f, "a", { session: "s0" });
+    expect(await f.redis.pttl(keys("a").holders)).to.be.above(0);
+    expect(((await acquireSet(f, ["a", "b"], { session: "s1" })) as number[]).slice(0, 2)).to.deep.equal([2, 1]);
+    expect([await f.redis.pttl(keys("a").holders), await f.redis.pttl(keys("a").data)]).to.deep.equal([-1, -1]);
+  });
+
+  it("re-run holding some of its names: keeps their tokens and counts, grants the others, never queues behind itself", async () => {
+    expect(await acquireSet(f, ["a", "b"], { session: "s1" })).to.deep.equal([1, ["1", "1"]]);
+    await revoke(f, "b", { session: "s1" });
+    await acquire(f, "b", { session: "s2" });
+    const queued = (await acquireSet(f, ["a", "b"], { session: "s1" })) as number[];
+    expect(queued.slice(0, 3)).to.deep.equal([2, 2, 1]);
+    expect(await f.redis.zcard(keys("a").queue)).to.equal(0);
+    expect(await f.redis.zscore(keys("a").leases, "s1:set")).to.equal(null);
+    await release(f, "b", { session: "s2" });
+    expect(await acquireSet(f, ["a", "b"], { session: "s1" })).to.deep.equal([1, ["1", "3"]]);
+    expect(await f.redis.hget(keys("a").data, "h:s1:o")).to.equal("1 1 1 s1:set");
+  });
 });

@@ -1,4 +1,4 @@
-import type { Claim, ReleaseOutcome, RevokeOutcome } from "../../store.js";
+import type { Claim, ReleaseOutcome } from "../../store.js";
 
 /** How long and how many let-gos the journal keeps. */
 export interface JournalLimits {
@@ -12,8 +12,10 @@ export interface JournalLimits {
 export const DEFAULT_JOURNAL_LIMITS: JournalLimits = { windowMs: 60_000, maxEntries: 10_000 };
 
 /**
- * One let-go the replicas acknowledged: a final release (or a revoke) of the hold with fencing token
- * `token`, or a cancel of the waiter `claim.requestId` (release.lua's `cancel`).
+ * One let-go the replicas acknowledged: a final release of the hold with fencing token `token`, or a
+ * cancel of the waiter `claim.requestId` (release.lua's `cancel`). Revokes are not kept: replayed as a
+ * release they would skip the hold's lock-delay and its holder's notice (told first); a revoke lost in
+ * the switch window leaves the hold to end with its lease, as before the journal.
  */
 export type JournalEntry =
   | { kind: "release"; name: string; sessionId: string; owner: string; token: bigint; atMs: number }
@@ -38,12 +40,11 @@ export class ReleaseJournal {
   ) {}
 
   /**
-   * Keeps a final release (hold count 0, token known) or a revoke: the hold with that token is gone for
-   * good. A release that left counts is not kept: a replay drops every count, so re-entries stay exact.
+   * Keeps a final release (hold count 0, token known): the hold with that token is gone for good. A
+   * release that left counts is not kept: a replay drops every count, so re-entries stay exact.
    */
-  released(hold: HoldClaim, outcome: ReleaseOutcome | RevokeOutcome): void {
-    const token =
-      outcome.kind === "revoked" ? outcome.token : outcome.kind === "released" && outcome.holdCount === 0 && hold.token;
+  released(hold: HoldClaim, outcome: ReleaseOutcome): void {
+    const token = outcome.kind === "released" && outcome.holdCount === 0 && hold.token;
     if (typeof token !== "bigint") return;
     const { name, sessionId, owner } = hold;
     this.add({ kind: "release", name, sessionId, owner, token, atMs: this.now() });

@@ -17,7 +17,8 @@ local publish, floors, names = unpack(ARGV, 9, 11)
 local hid, wid = session .. ':' .. owner, session .. ':' .. request
 --- @include "sets-ahead"
 --- @include "set-name"
-local k, tokens, busy, ms, position = #KEYS / 6, {}, nil, -1, 0
+-- tokens[i]: the token of a name hid already holds under this request (a re-run), else false.
+local k, tokens, held, busy, ms, position = #KEYS / 6, {}, 0, nil, -1, 0
 for i = 1, k do
   local mode, limit = use(i)
   local n = purged()
@@ -28,25 +29,29 @@ for i = 1, k do
   if refused then
     return refused
   end
-  tokens[i] = token
+  tokens[i], held = token or false, held + (token and 1 or 0)
   busy = busy or (not token and not (fits(mode, limit, n) and setsAhead(wid)) and i) or nil
 end
-if #tokens < k and not busy then
+if held < k and not busy then
   for i = 1, k do
-    tokens[i] = take(use(i))
+    tokens[i] = tokens[i] or take(use(i))
   end
+  held = k
 end
-if #tokens == k or mayWait ~= '1' then
-  return #tokens == k and {1, tokens} or {3, busy}
+if held == k or mayWait ~= '1' then
+  return held == k and {1, tokens} or {3, busy}
 end
+-- Queued on the names it does not hold (a re-run may hold some: it never queues behind itself).
 for i = 1, k do
   local mode, limit = use(i)
-  if not rcall('ZSCORE', queue, wid) then
-    join(mode, limit)
+  if not tokens[i] then
+    if not rcall('ZSCORE', queue, wid) then
+      join(mode, limit)
+    end
+    rcall('ZADD', leases, now + ttl, wid)
+    position = i == busy and rcall('ZRANK', queue, wid) + 1 or position
+    local first = rcall('ZRANGE', holders, 0, 0, 'WITHSCORES')[2]
+    ms = first and math.max(0, math.min(ms < 0 and math.huge or ms, first - now)) or ms
   end
-  rcall('ZADD', leases, now + ttl, wid)
-  position = i == busy and rcall('ZRANK', queue, wid) + 1 or position
-  local first = rcall('ZRANGE', holders, 0, 0, 'WITHSCORES')[2]
-  ms = first and math.max(0, math.min(ms < 0 and math.huge or ms, first - now)) or ms
 end
 return {2, busy, position, ms}

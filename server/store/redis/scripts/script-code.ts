@@ -9,10 +9,10 @@ import type {
 } from "../../store.js";
 
 /**
- * The return codes of every script, mirroring their headers: acquire.lua (1–5), release.lua (11–15),
- * revoke.lua (21–23), proclaim.lua (31–32), release-token.lua (41–42) lead their replies; check.lua answers a status per waiter
- * and renew.lua one per hold and per waiter, so theirs repeat values of others (read per script, never
- * mixed). describe.lua answers data only, no code.
+ * The return codes of every script, mirroring their headers: acquire.lua (1–5), acquire-set.lua (1–4, 6),
+ * release.lua (11–15), revoke.lua (21–23), proclaim.lua (31–32), release-token.lua (41–42) lead their
+ * replies; check.lua answers a status per waiter and renew.lua one per hold and per waiter, so theirs
+ * repeat values of others (read per script, never mixed). describe.lua answers data only, no code.
  */
 export enum ScriptCode {
   // acquire.lua: {code, ...}
@@ -36,7 +36,7 @@ export enum ScriptCode {
   // proclaim.lua: {code}
   Proclaimed = 31,
   ProclaimNotHeld = 32,
-  // release-token.lua: {code, grants}
+  // release-token.lua: {code, holds dropped, grants}
   TokenDropped = 41,
   TokenNotHeld = 42,
   // check.lua: {ms or CheckNoHolder, grants, statuses}; a status is CheckQueued, CheckGone or a token

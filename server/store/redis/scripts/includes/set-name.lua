@@ -37,7 +37,9 @@ local function join(mode, limit)
   -- A shared claim sets the limit in force, as acquire.lua does.
   local more = mode == '2' and {'sets', 1, 'limit', limit} or {'sets', 1}
   rcall('HSET', data, 'w:' .. wid, w, 'q:' .. wid, now, 's:' .. wid, names, v, value, unpack(more))
-  keep()
+  -- purged() may have let a lock left with only a lock-delay expire (rest): a waiter keeps it.
+  rcall('PERSIST', holders)
+  rcall('PERSIST', data)
 end
 local function take(mode, limit, delay)
   rcall('ZREM', queue, wid)
