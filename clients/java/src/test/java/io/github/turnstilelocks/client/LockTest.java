@@ -54,10 +54,11 @@ class LockTest {
       Lock held = holder.acquire(name);
       List<String> grants = new CopyOnWriteArrayList<>();
       CompletableFuture<Lock> firstWaits = first.acquireAsync(name, AcquireOptions.defaults());
-      firstWaits.thenAccept(l -> grants.add("first"));
+      // The recording stages are kept: get() on a future can return before its dependent stage has run.
+      CompletableFuture<Void> firstRecorded = firstWaits.thenAccept(l -> grants.add("first"));
       fleet.awaitWaiters(name, 1);
       CompletableFuture<Lock> secondWaits = second.acquireAsync(name, AcquireOptions.defaults());
-      secondWaits.thenAccept(l -> grants.add("second"));
+      CompletableFuture<Void> secondRecorded = secondWaits.thenAccept(l -> grants.add("second"));
       fleet.awaitWaiters(name, 2);
       held.release();
       Lock firstLock = firstWaits.get(30, TimeUnit.SECONDS);
@@ -67,6 +68,8 @@ class LockTest {
       firstLock.release();
       Lock secondLock = secondWaits.get(30, TimeUnit.SECONDS);
       assertTrue(secondLock.fencingToken() > firstLock.fencingToken());
+      firstRecorded.get(30, TimeUnit.SECONDS);
+      secondRecorded.get(30, TimeUnit.SECONDS);
       assertEquals(List.of("first", "second"), grants);
       secondLock.release();
     }
