@@ -64,21 +64,7 @@ func (c *Client) WithLocks(ctx context.Context, claims []Claim, fn func(ctx cont
 	if err != nil {
 		return err
 	}
-	work, cancel := context.WithCancelCause(ctx)
-	stop := context.AfterFunc(set.Context(), func() { cancel(context.Cause(set.Context())) })
-	fnErr := fn(work, set)
-	stop()
-	cancel(nil)
-	lost := set.Err()
-	releaseErr := set.Release(context.WithoutCancel(ctx))
-	switch {
-	case fnErr != nil:
-		return fnErr
-	case lost != nil:
-		return lost
-	default:
-		return releaseErr
-	}
+	return runWhileHeld(ctx, set, func(work context.Context) error { return fn(work, set) })
 }
 
 func (c *Client) acquireAll(ctx context.Context, claims []Claim, opts *AcquireOptions, try bool) (*LockSet, error) {

@@ -86,13 +86,26 @@ func (c *Client) withClaim(ctx context.Context, name string, want claim, opts *A
 	if err != nil {
 		return err
 	}
+	return runWhileHeld(ctx, lock, func(work context.Context) error { return fn(work, lock) })
+}
+
+// held is what runWhileHeld needs of a Lock or a LockSet.
+type held interface {
+	Context() context.Context
+	Err() error
+	Release(ctx context.Context) error
+}
+
+// runWhileHeld runs fn with a context also cancelled the moment h may be lost, then releases h.
+// It returns fn's error; else h's loss while fn ran; else the release's error.
+func runWhileHeld(ctx context.Context, h held, fn func(context.Context) error) error {
 	work, cancel := context.WithCancelCause(ctx)
-	stop := context.AfterFunc(lock.Context(), func() { cancel(context.Cause(lock.Context())) })
-	fnErr := fn(work, lock)
+	stop := context.AfterFunc(h.Context(), func() { cancel(context.Cause(h.Context())) })
+	fnErr := fn(work)
 	stop()
 	cancel(nil)
-	lost := lock.Err()
-	releaseErr := lock.Release(context.WithoutCancel(ctx))
+	lost := h.Err()
+	releaseErr := h.Release(context.WithoutCancel(ctx))
 	switch {
 	case fnErr != nil:
 		return fnErr
