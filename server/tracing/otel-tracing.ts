@@ -7,8 +7,14 @@ import { NO_TRACING, parseTraceParent, type SpanStart, type TraceSpan, type Trac
 /** Where spans go: an OTLP/HTTP endpoint (base URL), or an exporter (tests: InMemorySpanExporter). */
 export type OtelTarget = { endpoint: string } | { exporter: SpanExporter };
 
-/** How long one OTLP export, and the flush at shutdown, may take: shutdown stays within ~1 s of it. */
+/** How long one OTLP export (its retries included) may take: shutdown stays within ~1.5 s of it. */
 export const EXPORT_DEADLINE_MS = 1000;
+
+// The batch processor's and the shutdown's own deadlines come later, in that order, so an export that
+// fails by its deadline (a retry after ~0.8-1.2 s backoff can end just before it) is reported with its
+// cause rather than racing a flush timer to the same millisecond.
+const BATCH_DEADLINE_MS = EXPORT_DEADLINE_MS + 250;
+const FLUSH_DEADLINE_MS = EXPORT_DEADLINE_MS + 500;
 
 /** Options of startOtelTracing. */
 export interface OtelOptions {
@@ -38,7 +44,7 @@ export async function startOtelTracing(
     const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
     const url = `${target.endpoint.replace(/\/+$/, "")}/v1/traces`;
     const exporter = reportingFailures(new OTLPTraceExporter({ url, timeoutMillis: EXPORT_DEADLINE_MS }), problems);
-    processor = new sdk.BatchSpanProcessor({ exporter, exportTimeoutMillis: EXPORT_DEADLINE_MS });
+    processor = new sdk.BatchSpanProcessor({ exporter, exportTimeoutMillis: BATCH_DEADLINE_MS });
   }
   const provider = new sdk.TracerProvider({
     resource: resourceFromAttributes({ "service.name": serviceName }),
@@ -116,12 +122,12 @@ export async function startOtelTracing(
       // Bounded whatever the collector does: spans not exported by the deadline are dropped.
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<"late">((resolve) => {
-        timer = setTimeout(() => resolve("late"), EXPORT_DEADLINE_MS);
+        timer = setTimeout(() => resolve("late"), FLUSH_DEADLINE_MS);
       });
       try {
         const outcome = await Promise.race([provider.shutdown().then(() => "done" as const), deadline]);
         if (outcome === "late")
-          problems.report(`spans not flushed within ${EXPORT_DEADLINE_MS} ms at shutdown: dropped`);
+          problems.report(`spans not flushed within ${FLUSH_DEADLINE_MS} ms at shutdown: dropped`);
       } catch (err) {
         problems.report(`flushing spans at shutdown failed: ${(err as Error).message}`);
       } finally {
