@@ -9,7 +9,7 @@ import type {
   LockState,
   ReleaseOutcome,
   RenewArgs,
-  RenewOutcome,
+  RenewResult,
   RevokeOutcome,
   SessionRecord,
   Store,
@@ -83,7 +83,8 @@ export class InstrumentedStore implements Store {
     return this.timed("check", () => this.inner.check(name, waiters));
   }
 
-  renew(args: RenewArgs): Promise<RenewOutcome[]> {
+  /** Timed as `renew`, the session record's touch included when it rides along (`touchSession`). */
+  renew(args: RenewArgs): Promise<RenewResult> {
     return this.timed("renew", () => this.inner.renew(args));
   }
 

@@ -77,14 +77,19 @@ export class SessionKeeper {
     for (const h of open.held) byName.set(h.name, [...(byName.get(h.name) ?? []), h.owner]);
     if (byName.size > 0) {
       const locks = [...byName].map(([name, owners]) => ({ name, owners, waiters: [] }));
-      const outcomes = await this.store.renew({ sessionId: session.id, ttlMs: session.ttlMs, locks });
+      const renewed = await this.store.renew({
+        sessionId: session.id,
+        ttlMs: session.ttlMs,
+        locks,
+        touchSession: true,
+      });
       locks.forEach(({ name, owners }, l) => {
-        outcomes[l].holds.forEach((h, i) => {
+        renewed.locks[l].holds.forEach((h, i) => {
           if (h) session.held.set(holdKey(name, owners[i]), { name, owner: owners[i], token: h.token, count: h.count });
         });
       });
-    }
-    await this.touch(session);
+      await this.recordTouched(session, renewed.sessionAlive !== false);
+    } else await this.touch(session);
     const held = [...session.held.values()].map((h) => ({
       name: h.name,
       owner: h.owner,
@@ -95,7 +100,7 @@ export class SessionKeeper {
   }
 
   /**
-   * The keepalive: renews every hold and queue entry of the session (in one store call) and its record.
+   * The keepalive: renews every hold and queue entry of the session and its record (in one store call).
    * Holds found expired are reported Lost; resolves true when everything was renewed (the ack may be sent).
    */
   async renew(session: Session): Promise<boolean> {
@@ -108,11 +113,11 @@ export class SessionKeeper {
     for (const s of session.pendingSets.values())
       for (const { name } of s.locks)
         entry(name).pending.push({ name, sessionId: session.id, owner: s.owner, requestId: s.requestId });
-    const results = await Promise.allSettled([
-      this.touch(session),
-      ...(byName.size > 0 ? [this.renewLocks(session, byName)] : []),
-    ]);
-    const failed = results.find((r) => r.status === "rejected");
+    // With locks, the record's touch rides in their renewal (on one Redis, inside its script); alone without.
+    const failed = await (byName.size > 0 ? this.renewLocks(session, byName) : this.touch(session)).then(
+      () => undefined,
+      (reason: unknown) => ({ reason }),
+    );
     if (byName.size > 0) this.metrics.renewed(performance.now() - started, !failed);
     const outage = this.table.outage;
     if (!failed) outage.succeeded();
@@ -146,7 +151,10 @@ export class SessionKeeper {
     await this.store.deleteSession(session.id);
   }
 
-  /** Renews the session's holds and queue entries on every lock of `byName` and acts on what was lost. */
+  /**
+   * Renews the session's holds and queue entries on every lock of `byName`, and its record, and acts on
+   * what was lost.
+   */
   private async renewLocks(session: Session, byName: Map<string, { holds: Hold[]; pending: Claim[] }>): Promise<void> {
     const entries = [...byName];
     const locks = entries.map(([name, { holds, pending }]) => ({
@@ -154,9 +162,9 @@ export class SessionKeeper {
       owners: holds.map((h) => h.owner),
       waiters: pending,
     }));
-    const outcomes = await this.store.renew({ sessionId: session.id, ttlMs: session.ttlMs, locks });
+    const renewed = await this.store.renew({ sessionId: session.id, ttlMs: session.ttlMs, locks, touchSession: true });
     entries.forEach(([name, { holds }], l) => {
-      const outcome = outcomes[l];
+      const outcome = renewed.locks[l];
       holds.forEach((h, i) => {
         if (outcome.holds[i] || session.held.get(holdKey(h.name, h.owner)) !== h) return;
         this.table.forget(session, h);
@@ -166,10 +174,17 @@ export class SessionKeeper {
       // A waiter no longer queued was granted (the grant is on its way) or expired: ask.
       if (outcome.waiters.some((w) => w !== "queued")) this.table.recheckSoon(name);
     });
+    await this.recordTouched(session, renewed.sessionAlive !== false);
   }
 
+  /** Touches the session's record on its own (a session with no lock to renew it with). */
   private async touch(session: Session): Promise<void> {
-    if (await this.store.touchSession(session.id, session.ttlMs)) return;
+    await this.recordTouched(session, await this.store.touchSession(session.id, session.ttlMs));
+  }
+
+  /** After a touch of the session's record: writes it again when it had lapsed (`alive` false). */
+  private async recordTouched(session: Session, alive: boolean): Promise<void> {
+    if (alive) return;
     // The record lapsed (the store was out longer than the TTL) while the stream lived on: the
     // session is alive, so it is made resumable again. Once per lapse, not once per keepalive.
     if (session.ended || !session.record) return;

@@ -1,7 +1,9 @@
 import type { AcquireSetArgs, AcquireSetOutcome } from "./acquire-set.js";
+import type { RenewResult } from "./renew-result.js";
 import type { WaitRegistry } from "./wait-registry.js";
 
 export { type AcquireSetArgs, type AcquireSetOutcome, MAX_SET_NAMES, type SetMember } from "./acquire-set.js";
+export type { RenewOutcome, RenewResult } from "./renew-result.js";
 
 /** Lock mode as the store sees it: one holder, or up to `limit` (0: unlimited). */
 export type StoreMode = "exclusive" | "shared";
@@ -67,16 +69,11 @@ export interface RenewArgs {
   sessionId: string;
   ttlMs: number;
   locks: RenewLock[];
-}
-
-/**
- * Answer to a renewal on one lock: each hold's token and count if it was still alive (null: lost), and
- * for each waiter whether it is still queued, was granted meanwhile (its hold was renewed in its place)
- * or is gone.
- */
-export interface RenewOutcome {
-  holds: ({ token: bigint; count: number } | null)[];
-  waiters: ("queued" | "granted" | "gone")[];
+  /**
+   * Also push the session record's expiry to now + ttl, as touchSession does, in the same store call where
+   * the store can (one Redis: inside the renewal script); RenewResult.sessionAlive answers.
+   */
+  touchSession?: boolean;
 }
 
 /** What the store keeps about a session so that any coordinator can resume it. */
@@ -259,10 +256,11 @@ export interface Store {
   check(name: string, waiters: Claim[]): Promise<CheckOutcome>;
   /**
    * Renew a session's holds (by owner) and queue entries on all the given locks at once (the keepalive);
-   * resolves with one outcome per lock, in order. On Redis one script per node (Cluster: per hash slot);
-   * rejects when any part could not be renewed (the parts that could were).
+   * resolves with one outcome per lock, in order (and with `touchSession`, whether the session record was
+   * still there). On Redis one script per node (Cluster: per hash slot, and the record's PEXPIRE beside
+   * them); rejects when any part could not be renewed (the parts that could were).
    */
-  renew(args: RenewArgs): Promise<RenewOutcome[]>;
+  renew(args: RenewArgs): Promise<RenewResult>;
   /** Stores a session record that expires after `ttlMs` unless touched. */
   saveSession(record: SessionRecord): Promise<void>;
   /** The session record, or undefined when it is unknown or expired. */

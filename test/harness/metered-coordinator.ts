@@ -8,13 +8,16 @@ import { GrpcFrameMeter, type GrpcTraffic } from "./grpc-frame-meter.js";
 import { type DirectionCount, MeteredProxy } from "./metered-proxy.js";
 import { RawSession } from "./raw-session.js";
 import { startRedis, type TestRedis } from "./redis-server.js";
+import { RespCommandMeter } from "./resp-command-meter.js";
 
 /** The work one operation cost, counted on every connection it used and in the process. */
 export interface WorkCount {
   /** Commands Redis ran: each EVALSHA and every redis.call inside the scripts (total_commands_processed). */
   redisCalls: number;
-  /** EVALSHA (and EVAL) commands sent: the round trips to Redis. */
+  /** EVALSHA (and EVAL) commands sent. */
   scriptsSent: number;
+  /** Commands sent to Redis, scripts and plain commands alike (not the calls inside scripts): its round trips. */
+  commandsSent: number;
   /** Coordinator → Redis and Redis → coordinator, both connections (commands and events). */
   toRedis: DirectionCount;
   fromRedis: DirectionCount;
@@ -53,12 +56,21 @@ export class MeteredCoordinator {
     private readonly counter: Redis,
     readonly coordinator: Coordinator,
     private readonly grpcProxy: MeteredProxy,
+    /** Commands sent through `redisProxy`, on every connection. */
+    private readonly toRedis: { commands: number },
   ) {}
 
   /** Starts Redis, the proxies and the coordinator. */
   static async start(): Promise<MeteredCoordinator> {
     const redis = await startRedis();
-    const redisProxy = await MeteredProxy.start(`127.0.0.1:${redis.port}`);
+    // Counted from the coordinator's first connection on, before `self` exists.
+    const toRedis = { commands: 0 };
+    const redisProxy = await MeteredProxy.start(`127.0.0.1:${redis.port}`, () => {
+      const commands = new RespCommandMeter(toRedis);
+      return (direction, chunk) => {
+        if (direction === "up") commands.push(chunk);
+      };
+    });
     const coordinator = new Coordinator({
       store: new RedisStore({ url: `redis://${redisProxy.address}` }),
       log: pino({ level: process.env.TEST_LOG ?? "silent" }),
@@ -76,7 +88,7 @@ export class MeteredCoordinator {
         self!.checkMessagesSeen();
       };
     });
-    self = new MeteredCoordinator(redis, redisProxy, new Redis(redis.url), coordinator, grpcProxy);
+    self = new MeteredCoordinator(redis, redisProxy, new Redis(redis.url), coordinator, grpcProxy, toRedis);
     self.hook.enable();
     return self;
   }
@@ -125,6 +137,7 @@ export class MeteredCoordinator {
       };
     };
     const before = await stats();
+    const commandsBefore = this.toRedis.commands;
     const up = { ...this.redisProxy.up };
     const down = { ...this.redisProxy.down };
     const toCoordinator = { ...this.toCoordinator };
@@ -141,6 +154,7 @@ export class MeteredCoordinator {
       // Less the INFO that read `before` (the second INFO is counted after it answers).
       redisCalls: after.processed - before.processed - 1,
       scriptsSent: after.scripts - before.scripts,
+      commandsSent: this.toRedis.commands - commandsBefore,
       toRedis: minus(this.redisProxy.up, up),
       fromRedis: minus(this.redisProxy.down, down),
       toCoordinator: minus(this.toCoordinator, toCoordinator),

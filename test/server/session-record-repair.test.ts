@@ -6,7 +6,7 @@ import { RedisStore } from "../../server/store/redis/redis-store.js";
 import { captureLog } from "../harness/log-capture.js";
 import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
-import { keepAliveMsg } from "../harness/requests.js";
+import { acquireMsg, keepAliveMsg } from "../harness/requests.js";
 import { until } from "../harness/until.js";
 
 const TTL_MS = 1000;
@@ -94,5 +94,31 @@ describe("a session whose record expired while Redis was stopped", function () {
     expect(JSON.stringify(capture.lines)).to.not.include('"stack"');
     const ended = capture.lines.find((l) => l.msg === "store errors ended");
     expect((ended?.byWhat as Record<string, number> | undefined)?.["keepalive renewal"]).to.be.at.least(2);
+  });
+
+  // With locks, the keepalive's touch of the record rides in renew.lua (one Redis): the same repair.
+  it("re-writes a record that a keepalive renewing locks finds lapsed, says so once, and resume renews both", async () => {
+    const a = new RawSession(address);
+    sessions.push(a);
+    const opened = await a.open(30_000);
+    const record = `turnstile:session:{${opened.sessionId}}`;
+    a.send(acquireMsg("k1", "repair/held", { owner: "me" }));
+    const { fencingToken } = (await a.next("acquired")).acquired;
+    await inspect.del(record); // as if it had expired during an outage
+    for (const seq of [1, 2]) {
+      a.send(keepAliveMsg(seq));
+      await a.next("keepAliveAck", (k) => k.keepAliveAck.seq === BigInt(seq));
+    }
+    const repaired = capture.lines.filter((l) => l.msg === RECORD_REWRITTEN && l.session === opened.sessionId);
+    expect(repaired, "one line for the session, not one per keepalive").to.have.length(1);
+    expect(await inspect.pttl(record)).to.be.within(20_000, 30_000);
+    a.close();
+    await inspect.pexpire(record, 5_000);
+    const b = new RawSession(address);
+    sessions.push(b);
+    const claim = { name: "repair/held", owner: "me", fencingToken, holdCount: 1 };
+    b.sendOpen(30_000, { sessionId: opened.sessionId, secret: opened.resumeSecret, held: [claim] });
+    expect((await b.next("opened")).opened.held).to.deep.equal([claim]);
+    expect(await inspect.pttl(record), "the record touched with the resumed holds").to.be.above(20_000);
   });
 });

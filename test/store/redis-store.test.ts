@@ -91,9 +91,9 @@ describe("RedisStore", () => {
       expect(checked.statuses).to.deep.equal([{ kind: "queued" }, { kind: "gone" }]);
       expect(checked.recheckInMs).to.be.within(1, 30_000);
       const locks = [{ name: "job", owners: ["o"], waiters }];
-      expect(await a.renew({ sessionId: "aa02", ttlMs: 30_000, locks })).to.deep.equal([
-        { holds: [null], waiters: ["queued", "gone"] },
-      ]);
+      expect(await a.renew({ sessionId: "aa02", ttlMs: 30_000, locks })).to.deep.equal({
+        locks: [{ holds: [null], waiters: ["queued", "gone"] }],
+      });
     });
 
     it("withdraws a waiter, and answers gone for one withdrawn twice", async () => {

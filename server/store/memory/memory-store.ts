@@ -14,6 +14,7 @@ import type {
   ReleaseOutcome,
   RenewArgs,
   RenewOutcome,
+  RenewResult,
   RevokeOutcome,
   SessionRecord,
   Store,
@@ -104,13 +105,16 @@ export class MemoryStore implements Store {
     return { statuses, recheckInMs };
   }
 
-  async renew({ sessionId, ttlMs, locks }: RenewArgs): Promise<RenewOutcome[]> {
+  async renew({ sessionId, ttlMs, locks, touchSession }: RenewArgs): Promise<RenewResult> {
     const now = this.begin();
-    return locks.map(({ name, owners, waiters }): RenewOutcome => {
+    const outcomes = locks.map(({ name, owners, waiters }): RenewOutcome => {
       const lock = this.locks.get(name);
       if (lock) return lock.renew(sessionId, ttlMs, owners, waiters, now);
       return { holds: owners.map(() => null), waiters: waiters.map(() => "gone") };
     });
+    // As renew.lua given the session record's key: the locks, then the record, in one step.
+    if (!touchSession) return { locks: outcomes };
+    return { locks: outcomes, sessionAlive: this.touch(sessionId, ttlMs, now) };
   }
 
   async saveSession(record: SessionRecord): Promise<void> {
@@ -123,10 +127,7 @@ export class MemoryStore implements Store {
   }
 
   async touchSession(sessionId: string, ttlMs: number): Promise<boolean> {
-    const now = this.begin();
-    const entry = this.liveSession(sessionId, now);
-    if (entry) entry.deadline = now + ttlMs;
-    return entry !== undefined;
+    return this.touch(sessionId, ttlMs, this.begin());
   }
 
   async deleteSession(sessionId: string): Promise<void> {
@@ -168,6 +169,13 @@ export class MemoryStore implements Store {
 
   async unwatch(name: string): Promise<void> {
     this.watched.delete(name);
+  }
+
+  /** Pushes a live record's deadline to now + ttl; false (nothing created) when it had expired. */
+  private touch(sessionId: string, ttlMs: number, now: number): boolean {
+    const entry = this.liveSession(sessionId, now);
+    if (entry) entry.deadline = now + ttlMs;
+    return entry !== undefined;
   }
 
   private liveSession(sessionId: string, now: number): { record: SessionRecord; deadline: number } | undefined {

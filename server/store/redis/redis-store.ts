@@ -166,10 +166,10 @@ export class RedisStore implements Store {
     return translateCheck(reply);
   }
 
-  renew: Store["renew"] = (args) =>
-    runRenew(args, { lockKeys: this.lockKeys, argv: this.argv, cluster: this.redis instanceof Cluster }, (k, a) =>
-      this.run("renew", k, a),
-    );
+  renew: Store["renew"] = (args) => {
+    const deps = { lockKeys: this.lockKeys, argv: this.argv, cluster: this.redis instanceof Cluster };
+    return runRenew(args, { ...deps, sessions: this.sessions }, (k, a) => this.run("renew", k, a));
+  };
 
   saveSession(record: SessionRecord): Promise<void> {
     return this.sessions.save(record);

@@ -1,6 +1,7 @@
-import type { RenewArgs, RenewOutcome } from "../store.js";
+import type { RenewArgs, RenewOutcome, RenewResult } from "../store.js";
 import { keySlot } from "./records/key-slot.js";
 import type { LockKeyCache } from "./records/lock-key-cache.js";
+import type { SessionRecords } from "./records/session-records.js";
 import type { LockScriptArgs } from "./scripts/lock-script-args.js";
 import type { ScriptArg } from "./scripts/lock-scripts.js";
 import { translateRenew } from "./scripts/script-code.js";
@@ -8,46 +9,64 @@ import { translateRenew } from "./scripts/script-code.js";
 /** Locks renewed by one renew.lua at most, so that one keepalive never holds Redis for long. */
 export const RENEW_LOCKS_PER_SCRIPT = 500;
 
-/** What of RedisStore renew.lua needs: its key cache, its ARGV builder, and whether it runs on a Cluster. */
+/**
+ * What of RedisStore renew.lua needs: its key cache, its ARGV builder, whether it runs on a Cluster, and
+ * the session records (their keys, and a touch of one on its own).
+ */
 export interface RenewScriptDeps {
   lockKeys: LockKeyCache;
   argv: LockScriptArgs;
   cluster: boolean;
+  sessions: Pick<SessionRecords, "key" | "touch">;
 }
 
 /**
  * RedisStore.renew: one renew.lua for all the session's locks on one Redis (or Sentinel master), in
  * runs of at most RENEW_LOCKS_PER_SCRIPT. On Redis Cluster a script runs in one slot and each lock's
  * keys hash on its own name, so there it is one script per slot the locks fall in (docs/data-model.md).
- * Every script is sent; the call rejects with the first failure once all have answered. `run` is
+ * With `touchSession` the first script also touches the session record on one Redis; on Cluster (its key
+ * hashes to a slot of its own), or with no lock, the record gets its own PEXPIRE beside the scripts.
+ * Everything is sent; the call rejects with the first failure once all have answered. `run` is
  * RedisStore's acknowledged script run.
  */
 export async function runRenew(
   args: RenewArgs,
   deps: RenewScriptDeps,
   run: (keys: readonly string[], args: ScriptArg[]) => Promise<unknown>,
-): Promise<RenewOutcome[]> {
+): Promise<RenewResult> {
   const outcomes: RenewOutcome[] = new Array(args.locks.length);
   const lockKeys = args.locks.map((l) => deps.lockKeys.keysOf(l.name));
-  const batches = [...groups(lockKeys, deps.cluster)].map(async (indexes) => {
+  const runs = [...groups(lockKeys, deps.cluster)];
+  const touchInScript = args.touchSession === true && !deps.cluster && runs.length > 0;
+  let sessionAlive: boolean | undefined;
+  const calls = runs.map(async (indexes, r) => {
     const locks = indexes.map((i) => args.locks[i]);
     const keys: string[] = [];
     for (const i of indexes) {
       const [holders, data, , leases, fence] = lockKeys[i];
       keys.push(holders, leases, fence, data);
     }
+    const touches = touchInScript && r === 0;
+    if (touches) keys.push(deps.sessions.key(args.sessionId));
     const reply = (await run(keys, deps.argv.renew(args.sessionId, args.ttlMs, locks))) as (string | number)[];
+    if (touches) sessionAlive = reply.pop() === 1;
     translateRenew(reply, locks).forEach((outcome, k) => {
       outcomes[indexes[k]] = outcome;
     });
   });
-  // One batch (a single Redis, few locks) needs no settling of many.
-  if (batches.length === 1) await batches[0];
+  if (args.touchSession && !touchInScript)
+    calls.push(
+      deps.sessions.touch(args.sessionId, args.ttlMs).then((alive) => {
+        sessionAlive = alive;
+      }),
+    );
+  // One call (a single Redis, few locks) needs no settling of many.
+  if (calls.length === 1) await calls[0];
   else {
-    const failed = (await Promise.allSettled(batches)).find((r) => r.status === "rejected");
+    const failed = (await Promise.allSettled(calls)).find((r) => r.status === "rejected");
     if (failed) throw failed.reason;
   }
-  return outcomes;
+  return args.touchSession ? { locks: outcomes, sessionAlive } : { locks: outcomes };
 }
 
 /** The indexes of the locks (by their keys) each script renews: all, or per Cluster slot; in runs of at most the limit. */

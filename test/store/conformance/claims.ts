@@ -52,5 +52,5 @@ export async function renewOne(
   owners: string[],
   waiters: Claim[],
 ): Promise<RenewOutcome> {
-  return (await store.renew({ sessionId, ttlMs, locks: [{ name, owners, waiters }] }))[0];
+  return (await store.renew({ sessionId, ttlMs, locks: [{ name, owners, waiters }] })).locks[0];
 }

@@ -96,7 +96,7 @@ export function renewConformance(f: ConformanceFixture): void {
       { name: "c", owners: ["o"], waiters: [waiterOf("c", "s1")] },
       { name: "d", owners: [], waiters: [waiterOf("d", "s1")] },
     ];
-    expect(await f.store.renew({ sessionId: "s1", ttlMs: 20_000, locks })).to.deep.equal([
+    expect((await f.store.renew({ sessionId: "s1", ttlMs: 20_000, locks })).locks).to.deep.equal([
       { holds: [{ token: 1n, count: 1 }, null], waiters: [] },
       { holds: [], waiters: ["queued"] },
       { holds: [null], waiters: ["gone"] },
@@ -112,10 +112,12 @@ export function renewConformance(f: ConformanceFixture): void {
     await f.store.acquire(ask("live", "s1", { ttlMs: 1_000 }));
     await passTime(f.store, SHORT_TTL);
     const locks = ["gone", "live"].map((name) => ({ name, owners: ["o"], waiters: [] }));
-    expect(await f.store.renew({ sessionId: "s1", ttlMs: 20_000, locks })).to.deep.equal([
-      { holds: [null], waiters: [] },
-      { holds: [{ token: 1n, count: 1 }], waiters: [] },
-    ]);
+    expect(await f.store.renew({ sessionId: "s1", ttlMs: 20_000, locks })).to.deep.equal({
+      locks: [
+        { holds: [null], waiters: [] },
+        { holds: [{ token: 1n, count: 1 }], waiters: [] },
+      ],
+    });
     expect((await f.store.check("live", [])).recheckInMs).to.be.within(10_000, 20_000);
     expect(await f.store.acquire(ask("gone", "s2", { mayWait: false }))).to.include({ kind: "granted", token: 2n });
   });
@@ -124,7 +126,7 @@ export function renewConformance(f: ConformanceFixture): void {
     const names = Array.from({ length: RENEW_LOCKS_PER_SCRIPT + 20 }, (_, i) => `many/${i}`);
     await Promise.all(names.map((name) => f.store.acquire(ask(name, "s1", { ttlMs: 1_000 }))));
     const locks = names.map((name, i) => ({ name, owners: [i % 2 ? "o" : "nobody"], waiters: [] }));
-    const outcomes = await f.store.renew({ sessionId: "s1", ttlMs: 20_000, locks });
+    const outcomes = (await f.store.renew({ sessionId: "s1", ttlMs: 20_000, locks })).locks;
     expect(outcomes.map((o) => o.holds[0]?.token ?? null)).to.deep.equal(names.map((_, i) => (i % 2 ? 1n : null)));
     expect((await f.store.check(names[names.length - 1], [])).recheckInMs).to.be.within(10_000, 20_000);
   });

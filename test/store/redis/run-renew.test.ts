@@ -24,8 +24,14 @@ describe("runRenew (RedisStore.renew)", () => {
   const lockKeys = new LockKeyCache("t");
   const argv = new LockScriptArgs("c1", "t", 60_000, "watched", lockKeys, {} as StoreWriter);
 
-  function recorder(fail?: (s: Sent) => Error | undefined) {
+  /**
+   * The scripts and the separate touches of session records sent; a record is alive unless in `lapsed`,
+   * and a script given one's key (4n + 1 keys) answers that last.
+   */
+  function recorder(fail?: (s: Sent) => Error | undefined, lapsed: string[] = []) {
     const sent: Sent[] = [];
+    const touched: string[] = [];
+    const alive = (id: string) => !lapsed.includes(id);
     const run = async (keys: readonly string[], args: ScriptArg[]) => {
       sent.push({ keys, args });
       const error = fail?.({ keys, args });
@@ -37,9 +43,18 @@ describe("runRenew (RedisStore.renew)", () => {
         for (let i = 0; i < w; i++) reply.push(1);
         at += 2 + h + 2 * w;
       }
+      if (keys.length % 4 === 1) reply.push(alive(String(args[0])) ? 1 : 0);
       return reply;
     };
-    return { sent, run };
+    const sessions = {
+      key: (id: string) => `t:session:{${id}}`,
+      touch: async (id: string, ttlMs: number) => {
+        touched.push(`${id} ${ttlMs}`);
+        return alive(id);
+      },
+    };
+    const deps = (cluster: boolean) => ({ lockKeys, argv, cluster, sessions });
+    return { sent, touched, run, deps };
   }
 
   const lock = (name: string, owners = ["o"], waiters: string[] = []): RenewLock => ({
@@ -49,9 +64,9 @@ describe("runRenew (RedisStore.renew)", () => {
   });
 
   it("sends one script for every lock on one Redis: 4 keys per lock, counts then owners then pairs", async () => {
-    const { sent, run } = recorder();
+    const { sent, run, deps } = recorder();
     const locks = [lock("a"), lock("b", [], ["r1", "r2"]), lock("c", ["o1", "o2"], ["r3"])];
-    const outcomes = await runRenew({ sessionId: "s1", ttlMs: 9_000, locks }, { lockKeys, argv, cluster: false }, run);
+    const outcomes = (await runRenew({ sessionId: "s1", ttlMs: 9_000, locks }, deps(false), run)).locks;
     expect(sent).to.have.length(1);
     expect(sent[0].keys).to.deep.equal(
       ["a", "b", "c"].flatMap((n) => ["holders", "leases", "fence", "data"].map((k) => `t:{${n}}:${k}`)),
@@ -90,19 +105,19 @@ describe("runRenew (RedisStore.renew)", () => {
   });
 
   it(`splits a session's locks into scripts of at most ${RENEW_LOCKS_PER_SCRIPT}`, async () => {
-    const { sent, run } = recorder();
+    const { sent, run, deps } = recorder();
     const locks = Array.from({ length: 2 * RENEW_LOCKS_PER_SCRIPT + 1 }, (_, i) => lock(`n${i}`));
-    const outcomes = await runRenew({ sessionId: "s1", ttlMs: 9_000, locks }, { lockKeys, argv, cluster: false }, run);
+    const outcomes = (await runRenew({ sessionId: "s1", ttlMs: 9_000, locks }, deps(false), run)).locks;
     expect(sent.map((s) => s.keys.length / 4)).to.deep.equal([RENEW_LOCKS_PER_SCRIPT, RENEW_LOCKS_PER_SCRIPT, 1]);
     expect(outcomes).to.have.length(locks.length);
   });
 
   it("on Cluster sends one script per hash slot and answers in the caller's order", async () => {
-    const { sent, run } = recorder();
+    const { sent, run, deps } = recorder();
     const [x1, x2] = sameSlotNames("x", 2);
     const other = ["y", "z", "w"].find((n) => slotOf(n) !== slotOf(x1))!;
     const locks = [lock(x1), lock(other, [], ["r"]), lock(x2, ["o1", "o2"])];
-    const outcomes = await runRenew({ sessionId: "s1", ttlMs: 9_000, locks }, { lockKeys, argv, cluster: true }, run);
+    const outcomes = (await runRenew({ sessionId: "s1", ttlMs: 9_000, locks }, deps(true), run)).locks;
     expect(sent.map((s) => s.keys.filter((k) => k.endsWith(":holders")))).to.deep.equal([
       [`t:{${x1}}:holders`, `t:{${x2}}:holders`],
       [`t:{${other}}:holders`],
@@ -116,18 +131,52 @@ describe("runRenew (RedisStore.renew)", () => {
 
   it("on Cluster sends every slot's script even when one fails, then rejects with that failure", async () => {
     const down = new Error("the master of this slot is down");
-    const { sent, run } = recorder((s) => (s.keys[0] === "t:{a}:holders" ? down : undefined));
+    const { sent, run, deps } = recorder((s) => (s.keys[0] === "t:{a}:holders" ? down : undefined));
     const other = ["b", "c", "d"].find((n) => slotOf(n) !== slotOf("a"))!;
-    const renewal = runRenew(
-      { sessionId: "s1", ttlMs: 9_000, locks: [lock("a"), lock(other)] },
-      { lockKeys, argv, cluster: true },
-      run,
-    );
+    const renewal = runRenew({ sessionId: "s1", ttlMs: 9_000, locks: [lock("a"), lock(other)] }, deps(true), run);
     const error = await renewal.then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(error).to.equal(down);
     expect(sent).to.have.length(2);
+  });
+
+  it("with touchSession on one Redis, the first script alone takes the session record's key (last) and answers for it", async () => {
+    const { sent, touched, run, deps } = recorder();
+    const locks = Array.from({ length: RENEW_LOCKS_PER_SCRIPT + 1 }, (_, i) => lock(`n${i}`));
+    const renewed = await runRenew({ sessionId: "s1", ttlMs: 9_000, locks, touchSession: true }, deps(false), run);
+    expect(sent.map((s) => s.keys.length)).to.deep.equal([4 * RENEW_LOCKS_PER_SCRIPT + 1, 4]);
+    expect(sent[0].keys.at(-1)).to.equal("t:session:{s1}");
+    expect(renewed.sessionAlive).to.equal(true);
+    expect(renewed.locks.map((o) => o.holds.length)).to.deep.equal(locks.map(() => 1));
+    expect(touched, "no PEXPIRE of its own").to.deep.equal([]);
+  });
+
+  it("with touchSession on one Redis, answers a lapsed record as not alive", async () => {
+    const { run, deps } = recorder(undefined, ["s1"]);
+    const renewed = await runRenew(
+      { sessionId: "s1", ttlMs: 9_000, locks: [lock("a")], touchSession: true },
+      deps(false),
+      run,
+    );
+    expect(renewed).to.deep.equal({ locks: [{ holds: [{ token: 1n, count: 1 }], waiters: [] }], sessionAlive: false });
+  });
+
+  it("with touchSession on Cluster, or with no lock, touches the record beside the scripts", async () => {
+    const clustered = recorder(undefined, ["s1"]);
+    const args = { sessionId: "s1", ttlMs: 9_000, locks: [lock("a")], touchSession: true };
+    expect((await runRenew(args, clustered.deps(true), clustered.run)).sessionAlive).to.equal(false);
+    expect(clustered.sent.map((s) => s.keys.length)).to.deep.equal([4]);
+    expect(clustered.touched).to.deep.equal(["s1 9000"]);
+    const alone = recorder();
+    const none = await runRenew({ ...args, locks: [] }, alone.deps(false), alone.run);
+    expect([none, alone.sent, alone.touched]).to.deep.equal([{ locks: [], sessionAlive: true }, [], ["s1 9000"]]);
+  });
+
+  it("without touchSession, touches no record and answers no sessionAlive", async () => {
+    const { sent, touched, run, deps } = recorder();
+    const renewed = await runRenew({ sessionId: "s1", ttlMs: 9_000, locks: [lock("a")] }, deps(false), run);
+    expect([sent[0].keys.length, touched, "sessionAlive" in renewed]).to.deep.equal([4, [], false]);
   });
 });

@@ -2,6 +2,9 @@ import { expect } from "chai";
 import { waitForLeaseEnd } from "../../harness/wait-for-lease-end.js";
 import { acquire, keys, redisNow, release, renew, renewMany, useScripts } from "./script-fixture.js";
 
+/** A session record's key, under its own hash tag as the coordinator writes it. */
+const RECORD = "t:session:{s1}";
+
 describe("renew.lua", () => {
   const f = useScripts();
 
@@ -116,5 +119,22 @@ describe("renew.lua", () => {
     expect(await renewMany(f, "s1", 200_000, locks)).to.deep.equal(["1 1", 0]);
     expect(await f.redis.pttl(keys("a").fence)).to.be.within(200_000 + 60_000 - 5_000, 200_000 + 60_000);
     expect(await f.redis.pttl(keys("b").fence)).to.be.at.most(retained);
+  });
+
+  it("given the session record's key, pushes its expiry to ttl and answers 1 last, after the locks'", async () => {
+    await acquire(f, "a", { session: "s1", ttl: 1_000 });
+    await f.redis.set(RECORD, "{}", "PX", 1_000);
+    const locks = [{ name: "a", owners: ["o"], waiters: [] as [string, string][] }];
+    expect(await renewMany(f, "s1", 200_000, locks, RECORD)).to.deep.equal(["1 1", 1]);
+    expect(await f.redis.pttl(RECORD)).to.be.within(200_000 - 5_000, 200_000);
+    expect(await f.redis.get(RECORD)).to.equal("{}");
+  });
+
+  it("given the key of a session record that expired, answers 0 last and does not create it", async () => {
+    await acquire(f, "a", { session: "s1", ttl: 1_000 });
+    const locks = [{ name: "a", owners: ["o"], waiters: [] as [string, string][] }];
+    expect(await renewMany(f, "s1", 20_000, locks, RECORD)).to.deep.equal(["1 1", 0]);
+    expect(await f.redis.exists(RECORD)).to.equal(0);
+    expect(Number(await f.redis.pttl(keys("a").fence))).to.be.above(20_000);
   });
 });

@@ -128,17 +128,22 @@ export function renew(
   return renewMany(f, session, ttl, [{ name, owners, waiters }]);
 }
 
-/** Runs renew.lua for one session on several locks at once: their statuses, lock after lock. */
+/**
+ * Runs renew.lua for one session on several locks at once: their statuses, lock after lock; given
+ * `record` (a session record's key), last its touch's answer too.
+ */
 export async function renewMany(
   f: ScriptFixture,
   session: string,
   ttl: number,
   locks: { name: string; owners: string[]; waiters: [string, string][] }[],
+  record?: string,
 ): Promise<(number | string)[]> {
   const lockKeys = locks.flatMap(({ name }) => {
     const { holders, leases, fence, data } = keys(name);
     return [holders, leases, fence, data];
   });
+  if (record) lockKeys.push(record);
   const args = [session, ttl, 60_000];
   for (const l of locks) args.push(l.owners.length, l.waiters.length, ...l.owners, ...l.waiters.flat());
   return (await f.scripts.run("renew", lockKeys, args)) as (number | string)[];

@@ -39,7 +39,8 @@ export class SessionRecords {
     await this.writer.write(key, (on) => on.redis.del(key));
   }
 
-  private key(sessionId: string): string {
+  /** The record's key, `<prefix>:session:{<id>}` (its own hash tag: on Cluster, a slot apart from the locks'). */
+  key(sessionId: string): string {
     return `${this.prefix}:session:{${sessionId}}`;
   }
 }

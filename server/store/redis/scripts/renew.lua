@@ -3,13 +3,17 @@
 -- an entry whose lease already ended is not revived (its holder must be told it lost the lock). A waiter
 -- granted since the coordinator last heard of it is a holder now: its hold is renewed in its place, so an
 -- acknowledged keepalive always covers it. The fencing counter is kept `retain` ms past every renewed hold.
--- KEYS: per lock: 1 holders, 2 waiter leases, 3 fence, 4 data (layout: docs/data-model.md)
+-- Optionally touches the session record too (one Redis or a Sentinel master; never on Cluster, where its
+-- key hashes elsewhere): pushes its expiry to ttl ms from now, and never creates one that had expired.
+-- KEYS: per lock: 1 holders, 2 waiter leases, 3 fence, 4 data (layout: docs/data-model.md);
+--       then, optionally, the session record (<prefix>:session:{id}): a count of KEYS of 4n + 1
 -- ARGV: session, ttl ms, fence retain ms, then per lock in KEYS order: holder count H, waiter count W,
 --       H owners, then W pairs: request, owner
 -- Returns {s1, s2, ...}: per lock in KEYS order, one per owner, then one per pair, in ARGV order:
 --   owners: "token count" of the renewed hold, or 0 (not held: expired or never)
 --   pairs:  1 renewed, 0 not queued (expired or never there),
 --           2 no longer queued but granted: the hold was renewed in its place
+--   then, with the session record key, one last: 1 its expiry pushed, 0 it had expired (not recreated)
 local rcall = redis.call
 local session, ttl, retain = unpack(ARGV, 1, 3)
 --- @include "clock"
@@ -22,7 +26,8 @@ local function push(set, member)
   return true
 end
 local out, a = {}, 4
-for k = 1, #KEYS, 4 do
+local locks = #KEYS - #KEYS % 4
+for k = 1, locks, 4 do
   local holders, leases, fence, data = unpack(KEYS, k, k + 3)
   local h, w = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
   local held, first = false, a + 2 + h
@@ -46,5 +51,8 @@ for k = 1, #KEYS, 4 do
     rcall('PEXPIRE', fence, ttl + retain)
   end
   a = first + 2 * w
+end
+if locks < #KEYS then
+  table.insert(out, rcall('PEXPIRE', KEYS[#KEYS], ttl))
 end
 return out
