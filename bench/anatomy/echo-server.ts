@@ -2,7 +2,9 @@
 // One grpc-js service with two bidi methods on raw bytes (no protobuf): Echo writes each message
 // back; EchoEval first runs one EVALSHA of a trivial two-call script (ioredis), then writes it back.
 // Each reply is the message followed by four monotonic timestamps (ns, BigUint64): read, script
-// sent, script answered, about to write. Prints "listening PORT"; exits on SIGTERM.
+// sent, script answered, about to write. Cpu (unary) answers this process's CPU time so far (µs,
+// BigUint64: user + system), so the floors can say what a trip costs the server. Prints "listening
+// PORT"; exits on SIGTERM.
 import { Server, ServerCredentials, type ServerDuplexStream } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { TRIVIAL_SCRIPT } from "./floors.js";
@@ -34,8 +36,18 @@ const sha = (await redis.script("LOAD", TRIVIAL_SCRIPT)) as string;
 const server = new Server();
 type Call = ServerDuplexStream<Buffer, Buffer>;
 server.addService(
-  { echo: method("/bench.Echo/Echo"), echoEval: method("/bench.Echo/EchoEval") },
   {
+    echo: method("/bench.Echo/Echo"),
+    echoEval: method("/bench.Echo/EchoEval"),
+    cpu: { ...method("/bench.Echo/Cpu"), requestStream: false, responseStream: false },
+  },
+  {
+    cpu(_call: unknown, callback: (err: null, reply: Buffer) => void) {
+      const { user, system } = process.cpuUsage();
+      const out = Buffer.alloc(8);
+      out.writeBigUInt64LE(BigInt(user + system));
+      callback(null, out);
+    },
     echo(call: Call) {
       call.on("data", (m: Buffer) => {
         const read = process.hrtime.bigint();

@@ -1,4 +1,4 @@
-import type { EchoLegs } from "../anatomy/floors.js";
+import { BUSY_STREAMS, type EchoLegs } from "../anatomy/floors.js";
 import type { AnatomyResult, ChainSummary } from "../anatomy/run-anatomy.js";
 import type { LatencySummary } from "../stats.js";
 import { count, table } from "./format.js";
@@ -134,6 +134,29 @@ function floorTable(result: AnatomyResult): string {
   return table(["floor", "median µs", "p99 µs", "mean µs"], rows);
 }
 
+/** The CPU the floors' trips cost each process: what a request costs on this machine before any lock work. */
+function floorCpuTable(result: AnatomyResult): string {
+  const f = result.floors;
+  const row = (what: string, server: string, client: string) => [what, server, client];
+  return table(
+    ["floor trip", "server process CPU µs per trip", "client process CPU µs per trip"],
+    [
+      row("grpc-js bidi echo", count(f.grpcEcho.cpuUs.server), count(f.grpcEcho.cpuUs.client)),
+      row("one EVALSHA from the bench process (ioredis)", "–", count(f.evalshaCpuUs)),
+      row(
+        "echo server running one EVALSHA per message",
+        count(f.grpcEchoEval.cpuUs.server),
+        count(f.grpcEchoEval.cpuUs.client),
+      ),
+      row(
+        `the same with ${BUSY_STREAMS} streams, each with one trip in flight`,
+        count(f.busyEchoEvalCpuUs.server),
+        count(f.busyEchoEvalCpuUs.client),
+      ),
+    ],
+  );
+}
+
 function holdsParagraph(result: AnatomyResult): string {
   const h = result.handOff;
   const floor = result.floors.grpcEchoEval.roundTrip;
@@ -184,6 +207,14 @@ export function anatomySection(result: AnatomyResult): string {
     legTable(result),
     "",
     floorTable(result),
+    "",
+    "CPU per floor trip (`process.cpuUsage()` of each process over the same trips; the echo server reports its own).",
+    "One trip at a time pays an idle process's wake-ups on every message; with 8 streams in flight, as the",
+    "hand-off's 8 contenders keep the coordinator busy, they are shared. A hand-off makes two request → script →",
+    "answer trips through the coordinator (the release that grants, the next acquire that queues) and pushes one",
+    "more answer (the grant), so two busy echo + EVALSHA trips are a floor under its CPU per hand-off here:",
+    "",
+    floorCpuTable(result),
     "",
     holdsParagraph(result),
   ].join("\n");
