@@ -58,31 +58,31 @@ export class ScriptCommand extends Command {
   }
 }
 
-/** The RESP array of `name` and `args` (strings and Buffers: ioredis has turned numbers into strings). */
-function serialize(name: string, args: (string | Buffer)[]): Buffer {
-  let size = byteLengthOfBulk(name);
-  for (const arg of args)
-    size += typeof arg === "string" ? byteLengthOfBulk(arg) : bulkHeaderLength(arg.length) + arg.length + 2;
-  const header = `*${args.length + 1}${CRLF}`;
-  const out = Buffer.allocUnsafe(header.length + size);
-  let at = out.write(header, 0, "latin1");
-  at = writeBulk(out, at, name);
-  for (const arg of args) at = writeBulk(out, at, arg);
-  return out;
+/**
+ * The RESP array of `name` and `args` (strings and Buffers: ioredis has turned numbers into strings),
+ * built as one string and encoded once: one native call per command rather than three per argument,
+ * which had made this a tenth of a busy coordinator's CPU. A non-empty Buffer is copied in as it is.
+ */
+export function serialize(name: string, args: readonly (string | Buffer)[]): Buffer {
+  let text = `*${args.length + 1}${CRLF}$${utf8Length(name)}${CRLF}${name}${CRLF}`;
+  let parts: Buffer[] | undefined;
+  for (const arg of args) {
+    if (typeof arg === "string") text += `$${utf8Length(arg)}${CRLF}${arg}${CRLF}`;
+    else if (arg.length === 0) text += `$0${CRLF}${CRLF}`;
+    else {
+      parts ??= [];
+      parts.push(Buffer.from(`${text}$${arg.length}${CRLF}`, "utf8"), arg);
+      text = CRLF;
+    }
+  }
+  if (!parts) return Buffer.from(text, "utf8");
+  parts.push(Buffer.from(text, "utf8"));
+  return Buffer.concat(parts);
 }
 
-function writeBulk(out: Buffer, at: number, value: string | Buffer): number {
-  const length = typeof value === "string" ? Buffer.byteLength(value) : value.length;
-  at += out.write(`$${length}${CRLF}`, at, "latin1");
-  at += typeof value === "string" ? out.write(value, at, "utf8") : value.copy(out, at);
-  return at + out.write(CRLF, at, "latin1");
-}
+const NOT_ASCII = /[^\x00-\x7f]/;
 
-function byteLengthOfBulk(value: string): number {
-  const length = Buffer.byteLength(value);
-  return bulkHeaderLength(length) + length + 2;
-}
-
-function bulkHeaderLength(length: number): number {
-  return String(length).length + 3;
+/** Bytes of `value` in UTF-8; counted in JavaScript for the usual ASCII text (a native call otherwise). */
+function utf8Length(value: string): number {
+  return NOT_ASCII.test(value) ? Buffer.byteLength(value, "utf8") : value.length;
 }

@@ -1,0 +1,55 @@
+import { expect } from "chai";
+import { Redis } from "ioredis";
+import { LuaScript, ScriptCommand, serialize } from "../../../server/store/redis/scripts/script-command.js";
+import { startRedis, type TestRedis } from "../../harness/redis-server.js";
+
+/** RESP as the protocol spells it, one argument at a time: what serialize must write byte for byte. */
+function reference(name: string, args: (string | Buffer)[]): Buffer {
+  const bulk = (b: Buffer) => Buffer.concat([Buffer.from(`$${b.length}\r\n`), b, Buffer.from("\r\n")]);
+  const all = [name, ...args].map((a) => (typeof a === "string" ? Buffer.from(a, "utf8") : a));
+  return Buffer.concat([Buffer.from(`*${all.length}\r\n`), ...all.map(bulk)]);
+}
+
+const ARGS: Record<string, (string | Buffer)[]> = {
+  "ASCII text and numbers as text": ["lock/a", "s1:o1", "30000", "0", ""],
+  "UTF-8 text (2, 3 and 4 bytes a character)": ["é", "ключ", "锁/名", "🔒 lock", "a\u0000b"],
+  "an empty Buffer": ["x", Buffer.alloc(0), "y"],
+  "binary Buffers, first, between and last": [
+    Buffer.from([0xff, 0x00, 0x0d, 0x0a]),
+    "mid",
+    Buffer.from("é", "utf8"),
+    Buffer.from([0x80]),
+  ],
+  "no arguments": [],
+};
+
+describe("ScriptCommand's RESP (serialize)", () => {
+  for (const [what, args] of Object.entries(ARGS))
+    it(`writes ${what} byte for byte as RESP spells it`, () => {
+      expect(serialize("evalsha", args).equals(reference("evalsha", args))).to.equal(true);
+    });
+
+  describe("against a real redis-server", () => {
+    let server: TestRedis;
+    let redis: Redis;
+    before(async () => {
+      server = await startRedis();
+      redis = new Redis(server.url);
+    });
+    after(async () => {
+      redis?.disconnect();
+      await server?.stop();
+    });
+
+    it("reaches a script as the same bytes, keys and arguments (EVAL first, then EVALSHA)", async () => {
+      const script = new LuaScript("return {KEYS[1], unpack(ARGV)}", 1);
+      const args = Object.values(ARGS).flat();
+      const expected = args.map((a) => (typeof a === "string" ? Buffer.from(a, "utf8") : a));
+      for (const _ of [1, 2]) {
+        const reply = (await redis.sendCommand(new ScriptCommand(script, ["k/ключ"], args, null))) as Buffer[];
+        expect(reply[0].toString("utf8")).to.equal("k/ключ");
+        expect(reply.slice(1).map((b) => b.toString("hex"))).to.deep.equal(expected.map((b) => b.toString("hex")));
+      }
+    });
+  });
+});
