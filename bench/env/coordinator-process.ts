@@ -1,9 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { waitForOutput } from "../../test/harness/wait-for-output.js";
-
-// The CLI from source (through tsx), as the tests run it: no build step before a bench run.
-const BIN = fileURLToPath(new URL("../../bin/turnstile-cli.ts", import.meta.url));
+import { COMPILED_CLI, ensureCompiled } from "./compiled-build.js";
 
 /** A `turnstile serve` process for the benchmark; unlike the test harness's, it stops gracefully. */
 export interface BenchCoordinator {
@@ -21,11 +18,12 @@ const STORE_LOG = {
 };
 
 /**
- * Starts `node --import tsx bin/turnstile-cli.ts serve --redis URL --listen 127.0.0.1:0` (as the test harness's
- * spawnCoordinator does) and resolves once it listens; with `redisUrl` undefined it starts the same
+ * Starts `node dist/bin/turnstile-cli.js serve --redis URL --listen 127.0.0.1:0` — the compiled coordinator,
+ * what `npx turnstile serve` and the container run (built first when a source is newer: ensureCompiled;
+ * through tsx it cost 10–15% more CPU) — and resolves once it listens; with `redisUrl` undefined it starts the same
  * command without `--redis`, on the embedded in-process store. With `profileDir`, node writes a CPU
  * profile there on exit; `extraArgs` go to `serve` (the TLS row's certificates, the replicated row's replica acks);
- * `launch` adds node options (after `--import tsx`) and environment variables (the anatomy's mark recorder). Its output is drained
+ * `launch` adds node options (after `--import tsx`, which they get) and environment variables (the anatomy's mark recorder). Its output is drained
  * so a chatty log can never block it.
  */
 export async function startCoordinator(
@@ -36,12 +34,12 @@ export async function startCoordinator(
 ): Promise<BenchCoordinator> {
   const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const storeArgs = redisUrl ? ["--redis", redisUrl] : [];
+  ensureCompiled();
   const args = [
     ...nodeArgs,
-    "--import",
-    "tsx",
-    ...(launch.nodeArgs ?? []),
-    BIN,
+    // Only what `launch` loads (the anatomy's mark recorder) is TypeScript, and needs tsx.
+    ...(launch.nodeArgs ? ["--import", "tsx", ...launch.nodeArgs] : []),
+    COMPILED_CLI,
     "serve",
     "--listen",
     "127.0.0.1:0",

@@ -47,7 +47,7 @@ export function writeBenchmarksMd(input: ReportInput): string {
     "",
     "- One `redis-server` (no persistence) serves every Redis-based implementation, one after another in the same run;",
     "  etcd runs as a single member with its data directory on tmpfs (`/dev/shm`).",
-    "- Turnstile's coordinator is its own process (`node --import tsx bin/turnstile-cli.ts serve --redis URL --listen 127.0.0.1:0`);",
+    "- Turnstile's coordinator is its own process, compiled as users run it (`node dist/bin/turnstile-cli.js serve --redis URL --listen 127.0.0.1:0`; the bench runs `npm run build` first when a source is newer);",
     "  the contenders of every implementation run in the bench process, each with its own client (connection,",
     "  session or lease). grpc-js puts the Turnstile clients of one process on one HTTP/2 connection.",
     ...(impls.some((i) => i.id === "turnstile-embedded")

@@ -1,8 +1,5 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Redis } from "ioredis";
+import { ensureCompiled } from "../env/compiled-build.js";
 import type { BenchCoordinator } from "../env/coordinator-process.js";
 import type { LockImpl } from "../impls/lock-impl.js";
 import type { BenchOptions } from "../options.js";
@@ -13,24 +10,6 @@ import { runProcessHandOff } from "./process-hand-off.js";
 import { runProcessSpread } from "./process-spread.js";
 import { REDISSON_IMPLS, redissonUnavailable, runRedisson } from "./redisson-runner.js";
 import { runScaleOut, type ScaleOutRow } from "./scale-out.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-/**
- * True when the compiled client the contender processes load (packages/client/dist, else dist/client)
- * is newer than the build script and every source the client is built from.
- */
-function distIsFresh(): boolean {
-  const entry = existsSync(join(ROOT, "packages/client"))
-    ? "packages/client/dist/client/index.js"
-    : "dist/client/index.js";
-  const built = statSync(join(ROOT, entry), { throwIfNoEntry: false })?.mtimeMs;
-  if (built === undefined) return false;
-  const sources = ["scripts/build.js", "package.json"];
-  for (const tree of ["client", "gen", "wire"])
-    for (const f of readdirSync(join(ROOT, tree), { recursive: true, encoding: "utf8" })) sources.push(join(tree, f));
-  return sources.every((f) => (statSync(join(ROOT, f), { throwIfNoEntry: false })?.mtimeMs ?? 0) <= built);
-}
 
 /** The label of the rows whose contenders each run in a process of their own. */
 export const PROCESS_IMPL: LockImpl = {
@@ -77,12 +56,7 @@ export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]
   };
   const built = await step(
     "npm run build (the contender processes run the compiled client)",
-    async () => {
-      if (distIsFresh()) return "the compiled client is newer than its sources: not rebuilt";
-      const r = spawnSync("npm", ["run", "-s", "build"], { cwd: ROOT, encoding: "utf8" });
-      if (r.status !== 0) throw new Error(`npm run build failed: ${(r.stdout + r.stderr).slice(-600)}`);
-      return "built";
-    },
+    async () => (ensureCompiled() === "fresh" ? "the compiled client is newer than its sources: not rebuilt" : "built"),
     (r) => r,
   );
   const h8 = ctx.handOff.find((h) => h.contenders === 8);
