@@ -85,9 +85,8 @@ export function serialize(name: string, args: readonly (string | Buffer)[]): Buf
   return Buffer.concat(parts);
 }
 
-const NOT_ASCII = /[^\x00-\x7f]/;
-
 /** Bytes of `value` in UTF-8; counted in JavaScript for the usual ASCII text (a native call otherwise). */
 function utf8Length(value: string): number {
-  return NOT_ASCII.test(value) ? Buffer.byteLength(value, "utf8") : value.length;
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) > 0x7f) return Buffer.byteLength(value, "utf8");
+  return value.length;
 }
