@@ -63,8 +63,8 @@ export class HeldLocks {
       // A re-entry keeps the first grant's send time: the conservative end of the lease.
       this.#clock.track(holding, acquireSentAtMs);
     }
-    const grant = { name: acquired.name, owner, fencingToken: acquired.fencingToken };
-    const lock = new Lock({ ...grant, holdCount: acquired.holdCount }, this.#releaser);
+    const { name, fencingToken, holdCount } = acquired;
+    const lock = new Lock({ name, owner, fencingToken, holdCount }, this.#releaser);
     holding.locks.add(lock);
     this.rearm();
     this.sweep();
