@@ -6,8 +6,9 @@ import type { MonotonicClock } from "../../locks/lease-clock.js";
 import type { Lock } from "../../locks/lock.js";
 import { currentTraceParent } from "../../trace-context.js";
 import { errorFromFailed, TurnstileError } from "../../turnstile-error.js";
+import { AcquireAttempt, type AttemptOwner, AttemptTicket } from "./acquire-attempt.js";
 import type { ReleasedHold } from "./releases-in-flight.js";
-import type { RequestAnswer, RequestHandler, RequestRegistry } from "./request-answer.js";
+import type { RequestAnswer, RequestRegistry } from "./request-answer.js";
 
 /** One acquire as the session sends it; mode and limit are here so shared locks can reuse it. */
 export interface SessionAcquire {
@@ -138,12 +139,12 @@ export interface AcquireTicket {
  * The session's acquires not yet answered, by request id. They outlive a broken stream (a resume
  * re-sends them). A grant for an abandoned acquire is released quietly; others become Locks.
  */
-export class AcquiresInFlight {
+export class AcquiresInFlight implements AttemptOwner<SessionAcquire> {
   readonly #pending: RequestRegistry;
   readonly #held: HeldLocks;
   readonly #now: MonotonicClock;
   readonly #releaseQuietly: (hold: ReleasedHold) => void;
-  readonly #acquires = new Map<string, PendingAcquire>();
+  readonly #acquires = new Map<string, AcquireAttempt<SessionAcquire>>();
 
   constructor(
     pending: RequestRegistry,
@@ -174,12 +175,12 @@ export class AcquiresInFlight {
     attempt.requestId = this.#pending.add(attempt);
     attempt.firstSentAtMs = this.#now();
     this.#acquires.set(attempt.requestId, attempt);
-    const { requestId } = attempt;
-    const message = acquireMessage(requestId, request, request.waitMs, traceParent);
-    return { requestId, message, answer: attempt.granted, abandon: () => this.#abandon(attempt) };
+    const message = acquireMessage(attempt.requestId, request, request.waitMs, traceParent);
+    return new AttemptTicket(attempt, this, message);
   }
 
-  #abandon(attempt: AcquireAttempt): boolean {
+  /** Internal (AcquireAttempt): the caller gives up on `attempt` (see AcquireTicket.abandon). */
+  abandon(attempt: AcquireAttempt<SessionAcquire>): boolean {
     const inFlight = this.#acquires.get(attempt.requestId);
     if (inFlight !== undefined) inFlight.abandoned = true;
     else attempt.lock?.release().catch(() => {});
@@ -190,7 +191,7 @@ export class AcquiresInFlight {
    * Internal (AcquireAttempt): the server answered `attempt`. Runs in the message handler, so the
    * holding exists before a `lost` right behind the grant.
    */
-  answered(attempt: AcquireAttempt, reply: RequestAnswer): void {
+  answered(attempt: AcquireAttempt<SessionAcquire>, reply: RequestAnswer): void {
     const inFlight = this.#acquires.get(attempt.requestId);
     this.#acquires.delete(attempt.requestId);
     if (reply.$case === "failed") {
@@ -209,48 +210,8 @@ export class AcquiresInFlight {
   }
 
   /** Internal (AcquireAttempt): the session ended before `attempt` was answered. */
-  ended(attempt: AcquireAttempt, error: Error): void {
+  ended(attempt: AcquireAttempt<SessionAcquire>, error: Error): void {
     this.#acquires.delete(attempt.requestId);
     attempt.fail(error);
   }
 }
-
-/**
- * One acquire in flight: the request, its registry handler and the caller's promise in one object,
- * so an acquire costs one allocation and no closures beyond the promise's own.
- */
-class AcquireAttempt implements PendingAcquire, RequestHandler {
-  requestId = "";
-  firstSentAtMs = 0;
-  abandoned = false;
-  /** The Lock the grant made (released if the caller abandons after it arrived). */
-  lock: Lock | undefined;
-  /** The caller's promise. */
-  readonly granted: Promise<Lock>;
-  grant: (lock: Lock) => void = ignore;
-  fail: (error: Error) => void = ignore;
-  readonly #flight: AcquiresInFlight;
-
-  constructor(
-    flight: AcquiresInFlight,
-    readonly request: SessionAcquire,
-    readonly giveUpAtMs: number,
-    readonly traceParent: string,
-  ) {
-    this.#flight = flight;
-    this.granted = new Promise<Lock>((resolve, reject) => {
-      this.grant = resolve;
-      this.fail = reject;
-    });
-  }
-
-  answer(reply: RequestAnswer): void {
-    this.#flight.answered(this, reply);
-  }
-
-  end(error: Error): void {
-    this.#flight.ended(this, error);
-  }
-}
-
-function ignore(): void {}
