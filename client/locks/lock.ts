@@ -96,7 +96,7 @@ export class Lock implements AsyncDisposable {
       this.#state = "released";
       const controller = this.#controller;
       if (controller === undefined) {
-        // Nobody read `signal`, so nothing can run between these lines: no promise to stand in.
+        // Nobody read `signal`: there is no one to tell first, so no promise stands in for the release.
         this.#released = this.#releaser.releaseLock(this);
       } else {
         let sendRelease: (sent: Promise<void>) => void = ignore;
