@@ -91,7 +91,7 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
    * (keepalives did not arrive), others as the server says; on abort it rejects
    * with `signal.reason` and withdraws the request (a grant that crosses the abort is released).
    */
-  async acquire(name: string, options: AcquireOptions = {}): Promise<Lock> {
+  acquire(name: string, options: AcquireOptions = {}): Promise<Lock> {
     return this.#acquire(name, LockMode.LOCK_MODE_EXCLUSIVE, 0, options);
   }
 
@@ -198,14 +198,15 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
     return new LockAcquirer((options) => this.#acquire(name, mode, limit, options));
   }
 
-  async #acquire(
-    name: string,
-    mode: LockMode,
-    limit: number,
-    options: AcquireOptions,
-    session: Session = this.#currentSession(),
-  ): Promise<Lock> {
-    return session.acquire(sessionAcquire(name, mode, limit, options), { signal: options.signal });
+  // Not async: the session's promise is handed back as is, with no layers of its own (a throw
+  // here still becomes a rejection).
+  #acquire(name: string, mode: LockMode, limit: number, options: AcquireOptions, session?: Session): Promise<Lock> {
+    try {
+      const to = session ?? this.#currentSession();
+      return to.acquire(sessionAcquire(name, mode, limit, options), { signal: options.signal });
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** A channel for calls outside the session (Describe, Watch): the addresses in turn. */

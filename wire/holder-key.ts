@@ -4,5 +4,6 @@
  * and session ids are its own), so the key is unambiguous.
  */
 export function holderKey(...parts: string[]): string {
-  return parts.join("\u0000");
+  // (name, owner) on every grant and release: a plain concatenation beats join.
+  return parts.length === 2 ? `${parts[0]}\u0000${parts[1]}` : parts.join("\u0000");
 }

@@ -15,6 +15,8 @@ export interface Holding {
   readonly name: string;
   readonly owner: string;
   readonly fencingToken: bigint;
+  /** Its key in the session's holdings (holderKey of name and owner), built once. */
+  readonly key: string;
   /** Live (not yet released or lost) handles. */
   readonly locks: Set<Lock>;
   /** Releases sent and not yet answered. */
@@ -58,13 +60,13 @@ export class HeldLocks {
     }
     if (holding === undefined) {
       const { name, fencingToken } = acquired;
-      holding = { name, owner, fencingToken, locks: new Set(), releasing: 0, gone: false };
+      holding = { name, owner, fencingToken, key, locks: new Set(), releasing: 0, gone: false };
       this.#holdings.set(key, holding);
       // A re-entry keeps the first grant's send time: the conservative end of the lease.
       this.#clock.track(holding, acquireSentAtMs);
     }
-    const grant = { name: acquired.name, owner, fencingToken: acquired.fencingToken };
-    const lock = new Lock({ ...grant, holdCount: acquired.holdCount }, this.#releaser);
+    const { name, fencingToken, holdCount } = acquired;
+    const lock = new Lock({ name, owner, fencingToken, holdCount }, this.#releaser);
     holding.locks.add(lock);
     this.rearm();
     this.sweep();
@@ -183,8 +185,7 @@ export class HeldLocks {
   }
 
   #forget(holding: Holding): void {
-    const key = holderKey(holding.name, holding.owner);
-    if (this.#holdings.get(key) === holding) this.#holdings.delete(key);
+    if (this.#holdings.get(holding.key) === holding) this.#holdings.delete(holding.key);
     this.#clock.untrack(holding);
   }
 }

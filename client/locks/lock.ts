@@ -14,6 +14,8 @@ export interface LockReleaser {
   leaseRemainingMs(lock: Lock): number | undefined;
 }
 
+function ignore(): void {}
+
 /** The grant a Lock handle stands for, as the server reported it. */
 export interface LockGrant {
   name: string;
@@ -92,14 +94,20 @@ export class Lock implements AsyncDisposable {
     if (this.#state === "held") {
       options.signal?.throwIfAborted();
       this.#state = "released";
-      let sendRelease: (sent: Promise<void>) => void = () => {};
-      this.#released = new Promise<void>((resolve) => {
-        sendRelease = resolve;
-      });
-      this.#released.catch(() => {});
-      // Told first: the signal aborts before the release lets the server grant to someone else.
-      this.#controller?.abort(this.#abortReason());
-      sendRelease(this.#releaser.releaseLock(this));
+      const controller = this.#controller;
+      if (controller === undefined) {
+        // Nobody read `signal`: there is no one to tell first, so no promise stands in for the release.
+        this.#released = this.#releaser.releaseLock(this);
+      } else {
+        let sendRelease: (sent: Promise<void>) => void = ignore;
+        this.#released = new Promise<void>((resolve) => {
+          sendRelease = resolve;
+        });
+        // Told first: the signal aborts before the release lets the server grant to someone else.
+        controller.abort(this.#abortReason());
+        sendRelease(this.#releaser.releaseLock(this));
+      }
+      this.#released.catch(ignore);
     }
     if (this.#released !== undefined) await raceSignal(this.#released, options.signal);
   }

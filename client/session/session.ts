@@ -120,10 +120,12 @@ export class Session {
   async acquire(request: SessionAcquire, options: { signal?: AbortSignal } = {}): Promise<Lock> {
     const { signal } = options;
     const giveUpAt = giveUpAtMs(request.waitMs, this.#clock.now());
-    await this.#openBy(giveUpAt, request, signal);
+    // Open already: nothing to wait for (the abort and end checks below still run).
+    if (this.#state !== "connected") await this.#openBy(giveUpAt, request, signal);
     signal?.throwIfAborted();
     if (this.#ended !== undefined) throw this.#ended;
-    return this.#requests.acquire(request, giveUpAt, signal);
+    // Awaited: returning the promise from an async function would cost two more turns per acquire.
+    return await this.#requests.acquire(request, giveUpAt, signal);
   }
 
   /**

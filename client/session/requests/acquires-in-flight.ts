@@ -6,6 +6,7 @@ import type { MonotonicClock } from "../../locks/lease-clock.js";
 import type { Lock } from "../../locks/lock.js";
 import { currentTraceParent } from "../../trace-context.js";
 import { errorFromFailed, TurnstileError } from "../../turnstile-error.js";
+import { AcquireAttempt, type AttemptOwner, AttemptTicket } from "./acquire-attempt.js";
 import type { ReleasedHold } from "./releases-in-flight.js";
 import type { RequestAnswer, RequestRegistry } from "./request-answer.js";
 
@@ -41,7 +42,7 @@ export function sessionAcquire(
     lockDelayMs?: number;
   },
 ): SessionAcquire {
-  const { waitMs, owner = randomUUID(), value, onQueued, lockDelayMs } = options;
+  const { waitMs, value, onQueued, lockDelayMs } = options;
   if (waitMs !== undefined && !(waitMs >= 0)) {
     throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
   }
@@ -49,17 +50,24 @@ export function sessionAcquire(
   if (lockDelayMs !== undefined && !(lockDelayMs >= 0 && Number.isFinite(lockDelayMs))) {
     throw new TurnstileError("invalid-argument", `lockDelayMs must be a finite number >= 0, got ${lockDelayMs}`);
   }
-  // UTF-8 cannot carry a lone surrogate: encoded, it would silently become U+FFFD, another lock.
-  for (const [field, text] of [
-    ["name", name],
-    ["owner", owner],
-  ] as const) {
-    if (/\p{Cs}/u.test(text))
-      throw new TurnstileError("invalid-argument", `${field}: not valid UTF-8 (a lone surrogate)`);
-  }
+  checkUtf8("name", name);
+  // A generated owner is a UUID (ASCII): only the caller's own needs the check.
+  let owner = options.owner;
+  if (owner === undefined) owner = randomUUID();
+  else checkUtf8("owner", owner);
   const wait = waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs;
-  return { name, owner, mode, limit, waitMs: wait, value, onQueued, ...(lockDelayMs !== undefined && { lockDelayMs }) };
+  const request: SessionAcquire = { name, owner, mode, limit, waitMs: wait, value, onQueued };
+  if (lockDelayMs !== undefined) request.lockDelayMs = lockDelayMs;
+  return request;
 }
+
+// UTF-8 cannot carry a lone surrogate: encoded, it would silently become U+FFFD, another lock.
+function checkUtf8(field: "name" | "owner", text: string): void {
+  if (LONE_SURROGATE.test(text))
+    throw new TurnstileError("invalid-argument", `${field}: not valid UTF-8 (a lone surrogate)`);
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * One acquire not yet answered. It survives a broken stream and is re-sent after a resume with
@@ -101,15 +109,18 @@ export function acquireMessage(
   waitMs: number | undefined,
   traceParent: string,
 ): NonNullable<SessionRequest["kind"]> {
-  const { name, owner, mode, limit, value = new Uint8Array(), lockDelayMs } = request;
+  const { name, owner, mode, limit, value, lockDelayMs } = request;
   const wait = waitMs === undefined ? undefined : durationFromMs(waitMs);
-  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  const bytes = value === undefined ? NO_VALUE : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   const lockDelay = lockDelayMs === undefined ? undefined : durationFromMs(lockDelayMs);
   return {
     $case: "acquire",
     acquire: { requestId, name, mode, limit, wait, owner, value: bytes, traceParent, lockDelay },
   };
 }
+
+// Shared by every acquire without a value: encoding only reads it.
+const NO_VALUE = Buffer.alloc(0);
 
 /** One registered acquire: its request id and message, the caller's answer, and how to give up on it. */
 export interface AcquireTicket {
@@ -128,12 +139,12 @@ export interface AcquireTicket {
  * The session's acquires not yet answered, by request id. They outlive a broken stream (a resume
  * re-sends them). A grant for an abandoned acquire is released quietly; others become Locks.
  */
-export class AcquiresInFlight {
+export class AcquiresInFlight implements AttemptOwner<SessionAcquire> {
   readonly #pending: RequestRegistry;
   readonly #held: HeldLocks;
   readonly #now: MonotonicClock;
   readonly #releaseQuietly: (hold: ReleasedHold) => void;
-  readonly #acquires = new Map<string, PendingAcquire>();
+  readonly #acquires = new Map<string, AcquireAttempt<SessionAcquire>>();
 
   constructor(
     pending: RequestRegistry,
@@ -158,55 +169,49 @@ export class AcquiresInFlight {
    * the lease had already run out at grant time.
    */
   add(request: SessionAcquire, giveUpAtMs: number): AcquireTicket {
-    let requestId = "";
-    let granted: Lock | undefined;
     // Read now, in the caller's context: a resume re-sends the acquire from a stream event, outside it.
     const traceParent = currentTraceParent();
-    const answer = new Promise<Lock>((resolve, reject) => {
-      requestId = this.#pending.add({
-        answer: (reply) => {
-          granted = this.#onAnswer(requestId, reply, resolve, reject);
-        },
-        end: (error) => {
-          this.#acquires.delete(requestId);
-          reject(error);
-        },
-      });
-      const firstSentAtMs = this.#now();
-      const attempt = { requestId, request, firstSentAtMs, giveUpAtMs, traceParent, abandoned: false, fail: reject };
-      this.#acquires.set(requestId, attempt);
-    });
-    const abandon = () => {
-      const attempt = this.#acquires.get(requestId);
-      if (attempt !== undefined) attempt.abandoned = true;
-      else granted?.release().catch(() => {});
-      return attempt !== undefined;
-    };
-    return { requestId, message: acquireMessage(requestId, request, request.waitMs, traceParent), answer, abandon };
+    const attempt = new AcquireAttempt(this, request, giveUpAtMs, traceParent);
+    attempt.requestId = this.#pending.add(attempt);
+    attempt.firstSentAtMs = this.#now();
+    this.#acquires.set(attempt.requestId, attempt);
+    const message = acquireMessage(attempt.requestId, request, request.waitMs, traceParent);
+    return new AttemptTicket(attempt, this, message);
   }
 
-  // Runs in the message handler, so the holding exists before a `lost` right behind the grant.
-  #onAnswer(
-    requestId: string,
-    reply: RequestAnswer,
-    resolve: (lock: Lock) => void,
-    reject: (error: Error) => void,
-  ): Lock | undefined {
-    const attempt = this.#acquires.get(requestId);
-    this.#acquires.delete(requestId);
+  /** Internal (AcquireAttempt): the caller gives up on `attempt` (see AcquireTicket.abandon). */
+  abandon(attempt: AcquireAttempt<SessionAcquire>): boolean {
+    const inFlight = this.#acquires.get(attempt.requestId);
+    if (inFlight !== undefined) inFlight.abandoned = true;
+    else attempt.lock?.release().catch(() => {});
+    return inFlight !== undefined;
+  }
+
+  /**
+   * Internal (AcquireAttempt): the server answered `attempt`. Runs in the message handler, so the
+   * holding exists before a `lost` right behind the grant.
+   */
+  answered(attempt: AcquireAttempt<SessionAcquire>, reply: RequestAnswer): void {
+    const inFlight = this.#acquires.get(attempt.requestId);
+    this.#acquires.delete(attempt.requestId);
     if (reply.$case === "failed") {
-      reject(errorFromFailed(reply.failed));
+      attempt.fail(errorFromFailed(reply.failed));
     } else if (reply.$case !== "acquired") {
-      reject(new TurnstileError("internal", `acquire answered with ${reply.$case}`));
-    } else if (attempt === undefined || attempt.abandoned) {
+      attempt.fail(new TurnstileError("internal", `acquire answered with ${reply.$case}`));
+    } else if (inFlight === undefined || inFlight.abandoned) {
       const { name, fencingToken } = reply.acquired;
-      this.#releaseQuietly({ name, owner: attempt?.request.owner ?? "", fencingToken });
+      this.#releaseQuietly({ name, owner: inFlight?.request.owner ?? "", fencingToken });
     } else {
-      const lock = this.#held.grant(reply.acquired, attempt.request.owner, attempt.firstSentAtMs);
-      if (lock.lost) reject(lock.signal.reason);
-      else resolve(lock);
-      return lock;
+      const lock = this.#held.grant(reply.acquired, inFlight.request.owner, inFlight.firstSentAtMs);
+      attempt.lock = lock;
+      if (lock.lost) attempt.fail(lock.signal.reason);
+      else attempt.grant(lock);
     }
-    return undefined;
+  }
+
+  /** Internal (AcquireAttempt): the session ended before `attempt` was answered. */
+  ended(attempt: AcquireAttempt<SessionAcquire>, error: Error): void {
+    this.#acquires.delete(attempt.requestId);
+    attempt.fail(error);
   }
 }

@@ -1,7 +1,7 @@
 import { FailureReason, type SessionRequest } from "../../../gen/ts/turnstile/v1/turnstile.js";
 import { currentTraceParent } from "../../trace-context.js";
 import type { InFlightRelease } from "../resume-reconciliation.js";
-import type { RequestHandler, RequestRegistry } from "./request-answer.js";
+import type { RequestAnswer, RequestHandler, RequestRegistry } from "./request-answer.js";
 
 /** The hold a release is for: (name, owner) and the token it was granted with. */
 export interface ReleasedHold {
@@ -36,19 +36,9 @@ export class ReleasesInFlight {
   /** Registers a release of `hold` and sends it; without `handler` nobody waits for the answer. */
   send(hold: ReleasedHold, handler?: RequestHandler, attempt = 0): void {
     const { name, owner, fencingToken } = hold;
-    const requestId = this.#pending.add({
-      answer: (answer) => {
-        this.#releases.delete(requestId);
-        if (answer.$case === "failed" && answer.failed.reason === FailureReason.FAILURE_REASON_UNAVAILABLE) {
-          return this.#again(hold, handler, attempt + 1);
-        }
-        handler?.answer(answer);
-      },
-      end: (error) => {
-        this.#releases.delete(requestId);
-        handler?.end(error);
-      },
-    });
+    const request = new ReleaseRequest(this, hold, handler, attempt);
+    const requestId = this.#pending.add(request);
+    request.requestId = requestId;
     this.#releases.set(requestId, { requestId, name, owner, fencingToken });
     this.#send({ $case: "release", release: { requestId, name, owner, traceParent: currentTraceParent() } });
   }
@@ -61,6 +51,23 @@ export class ReleasesInFlight {
       clearTimeout(timer);
       handler?.end(error);
     }
+  }
+
+  /** Internal (ReleaseRequest): the server answered `request`. */
+  answered(request: ReleaseRequest, answer: RequestAnswer): void {
+    this.#releases.delete(request.requestId);
+    const { hold, handler, attempt } = request;
+    if (answer.$case === "failed" && answer.failed.reason === FailureReason.FAILURE_REASON_UNAVAILABLE) {
+      this.#again(hold, handler, attempt + 1);
+      return;
+    }
+    handler?.answer(answer);
+  }
+
+  /** Internal (ReleaseRequest): the session ended before `request` was answered. */
+  ended(request: ReleaseRequest, error: Error): void {
+    this.#releases.delete(request.requestId);
+    request.handler?.end(error);
   }
 
   #again(hold: ReleasedHold, handler: RequestHandler | undefined, attempt: number): void {
@@ -85,5 +92,25 @@ export class ReleasesInFlight {
   settle(requestId: string): void {
     const name = this.#releases.get(requestId)?.name ?? "";
     this.#pending.settle({ $case: "released", released: { requestId, name, holdCount: 0 } });
+  }
+}
+
+/** One release in flight as its registry handler: a class, so a release costs no closures. */
+class ReleaseRequest implements RequestHandler {
+  requestId = "";
+
+  constructor(
+    readonly releases: ReleasesInFlight,
+    readonly hold: ReleasedHold,
+    readonly handler: RequestHandler | undefined,
+    readonly attempt: number,
+  ) {}
+
+  answer(answer: RequestAnswer): void {
+    this.releases.answered(this, answer);
+  }
+
+  end(error: Error): void {
+    this.releases.ended(this, error);
   }
 }

@@ -81,14 +81,14 @@ export class SessionRequests implements RequestRegistry {
    * `giveUpAtMs` it rejects with 'timeout' and is withdrawn (AcquireDeadlines).
    */
   async acquire(request: SessionAcquire, giveUpAtMs: number, signal: AbortSignal | undefined): Promise<Lock> {
-    const { requestId, message, answer, abandon } = this.#acquires.add(request, giveUpAtMs);
+    const ticket = this.#acquires.add(request, giveUpAtMs);
     if (giveUpAtMs !== Number.POSITIVE_INFINITY) this.#deadlines.watch();
-    this.#ctx.send(message);
+    this.#ctx.send(ticket.message);
     try {
-      return await raceSignal(answer, signal);
+      return await raceSignal(ticket.answer, signal);
     } catch (error) {
-      if (signal?.aborted && error === signal.reason && abandon())
-        this.#ctx.send({ $case: "cancel", cancel: { requestId } });
+      if (signal?.aborted && error === signal.reason && ticket.abandon())
+        this.#ctx.send({ $case: "cancel", cancel: { requestId: ticket.requestId } });
       throw error;
     }
   }
