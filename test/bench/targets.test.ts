@@ -16,13 +16,20 @@ const floorEcho = {
   script: latency(0.06, 0.06, 0.2),
   toClient: latency(0.05, 0.05, 0.2),
   roundTrip: latency(0.2, 0.2, 0.6),
+  cpuUs: { server: 150, client: 90 },
 };
 const anatomy = {
   contenders: 8,
   // the flush leg (4) holds the most above its floor (none): 0.3 ms
   handOff: chain([0.02, 0.1, 0.01, 0.005, 0.005, 0.01, 0.3, 0.08, 0.03, 0.07, 0.02]),
   uncontended: chain([0.02, 0.25, 0.01, 0.005, 0.005, 0.01, 0.05, 0.05, 0.03, 0.06, 0.02]),
-  floors: { grpcEcho: floorEcho, evalsha: latency(0.05, 0.05, 0.2), grpcEchoEval: floorEcho },
+  floors: {
+    grpcEcho: floorEcho,
+    evalsha: latency(0.05, 0.05, 0.2),
+    evalshaCpuUs: 80,
+    grpcEchoEval: floorEcho,
+    busyEchoEvalCpuUs: { server: 40, client: 20 },
+  },
 } as unknown as AnatomyResult;
 
 describe("bench targets and the anatomy's pointers", () => {
@@ -57,6 +64,12 @@ describe("bench targets and the anatomy's pointers", () => {
     const gap = rows.find((r) => r.target.includes("gap mean"));
     expect(gap?.met).to.equal(false);
     expect(gap?.heldBy).to.match(/socket written/);
+    // The echo + EVALSHA trip's mean (0.2 ms) is under the 0.25 ms target: not called a floor above it.
+    expect(gap?.heldBy).to.match(/averages 200 µs here$/);
+    const coordinatorCpu = rows.find((r) => r.target.includes("coordinator CPU ≤ 150 µs per hand-off"));
+    expect(coordinatorCpu?.heldBy).to.match(
+      /floor: two echo \+ EVALSHA trips cost the echo server 80 µs of CPU with 8 streams in flight and 300 µs one at a time/,
+    );
     const vsSpin = rows.find((r) => r.target.includes("1.8× the spin lock"));
     expect(vsSpin?.met).to.equal(true);
     expect(rows.find((r) => r.target.includes("Redisson RLock"))?.measured).to.equal("Redisson not run");
