@@ -19,8 +19,8 @@ const STORE_LOG = {
 
 /**
  * Starts `node dist/bin/turnstile-cli.js serve --redis URL --listen 127.0.0.1:0` — the compiled coordinator,
- * what `npx turnstile serve` and the container run (built first when a source is newer: ensureCompiled;
- * through tsx it cost 10–15% more CPU) — and resolves once it listens; with `redisUrl` undefined it starts the same
+ * what `npx turnstile serve` and the container run (built first when a source is newer: ensureCompiled),
+ * not the sources through tsx, whose transform adds work per closure — and resolves once it listens; with `redisUrl` undefined it starts the same
  * command without `--redis`, on the embedded in-process store. With `profileDir`, node writes a CPU
  * profile there on exit; `extraArgs` go to `serve` (the TLS row's certificates, the replicated row's replica acks);
  * `launch` adds node options (after `--import tsx`, which they get) and environment variables (the anatomy's mark recorder). Its output is drained
