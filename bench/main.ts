@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import type { TlsOptions } from "../client/index.js";
 import { redisServerAvailable, startRedis } from "../test/harness/redis-server.js";
+import { ensureCompiled } from "./env/compiled-build.js";
 import { type BenchCoordinator, startCoordinator } from "./env/coordinator-process.js";
 import { type BenchEtcd, etcdVersion, startEtcd } from "./env/etcd-server.js";
 import { machineInfo } from "./env/machine-info.js";
@@ -48,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const notes: string[] = [];
+  // The coordinators run compiled, as users run them: never a dist/ older than its sources.
+  if (ensureCompiled() === "built") process.stderr.write("bench: npm run build (dist/ was older than its sources)\n");
   const redis = await startRedis();
   const counter = new Redis(redis.url);
   const coordinator = await startCoordinator(redis.url, options.profileDir);

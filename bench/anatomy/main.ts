@@ -3,10 +3,12 @@
 // prints the legs of a hand-off (8 contenders) and of an uncontended acquire beside the bare floors.
 import { loadavg } from "node:os";
 import { startRedis } from "../../test/harness/redis-server.js";
+import { ensureCompiled } from "../env/compiled-build.js";
 import { anatomySection } from "../report/anatomy-section.js";
 import { runAnatomy } from "./run-anatomy.js";
 
 const quick = process.argv.includes("--quick");
+ensureCompiled();
 const redis = await startRedis();
 try {
   const loadStart = loadavg()[0];

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { waitForOutput } from "../../test/harness/wait-for-output.js";
-import { COMPILED_CLI, ensureCompiled } from "./compiled-build.js";
+import { COMPILED_CLI } from "./compiled-build.js";
 
 /** A `turnstile serve` process for the benchmark; unlike the test harness's, it stops gracefully. */
 export interface BenchCoordinator {
@@ -19,8 +20,9 @@ const STORE_LOG = {
 
 /**
  * Starts `node dist/bin/turnstile-cli.js serve --redis URL --listen 127.0.0.1:0` — the compiled coordinator,
- * what `npx turnstile serve` and the container run (built first when a source is newer: ensureCompiled),
- * not the sources through tsx, whose transform adds work per closure — and resolves once it listens; with `redisUrl` undefined it starts the same
+ * what `npx turnstile serve` and the container run, not the sources through tsx, whose transform adds
+ * work per closure (the bench's entry points build it first when a source is newer: ensureCompiled) —
+ * and resolves once it listens; with `redisUrl` undefined it starts the same
  * command without `--redis`, on the embedded in-process store. With `profileDir`, node writes a CPU
  * profile there on exit; `extraArgs` go to `serve` (the TLS row's certificates, the replicated row's replica acks);
  * `launch` adds node options (after `--import tsx`, which they get) and environment variables (the anatomy's mark recorder). Its output is drained
@@ -34,7 +36,7 @@ export async function startCoordinator(
 ): Promise<BenchCoordinator> {
   const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const storeArgs = redisUrl ? ["--redis", redisUrl] : [];
-  ensureCompiled();
+  if (!existsSync(COMPILED_CLI)) throw new Error(`${COMPILED_CLI} is missing: run \`npm run build\` first`);
   const args = [
     ...nodeArgs,
     // Only what `launch` loads (the anatomy's mark recorder) is TypeScript, and needs tsx.

@@ -7,6 +7,7 @@ import type { Lock } from "../../client/index.js";
 import { TurnstileClient } from "../../client/index.js";
 import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { redisServerAvailable, startRedis } from "../../test/harness/redis-server.js";
+import { ensureCompiled } from "../env/compiled-build.js";
 import { startCoordinator } from "../env/coordinator-process.js";
 
 const WORKER = fileURLToPath(new URL("./phase-worker.ts", import.meta.url));
@@ -41,6 +42,7 @@ async function main(): Promise<number> {
     process.stderr.write("stress: redis-server not found on PATH\n");
     return 1;
   }
+  ensureCompiled();
   const redis = await startRedis();
   const coordinator = await startCoordinator(redis.url);
   const inspect = new Redis(redis.url);

@@ -209,7 +209,7 @@ export function anatomySection(result: AnatomyResult): string {
     floorTable(result),
     "",
     "CPU per floor trip (`process.cpuUsage()` of each process over the same trips; the echo server reports its own).",
-    "One trip at a time pays an idle process's wake-ups on every message; with 8 streams in flight, as the",
+    `One trip at a time pays an idle process's wake-ups on every message; with ${BUSY_STREAMS} streams in flight, as the`,
     "hand-off's 8 contenders keep the coordinator busy, they are shared. A hand-off makes two request → script →",
     "answer trips through the coordinator (the release that grants, the next acquire that queues) and pushes one",
     "more answer (the grant), so two busy echo + EVALSHA trips are a floor under its CPU per hand-off here:",

@@ -1,3 +1,4 @@
+import { BUSY_STREAMS } from "../anatomy/floors.js";
 import type { BenchResults } from "../run-plan.js";
 import { CLIENT_LEGS, COORDINATOR_LEGS, heldByText } from "./anatomy-section.js";
 import { count, ms, ratio, verdict } from "./format.js";
@@ -113,7 +114,7 @@ export function targetRows(results: BenchResults): TargetRow[] {
     const busy = 2 * a.floors.busyEchoEvalCpuUs[side];
     const alone = 2 * a.floors.grpcEchoEval.cpuUs[side];
     const who = side === "server" ? "the echo server" : "the client process";
-    return `; floor: two echo + EVALSHA trips cost ${who} ${count(busy)} µs of CPU with 8 streams in flight and ${count(alone)} µs one at a time (socket writes and wake-ups, anatomy)`;
+    return `; floor: two echo + EVALSHA trips cost ${who} ${count(busy)} µs of CPU with ${BUSY_STREAMS} streams in flight and ${count(alone)} µs one at a time (socket writes and wake-ups, anatomy)`;
   };
   if (t) {
     const cpu = usPer(t.counters.serverCpuSeconds, t.handOffs);

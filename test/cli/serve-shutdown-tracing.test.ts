@@ -6,8 +6,8 @@ import { spawnTurnstile } from "../harness/run-turnstile.js";
 import { waitForOutput } from "../harness/wait-for-output.js";
 
 // docs/operations.md ("Shutdown bound"): SIGTERM ends `turnstile serve` with exit 0 within the
-// shutdown grace (5 s) plus 2 s whatever the OTLP collector does; spans get a 1 s flush deadline and
-// an export failure is one warning "tracing: spans not exported". Real processes, real sockets. (An
+// shutdown grace (5 s) plus 2 s whatever the OTLP collector does; spans get 1 s to be exported (the
+// flush gives up at 1.5 s) and an export failure is one warning "tracing: spans not exported". Real processes, real sockets. (An
 // unusable collector used to take 9-10 s and exit 1; on an idle machine this takes well under 2 s.)
 const SHUTDOWN_BOUND_MS = 5000 + 2000;
 

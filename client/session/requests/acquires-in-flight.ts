@@ -200,7 +200,8 @@ export class AcquiresInFlight implements AttemptOwner<SessionAcquire> {
       attempt.fail(new TurnstileError("internal", `acquire answered with ${reply.$case}`));
     } else if (inFlight === undefined || inFlight.abandoned) {
       const { name, fencingToken } = reply.acquired;
-      this.#releaseQuietly({ name, owner: inFlight?.request.owner ?? "", fencingToken });
+      // The attempt is in hand even when no longer in flight: its owner, never "", is the grant's.
+      this.#releaseQuietly({ name, owner: attempt.request.owner, fencingToken });
     } else {
       const lock = this.#held.grant(reply.acquired, inFlight.request.owner, inFlight.firstSentAtMs);
       attempt.lock = lock;

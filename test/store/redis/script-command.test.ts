@@ -13,6 +13,7 @@ function reference(name: string, args: (string | Buffer)[]): Buffer {
 const ARGS: Record<string, (string | Buffer)[]> = {
   "ASCII text and numbers as text": ["lock/a", "s1:o1", "30000", "0", ""],
   "UTF-8 text (2, 3 and 4 bytes a character)": ["é", "ключ", "锁/名", "🔒 lock", "a\u0000b"],
+  "lone surrogates (written as U+FFFD, as Buffer.from writes them)": ["a\ud800b", "\udc00", "x\ud83d"],
   "an empty Buffer": ["x", Buffer.alloc(0), "y"],
   "binary Buffers, first, between and last": [
     Buffer.from([0xff, 0x00, 0x0d, 0x0a]),
@@ -45,8 +46,10 @@ describe("ScriptCommand's RESP (serialize)", () => {
       const script = new LuaScript("return {KEYS[1], unpack(ARGV)}", 1);
       const args = Object.values(ARGS).flat();
       const expected = args.map((a) => (typeof a === "string" ? Buffer.from(a, "utf8") : a));
-      for (const _ of [1, 2]) {
-        const reply = (await redis.sendCommand(new ScriptCommand(script, ["k/ключ"], args, null))) as Buffer[];
+      for (const name of ["eval", "evalsha"]) {
+        const command = new ScriptCommand(script, ["k/ключ"], args, null);
+        const reply = (await redis.sendCommand(command)) as Buffer[];
+        expect(command.name, "the first command on a connection carries the text").to.equal(name);
         expect(reply[0].toString("utf8")).to.equal("k/ключ");
         expect(reply.slice(1).map((b) => b.toString("hex"))).to.deep.equal(expected.map((b) => b.toString("hex")));
       }

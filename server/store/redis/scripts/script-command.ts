@@ -40,6 +40,8 @@ export class ScriptCommand extends Command {
     super("evalsha", [], { replyEncoding });
     // keys.length, not numberOfKeys: acquire-set takes numberOfKeys per name of its set.
     const all: (string | Buffer)[] = [script.sha, String(keys.length), ...keys];
+    // String(n) is ioredis's text for every safe integer; no script argument is past 2^53 (durations and
+    // counts are bounded by validation), where ioredis would write the BigInt digits instead.
     for (const arg of args) all.push(typeof arg === "number" ? String(arg) : arg);
     this.args = all;
   }
