@@ -2,7 +2,6 @@ package turnstile
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -76,43 +75,17 @@ func (c *Client) acquireAll(ctx context.Context, claims []Claim, opts *AcquireOp
 		return nil, err
 	}
 	opts = opts.orDefault()
-	owner := opts.Owner
-	if owner == "" {
-		owner = c.newOwner()
-	}
-	wait := opts.Wait
-	switch {
-	case try:
-		wait = 0
-	case wait <= 0:
-		wait = -1 // no server-side bound: ctx decides
-	}
-	start := time.Now()
-	giveUp := giveUpAt(wait, start)
-	for {
-		s, err := c.sessionBy(ctx, giveUp, "", wait)
-		if err != nil {
-			return nil, err
-		}
-		left := wait // asked again on a new session: what is left of the wait
-		if wait > 0 {
-			left = max(0, time.Until(start.Add(wait)))
-		}
+	held, err := askOnLiveSession(c, ctx, "", opts, try, func(s *session, owner string, left time.Duration, giveUp time.Time) ([]*Lock, error) {
 		req := &pb.AcquireAll{Locks: locks, Owner: owner, Value: opts.Value}
 		if opts.lockDelay != nil {
 			req.LockDelay = durationpb.New(*opts.lockDelay)
 		}
-		held, err := s.acquireSet(ctx, req, left, giveUp, opts.OnQueued)
-		// Nothing was granted to a session that ended under the request: ask again on a new one.
-		var e *Error
-		if errors.As(err, &e) && e.Reason == ReasonSessionEnded && s.isEnded() && ctx.Err() == nil && !c.isClosed() {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return newLockSet(held), nil
+		return s.acquireSet(ctx, req, left, giveUp, opts.OnQueued)
+	})
+	if err != nil {
+		return nil, err
 	}
+	return newLockSet(held), nil
 }
 
 // setClaims turns claims into the request's LockClaims; an unknown mode is refused before anything

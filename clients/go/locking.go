@@ -44,6 +44,21 @@ func (c *Client) acquire(ctx context.Context, name string, want claim, opts *Acq
 		return nil, &Error{Reason: ReasonCancelled, Name: name, Message: "acquire: " + err.Error(), Err: err}
 	}
 	opts = opts.orDefault()
+	return askOnLiveSession(c, ctx, name, opts, try, func(s *session, owner string, left time.Duration, giveUp time.Time) (*Lock, error) {
+		req := &pb.Acquire{Name: name, Owner: owner, Mode: want.mode, Limit: want.limit, Value: opts.Value}
+		if opts.lockDelay != nil {
+			req.LockDelay = durationpb.New(*opts.lockDelay)
+		}
+		return s.acquire(ctx, req, left, giveUp, opts.OnQueued)
+	})
+}
+
+// askOnLiveSession is the loop of Acquire and AcquireAll: it picks the owner (opts.Owner or a new
+// one) and the wait (try: 0; none: -1, ctx decides), then asks on the open session with what is left
+// of the wait. A session that ended under a request that never reached an answer: it opens a new one
+// and asks again (a try-once or a bounded wait too; nothing was granted to a dead session).
+func askOnLiveSession[T any](c *Client, ctx context.Context, name string, opts *AcquireOptions, try bool,
+	ask func(s *session, owner string, left time.Duration, giveUp time.Time) (T, error)) (T, error) {
 	owner := opts.Owner
 	if owner == "" {
 		owner = c.newOwner()
@@ -53,31 +68,26 @@ func (c *Client) acquire(ctx context.Context, name string, want claim, opts *Acq
 	case try:
 		wait = 0
 	case wait <= 0:
-		wait = -1 // no server-side bound: ctx decides
+		wait = -1
 	}
 	start := time.Now()
 	giveUp := giveUpAt(wait, start)
 	for {
 		s, err := c.sessionBy(ctx, giveUp, name, wait)
 		if err != nil {
-			return nil, err
+			var none T
+			return none, err
 		}
 		left := wait // asked again on a new session: what is left of the wait
 		if wait > 0 {
 			left = max(0, time.Until(start.Add(wait)))
 		}
-		req := &pb.Acquire{Name: name, Owner: owner, Mode: want.mode, Limit: want.limit, Value: opts.Value}
-		if opts.lockDelay != nil {
-			req.LockDelay = durationpb.New(*opts.lockDelay)
-		}
-		lock, err := s.acquire(ctx, req, left, giveUp, opts.OnQueued)
-		// A session that ended under a request that never reached an answer: open a new one and
-		// ask again (a try-once or a bounded wait too; nothing was granted to a dead session).
+		got, err := ask(s, owner, left, giveUp)
 		var e *Error
 		if errors.As(err, &e) && e.Reason == ReasonSessionEnded && s.isEnded() && ctx.Err() == nil && !c.isClosed() {
 			continue
 		}
-		return lock, err
+		return got, err
 	}
 }
 
