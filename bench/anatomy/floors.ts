@@ -9,6 +9,9 @@ const SERVER = fileURLToPath(new URL("./echo-server.ts", import.meta.url));
 /** The script of the EVALSHA floors, as small as a useful script gets: one write, one read. */
 export const TRIVIAL_SCRIPT = "redis.call('SET', KEYS[1], ARGV[1]) return redis.call('GET', KEYS[1])";
 
+/** Raw bytes both ways: the echo server's methods take no protobuf. */
+const identity = (b: Buffer) => b;
+
 /** About the size of an acquire or release message on the wire. */
 const PAYLOAD_BYTES = 96;
 
@@ -91,7 +94,6 @@ function ownCpuUs(): number {
 
 /** The echo server's CPU time so far, µs (its Cpu method). */
 function serverCpuUs(client: Client): Promise<number> {
-  const identity = (b: Buffer) => b;
   return new Promise((resolve, reject) =>
     client.makeUnaryRequest("/bench.Echo/Cpu", identity, identity, Buffer.alloc(0), (err, reply) =>
       err || !reply ? reject(err ?? new Error("no reply")) : resolve(Number(reply.readBigUInt64LE(0))),
@@ -101,7 +103,6 @@ function serverCpuUs(client: Client): Promise<number> {
 
 /** CPU per trip of `count` trips over BUSY_STREAMS streams, each with one trip in flight at a time. */
 async function busyTripsCpu(client: Client, path: string, count: number): Promise<{ server: number; client: number }> {
-  const identity = (b: Buffer) => b;
   const payload = Buffer.alloc(PAYLOAD_BYTES, 7);
   const perStream = Math.ceil(count / BUSY_STREAMS);
   const run = (trips: number) =>
@@ -131,7 +132,6 @@ async function busyTripsCpu(client: Client, path: string, count: number): Promis
 }
 
 async function echoTrips(client: Client, path: string, count: number): Promise<EchoLegs> {
-  const identity = (b: Buffer) => b;
   const call: ClientDuplexStream<Buffer, Buffer> = client.makeBidiStreamRequest(path, identity, identity);
   let next: ((reply: Buffer) => void) | undefined;
   call.on("data", (reply: Buffer) => next?.(reply));
