@@ -28,7 +28,7 @@ const DIGITS = 8;
 
 // Measured on this branch (PRINT_COST=1 prints the counts); docs/architecture.md explains them.
 const UNCONTENDED_CYCLE: Budget = {
-  redisCalls: 21,
+  redisCalls: 20,
   scriptsSent: 2,
   commandsSent: 2,
   messages: [2, 2],
@@ -37,7 +37,7 @@ const UNCONTENDED_CYCLE: Budget = {
   asyncResources: { PROMISE: 74, TickObject: 33, Immediate: 2, Timeout: 2, WRITEWRAP: 4 },
 };
 const QUEUE: Budget = {
-  redisCalls: 12,
+  redisCalls: 10,
   scriptsSent: 1,
   commandsSent: 1,
   messages: [1, 1],
@@ -46,7 +46,7 @@ const QUEUE: Budget = {
   asyncResources: { PROMISE: 32, TickObject: 13, Immediate: 1, Timeout: 2, WRITEWRAP: 2 },
 };
 const HAND_ON: Budget = {
-  redisCalls: 22,
+  redisCalls: 20,
   scriptsSent: 1,
   commandsSent: 1,
   messages: [1, 2],

@@ -25,19 +25,19 @@ if idle then
 elseif n == 0 then
   rcall('HDEL', data, 'excl')
 end
-local found = idle and {} or rcall('HMGET', data, 'limit', 'h:' .. hid, 'delay', 'sets')
-local inForce, rec = found[1], found[2]
+local found = idle and {} or rcall('HMGET', data, 'limit', 'h:' .. hid, 'delay', 'sets', 'w:' .. wid)
 rest(n, waiting, found[3])
-if mode == '2' and inForce and inForce ~= limit then
-  return {4, inForce}
+if mode == '2' and found[1] and found[1] ~= limit then
+  return {4, found[1]}
 end
-if rec then
-  return reenter(rec)
+if found[2] then
+  return reenter(found[2])
 end
 local fields = {'w:' .. wid, coord .. ' ' .. mode .. ' ' .. limit .. ' ' .. owner, 'v:' .. hid, value}
--- A new entry's seq is the highest (seq goes only with an idle lock's hash), so it is last in line.
+-- Not queued yet without a waiter record (found[5]); a new entry's seq is the highest (seq goes only with
+-- an idle lock's hash), so it is last in line.
 local position = waiting + 1
-if idle or not rcall('ZSCORE', queue, wid) then
+if not found[5] then
   if (waiting == 0 or found[4] and setsAhead(wid)) and fits(mode, limit, n) then
     local held = mode == '2' and {fields[3], value, 'limit', limit} or {fields[3], value}
     return {1, grant(hid, wid, mode, now + ttl, withDelay(held, 'd:' .. hid, lockDelay)), 1}

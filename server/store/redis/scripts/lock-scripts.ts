@@ -29,7 +29,7 @@ export type ScriptName = keyof typeof SCRIPTS;
  * Bump whenever the text Redis runs changes (Redis knows each text by its SHA1, so coordinators of two
  * versions never run each other's); docs/data-model.md says whether a change matters to a rolling upgrade.
  */
-export const SCRIPTS_VERSION = 12;
+export const SCRIPTS_VERSION = 13;
 
 // The script texts do not change while the process runs: every LockScripts shares one set (and the
 // connections each script was already sent on).
