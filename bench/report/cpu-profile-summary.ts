@@ -31,13 +31,14 @@ const CATEGORIES: [string, (fn: string, url: string) => boolean][] = [
 ];
 
 /**
- * Summarises the coordinator's CPU profile (the largest .cpuprofile in `dir`, its main thread) as
- * a table of self time per category, as a share of busy time (idle and start-up excluded).
+ * Summarises the coordinator's CPU profile (the newest main-thread .cpuprofile in `dir`: node names
+ * them CPU.<date>.<time>.<pid>.<thread>.<seq>, thread 0 the main one; a reused dir holds earlier runs'
+ * too) as a table of self time per category, as a share of busy time (idle and start-up excluded).
  */
 export function cpuProfileSummary(dir: string): string | undefined {
-  const files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
+  const files = readdirSync(dir).filter((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
   if (files.length === 0) return undefined;
-  const file = files.map((f) => join(dir, f)).sort((a, b) => statSync(b).size - statSync(a).size)[0];
+  const file = files.map((f) => join(dir, f)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const totals = new Map<string, number>();
