@@ -47,7 +47,14 @@ describe("bench targets and the anatomy's pointers", () => {
     );
     const results = {
       handOff: [
-        { contenders: 8, results: [onRedis, handOff("spin", latency(1, 1, 2), 1000, counters(undefined, 0.1, 0.1))] },
+        {
+          contenders: 8,
+          results: [
+            onRedis,
+            handOff("spin", latency(1, 1, 2), 1000, counters(undefined, 0.1, 0.1)),
+            handOff("turnstile-replicated", latency(0.7, 0.8, 3), 1000, counters(0.2, 0.3)),
+          ],
+        },
       ],
       spread: [
         {
@@ -55,6 +62,7 @@ describe("bench targets and the anatomy's pointers", () => {
           results: [
             spread("turnstile", 2000, counters(0.5, 0.2, 0.1)),
             spread("spin", 10000, counters(undefined, 0.1)),
+            spread("turnstile-replicated", 1800, counters(0.5, 0.2)),
           ],
         },
       ],
@@ -76,6 +84,13 @@ describe("bench targets and the anatomy's pointers", () => {
     const spreadRow = rows.find((r) => r.target.includes("0.5× the spin lock"));
     expect(spreadRow?.met).to.equal(false);
     expect(spreadRow?.heldBy).to.match(/coordinator starts decoding it/);
+    // 2,000 cycles in 1 s: coordinator 0.5 s, clients 0.2 s, Redis 0.1 s; the spin lock's clients 0.1 s of 10,000.
+    expect(spreadRow?.heldBy).to.match(
+      /^CPU: a cycle costs 400 µs summed over the coordinator \(250\), the clients \(100\) and Redis \(50\), against the spin lock's 10 µs \(clients, Redis\)/,
+    );
+    const acked = rows.find((r) => r.target.startsWith("majority-acked row"));
+    expect(acked?.met).to.equal(false);
+    expect(acked?.heldBy).to.match(/^the WAIT on each hand-off's serial path .*: gap mean 0\.50+ → 0\.80+ ms;/);
     const table = targetTable(rows);
     expect(table).to.include(
       "| hand-off, 8 contenders: hand-offs/s ≥ 1.8× the spin lock | 2.00× (2,000 vs 1,000) | **met** |  |",
