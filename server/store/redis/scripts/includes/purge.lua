@@ -9,8 +9,8 @@
 --- @include "holder-fields"
 --- @include "delay-expiry"
 local PEEK = 16
--- The members of `key` whose score has passed (name, score, ...) and how many it had, in one call when
--- it has fewer than PEEK or its PEEKth score is still ahead.
+-- The members of `key` whose score has passed (name, score, ...) and how many it had: one call when it has
+-- fewer than PEEK; else a count too, and a range as well when all PEEK read have passed.
 local function ended(key)
   local low = rcall('ZRANGE', key, 0, PEEK - 1, 'WITHSCORES')
   local past = 0
