@@ -62,7 +62,11 @@ export function targetRows(results: BenchResults): TargetRow[] {
         target: "hand-off, 8 contenders: gap p99 ≤ 1 ms",
         measured: `${ms(t.gap.p99Ms)} ms`,
         met: t.gap.p99Ms <= 1,
-        heldBy: heldByText(a, "p99Ms"),
+        heldBy:
+          heldByText(a, "p99Ms") +
+          (a
+            ? `; floor: the same trip through the minimal echo server has a p99 of ${count(a.floors.grpcEchoEval.roundTrip.p99Ms * 1000)} µs here${a.floors.grpcEchoEval.roundTrip.p99Ms > 1 ? ", above the target" : ""}`
+            : ""),
       },
     );
     compare(

@@ -74,6 +74,9 @@ describe("bench targets and the anatomy's pointers", () => {
     expect(gap?.heldBy).to.match(/socket written/);
     // The echo + EVALSHA trip's mean (0.2 ms) is under the 0.25 ms target: not called a floor above it.
     expect(gap?.heldBy).to.match(/averages 200 µs here$/);
+    const p99 = rows.find((r) => r.target.includes("gap p99"));
+    expect(p99?.met).to.equal(false);
+    expect(p99?.heldBy).to.match(/; floor: the same trip through the minimal echo server has a p99 of 600 µs here$/);
     const coordinatorCpu = rows.find((r) => r.target.includes("coordinator CPU ≤ 150 µs per hand-off"));
     expect(coordinatorCpu?.heldBy).to.match(
       /floor: two echo \+ EVALSHA trips cost the echo server 80 µs of CPU with 8 streams in flight and 300 µs one at a time/,
