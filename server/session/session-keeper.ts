@@ -6,7 +6,7 @@ import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
 import type { ValidOpen } from "../rpc/request-validator.js";
 import { ServerError } from "../rpc/server-error.js";
 import { newSessionId } from "../store/session-id.js";
-import type { Claim, Store } from "../store/store.js";
+import type { RenewLock, Store } from "../store/store.js";
 import { StoreOutageLog } from "../store/store-outage-log.js";
 import { claimOf, type Hold, holdKey, Session } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
@@ -105,20 +105,13 @@ export class SessionKeeper {
    */
   async renew(session: Session): Promise<boolean> {
     const started = performance.now();
-    const byName = new Map<string, { holds: Hold[]; pending: Claim[] }>();
-    const entry = (name: string) => byName.get(name) ?? byName.set(name, { holds: [], pending: [] }).get(name)!;
-    for (const h of session.held.values()) if (!h.releasing) entry(h.name).holds.push(h);
-    for (const p of session.pending.values()) entry(p.name).pending.push(claimOf(p));
-    // An AcquireAll's entry on each of its names is an ordinary queue entry to renew.
-    for (const s of session.pendingSets.values())
-      for (const { name } of s.locks)
-        entry(name).pending.push({ name, sessionId: session.id, owner: s.owner, requestId: s.requestId });
+    const work = renewalOf(session);
     // With locks, the record's touch rides in their renewal (on one Redis, inside its script); alone without.
-    const failed = await (byName.size > 0 ? this.renewLocks(session, byName) : this.touch(session)).then(
+    const failed = await (work.locks.length > 0 ? this.renewLocks(session, work) : this.touch(session)).then(
       () => undefined,
       (reason: unknown) => ({ reason }),
     );
-    if (byName.size > 0) this.metrics.renewed(performance.now() - started, !failed);
+    if (work.locks.length > 0) this.metrics.renewed(performance.now() - started, !failed);
     const outage = this.table.outage;
     if (!failed) outage.succeeded();
     // A store outage is logged once however many renewals fail (docs/operations.md); anything else each time.
@@ -152,20 +145,14 @@ export class SessionKeeper {
   }
 
   /**
-   * Renews the session's holds and queue entries on every lock of `byName`, and its record, and acts on
+   * Renews the session's holds and queue entries on every lock of `work`, and its record, and acts on
    * what was lost.
    */
-  private async renewLocks(session: Session, byName: Map<string, { holds: Hold[]; pending: Claim[] }>): Promise<void> {
-    const entries = [...byName];
-    const locks = entries.map(([name, { holds, pending }]) => ({
-      name,
-      owners: holds.map((h) => h.owner),
-      waiters: pending,
-    }));
+  private async renewLocks(session: Session, { locks, holds }: Renewal): Promise<void> {
     const renewed = await this.store.renew({ sessionId: session.id, ttlMs: session.ttlMs, locks, touchSession: true });
-    entries.forEach(([name, { holds }], l) => {
+    locks.forEach(({ name }, l) => {
       const outcome = renewed.locks[l];
-      holds.forEach((h, i) => {
+      holds[l].forEach((h, i) => {
         if (outcome.holds[i] || session.held.get(holdKey(h.name, h.owner)) !== h) return;
         this.table.forget(session, h);
         this.metrics.holdLost("expired");
@@ -191,6 +178,41 @@ export class SessionKeeper {
     await this.store.saveSession(session.record);
     this.log.info({ session: session.id }, RECORD_REWRITTEN);
   }
+}
+
+/** What one keepalive renews: each name once, with its owners and queue entries, and the holds behind its owners. */
+interface Renewal {
+  locks: RenewLock[];
+  /** Per lock of `locks`, the session's holds in the order of its owners. */
+  holds: Hold[][];
+}
+
+/** The session's holds (those not being released) and queue entries (an AcquireAll's included), by name. */
+function renewalOf(session: Session): Renewal {
+  const locks: RenewLock[] = [];
+  const holds: Hold[][] = [];
+  const index = new Map<string, number>();
+  const at = (name: string): number => {
+    let l = index.get(name);
+    if (l === undefined) {
+      l = locks.push({ name, owners: [], waiters: [] }) - 1;
+      index.set(name, l);
+      holds.push([]);
+    }
+    return l;
+  };
+  for (const h of session.held.values()) {
+    if (h.releasing) continue;
+    const l = at(h.name);
+    locks[l].owners.push(h.owner);
+    holds[l].push(h);
+  }
+  for (const p of session.pending.values()) locks[at(p.name)].waiters.push(claimOf(p));
+  // An AcquireAll's entry on each of its names is an ordinary queue entry to renew.
+  for (const s of session.pendingSets.values())
+    for (const { name } of s.locks)
+      locks[at(name)].waiters.push({ name, sessionId: session.id, owner: s.owner, requestId: s.requestId });
+  return { locks, holds };
 }
 
 function sha256(text: string): string {

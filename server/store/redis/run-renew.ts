@@ -36,14 +36,15 @@ export async function runRenew(
 ): Promise<RenewResult> {
   const outcomes: RenewOutcome[] = new Array(args.locks.length);
   const lockKeys = args.locks.map((l) => deps.lockKeys.keysOf(l.name));
-  const runs = [...groups(lockKeys, deps.cluster)];
+  const runs = groups(lockKeys, deps.cluster);
   const touchInScript = args.touchSession === true && !deps.cluster && runs.length > 0;
   let sessionAlive: boolean | undefined;
   const calls = runs.map(async (indexes, r) => {
-    const locks = indexes.map((i) => args.locks[i]);
+    // The usual single run renews the caller's own array of locks, in its order.
+    const locks = indexes === undefined ? args.locks : indexes.map((i) => args.locks[i]);
     const keys: string[] = [];
-    for (const i of indexes) {
-      const [holders, data, , leases, fence] = lockKeys[i];
+    for (let k = 0; k < locks.length; k++) {
+      const [holders, data, , leases, fence] = lockKeys[indexes === undefined ? k : indexes[k]];
       keys.push(holders, leases, fence, data);
     }
     const touches = touchInScript && r === 0;
@@ -51,7 +52,7 @@ export async function runRenew(
     const reply = (await run(keys, deps.argv.renew(args.sessionId, args.ttlMs, locks))) as (string | number)[];
     if (touches) sessionAlive = reply.pop() === 1;
     translateRenew(reply, locks).forEach((outcome, k) => {
-      outcomes[indexes[k]] = outcome;
+      outcomes[indexes === undefined ? k : indexes[k]] = outcome;
     });
   });
   if (args.touchSession && !touchInScript)
@@ -69,8 +70,12 @@ export async function runRenew(
   return args.touchSession ? { locks: outcomes, sessionAlive } : { locks: outcomes };
 }
 
-/** The indexes of the locks (by their keys) each script renews: all, or per Cluster slot; in runs of at most the limit. */
-function* groups(lockKeys: readonly (readonly string[])[], cluster: boolean): Generator<number[]> {
+/**
+ * The indexes of the locks (by their keys) each script renews: per Cluster slot, in runs of at most the
+ * limit; `undefined` for the one run of all of them in order (one Redis, few locks: nothing to group).
+ */
+function groups(lockKeys: readonly (readonly string[])[], cluster: boolean): (number[] | undefined)[] {
+  if (!cluster && lockKeys.length <= RENEW_LOCKS_PER_SCRIPT) return lockKeys.length > 0 ? [undefined] : [];
   const bySlot = new Map<number, number[]>();
   lockKeys.forEach((keys, i) => {
     const slot = cluster ? keySlot(keys[0]) : 0;
@@ -78,7 +83,9 @@ function* groups(lockKeys: readonly (readonly string[])[], cluster: boolean): Ge
     if (group) group.push(i);
     else bySlot.set(slot, [i]);
   });
+  const runs: number[][] = [];
   for (const group of bySlot.values())
     for (let at = 0; at < group.length; at += RENEW_LOCKS_PER_SCRIPT)
-      yield group.slice(at, at + RENEW_LOCKS_PER_SCRIPT);
+      runs.push(group.slice(at, at + RENEW_LOCKS_PER_SCRIPT));
+  return runs;
 }

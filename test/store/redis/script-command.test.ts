@@ -21,6 +21,8 @@ const ARGS: Record<string, (string | Buffer)[]> = {
     Buffer.from("é", "utf8"),
     Buffer.from([0x80]),
   ],
+  "UTF-8 text only after a Buffer (the ASCII guess fails on the last part)": ["a", Buffer.from([1]), "b", "é"],
+  "UTF-8 text only before a Buffer (the ASCII guess fails on the first part)": ["é", Buffer.from([1]), "b"],
   "no arguments": [],
 };
 

@@ -68,22 +68,46 @@ export class ScriptCommand extends Command {
 /**
  * The RESP array of `name` and `args` (strings and Buffers: ScriptCommand has turned numbers into text),
  * built as one string and encoded once: one native call per command rather than three per argument,
- * which had made this a tenth of a busy coordinator's CPU (the command name is ASCII; each argument's byte
- * count is native: faster than counting ASCII in JavaScript). A non-empty Buffer is copied in as it is.
+ * which had made this a tenth of a busy coordinator's CPU. A non-empty Buffer is copied in as it is.
+ * Text is first assumed ASCII (a byte per UTF-16 unit, nothing to count); if the encoding says it was
+ * not, the command is built again with every length counted.
  */
 export function serialize(name: string, args: readonly (string | Buffer)[]): Buffer {
-  let text = `*${args.length + 1}${CRLF}$${name.length}${CRLF}${name}${CRLF}`;
+  return build(name, args, false) ?? (build(name, args, true) as Buffer);
+}
+
+/**
+ * serialize with each string's UTF-8 length `counted`, or taken as its length (undefined if that was
+ * wrong: UTF-8 has one byte per UTF-16 unit only when every unit is ASCII, any other takes 2 to 4).
+ */
+function build(name: string, args: readonly (string | Buffer)[], counted: boolean): Buffer | undefined {
+  let text = `*${args.length + 1}${CRLF}$${counted ? utf8Length(name) : name.length}${CRLF}${name}${CRLF}`;
   let parts: Buffer[] | undefined;
   for (const arg of args) {
-    if (typeof arg === "string") text += `$${Buffer.byteLength(arg, "utf8")}${CRLF}${arg}${CRLF}`;
+    if (typeof arg === "string") text += `$${counted ? utf8Length(arg) : arg.length}${CRLF}${arg}${CRLF}`;
     else if (arg.length === 0) text += `$0${CRLF}${CRLF}`;
     else {
+      const head = encode(`${text}$${arg.length}${CRLF}`, counted);
+      if (!head) return undefined;
       parts ??= [];
-      parts.push(Buffer.from(`${text}$${arg.length}${CRLF}`, "utf8"), arg);
+      parts.push(head, arg);
       text = CRLF;
     }
   }
-  if (!parts) return Buffer.from(text, "utf8");
-  parts.push(Buffer.from(text, "utf8"));
+  const last = encode(text, counted);
+  if (!last || !parts) return last;
+  parts.push(last);
   return Buffer.concat(parts);
+}
+
+/** `text` in UTF-8; unless its lengths were `counted`, undefined when it was not all ASCII. */
+function encode(text: string, counted: boolean): Buffer | undefined {
+  const bytes = Buffer.from(text, "utf8");
+  return counted || bytes.length === text.length ? bytes : undefined;
+}
+
+/** Bytes of `value` in UTF-8; counted in JavaScript for the usual ASCII text (a native call otherwise). */
+function utf8Length(value: string): number {
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) > 0x7f) return Buffer.byteLength(value, "utf8");
+  return value.length;
 }
