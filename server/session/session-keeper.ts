@@ -6,9 +6,10 @@ import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
 import type { ValidOpen } from "../rpc/request-validator.js";
 import { ServerError } from "../rpc/server-error.js";
 import { newSessionId } from "../store/session-id.js";
-import type { RenewLock, Store } from "../store/store.js";
+import type { Store } from "../store/store.js";
 import { StoreOutageLog } from "../store/store-outage-log.js";
-import { claimOf, type Hold, holdKey, Session } from "./session.js";
+import { type Renewal, RenewalPlans } from "./renewal-plans.js";
+import { holdKey, Session } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
 
 type Write = ConstructorParameters<typeof Session>[3];
@@ -23,6 +24,8 @@ export const RECORD_REWRITTEN =
  * failures of the store surface as StoreUnavailableError, session faults as ServerError.
  */
 export class SessionKeeper {
+  private readonly plans = new RenewalPlans();
+
   constructor(
     private readonly store: Store,
     private readonly table: LockTable,
@@ -105,7 +108,7 @@ export class SessionKeeper {
    */
   async renew(session: Session): Promise<boolean> {
     const started = performance.now();
-    const work = renewalOf(session);
+    const work = this.plans.of(session);
     // With locks, the record's touch rides in their renewal (on one Redis, inside its script); alone without.
     const failed = await (work.locks.length > 0 ? this.renewLocks(session, work) : this.touch(session)).then(
       () => undefined,
@@ -178,41 +181,6 @@ export class SessionKeeper {
     await this.store.saveSession(session.record);
     this.log.info({ session: session.id }, RECORD_REWRITTEN);
   }
-}
-
-/** What one keepalive renews: each name once, with its owners and queue entries, and the holds behind its owners. */
-interface Renewal {
-  locks: RenewLock[];
-  /** Per lock of `locks`, the session's holds in the order of its owners. */
-  holds: Hold[][];
-}
-
-/** The session's holds (those not being released) and queue entries (an AcquireAll's included), by name. */
-function renewalOf(session: Session): Renewal {
-  const locks: RenewLock[] = [];
-  const holds: Hold[][] = [];
-  const index = new Map<string, number>();
-  const at = (name: string): number => {
-    let l = index.get(name);
-    if (l === undefined) {
-      l = locks.push({ name, owners: [], waiters: [] }) - 1;
-      index.set(name, l);
-      holds.push([]);
-    }
-    return l;
-  };
-  for (const h of session.held.values()) {
-    if (h.releasing) continue;
-    const l = at(h.name);
-    locks[l].owners.push(h.owner);
-    holds[l].push(h);
-  }
-  for (const p of session.pending.values()) locks[at(p.name)].waiters.push(claimOf(p));
-  // An AcquireAll's entry on each of its names is an ordinary queue entry to renew.
-  for (const s of session.pendingSets.values())
-    for (const { name } of s.locks)
-      locks[at(name)].waiters.push({ name, sessionId: session.id, owner: s.owner, requestId: s.requestId });
-  return { locks, holds };
 }
 
 function sha256(text: string): string {

@@ -38,7 +38,7 @@ export type { RedisStoreOptions } from "./redis-store-options.js";
 
 import type { RedisClient } from "./connection/redis-connection.js";
 import { runAcquireSet } from "./run-acquire-set.js";
-import { runRenew } from "./run-renew.js";
+import { type RenewBodies, runRenew } from "./run-renew.js";
 import {
   type ScriptReply,
   translateCheck,
@@ -72,6 +72,11 @@ export class RedisStore implements Store {
   private readonly sessions: SessionRecords;
   private readonly lockKeys: LockKeyCache;
   private readonly argv: LockScriptArgs;
+  /** renew.lua bodies of idle sessions' frozen lock lists (run-renew.ts); one Redis only, where no key routes. */
+  private readonly renewBodies: RenewBodies = {
+    kept: new WeakMap(),
+    run: (body) => this.writer.write("", (on) => on.scripts.runBody("renew", body)),
+  };
   readonly waits: RedisWaitRegistry;
   /** With Sentinels only: the acknowledged let-gos, replayed on each new master (docs/operations.md). */
   private readonly replay?: JournalReplay;
@@ -168,7 +173,9 @@ export class RedisStore implements Store {
 
   renew: Store["renew"] = (args) => {
     const deps = { lockKeys: this.lockKeys, argv: this.argv, cluster: this.redis instanceof Cluster };
-    return runRenew(args, { ...deps, sessions: this.sessions }, (k, a) => this.run("renew", k, a));
+    return runRenew(args, { ...deps, sessions: this.sessions, bodies: this.renewBodies }, (k, a) =>
+      this.run("renew", k, a),
+    );
   };
 
   saveSession(record: SessionRecord): Promise<void> {

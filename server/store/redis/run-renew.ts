@@ -1,10 +1,11 @@
-import type { RenewArgs, RenewOutcome, RenewResult } from "../store.js";
+import type { RenewArgs, RenewLock, RenewOutcome, RenewResult } from "../store.js";
 import { keySlot } from "./records/key-slot.js";
 import type { LockKeyCache } from "./records/lock-key-cache.js";
 import type { SessionRecords } from "./records/session-records.js";
 import type { LockScriptArgs } from "./scripts/lock-script-args.js";
 import type { ScriptArg } from "./scripts/lock-scripts.js";
 import { translateRenew } from "./scripts/script-code.js";
+import { ScriptBody } from "./scripts/script-command.js";
 
 /** Locks renewed by one renew.lua at most, so that one keepalive never holds Redis for long. */
 export const RENEW_LOCKS_PER_SCRIPT = 500;
@@ -18,6 +19,26 @@ export interface RenewScriptDeps {
   argv: LockScriptArgs;
   cluster: boolean;
   sessions: Pick<SessionRecords, "key" | "touch">;
+  /** Where renew.lua bodies of frozen lock lists are kept, and how one is run; without it none is kept. */
+  bodies?: RenewBodies;
+}
+
+/**
+ * The renew.lua bodies (keys and ARGV in RESP) built for frozen lock lists (RenewArgs.locks), by the list:
+ * a session's idle keepalives pass the same list and send the same bytes, so they are built once (issue 25).
+ * An entry lives as long as its list. `run` sends one, as RedisStore's acknowledged script run.
+ */
+export interface RenewBodies {
+  kept: WeakMap<readonly RenewLock[], KeptBody>;
+  run(body: ScriptBody): Promise<unknown>;
+}
+
+/** A kept body and what else it was built from. */
+export interface KeptBody {
+  sessionId: string;
+  ttlMs: number;
+  touches: boolean;
+  body: ScriptBody;
 }
 
 /**
@@ -34,6 +55,10 @@ export async function runRenew(
   deps: RenewScriptDeps,
   run: (keys: readonly string[], args: ScriptArg[]) => Promise<unknown>,
 ): Promise<RenewResult> {
+  const bodies = deps.bodies;
+  // A frozen list on one Redis: one script, whose body is kept for the next renewal of the same list.
+  if (bodies && !deps.cluster && Object.isFrozen(args.locks) && args.locks.length > 0)
+    if (args.locks.length <= RENEW_LOCKS_PER_SCRIPT) return renewKept(args, deps, bodies);
   const outcomes: RenewOutcome[] = new Array(args.locks.length);
   const lockKeys = args.locks.map((l) => deps.lockKeys.keysOf(l.name));
   const runs = groups(lockKeys, deps.cluster);
@@ -42,11 +67,7 @@ export async function runRenew(
   const calls = runs.map(async (indexes, r) => {
     // The usual single run renews the caller's own array of locks, in its order.
     const locks = indexes === undefined ? args.locks : indexes.map((i) => args.locks[i]);
-    const keys: string[] = [];
-    for (let k = 0; k < locks.length; k++) {
-      const [holders, data, , leases, fence] = lockKeys[indexes === undefined ? k : indexes[k]];
-      keys.push(holders, leases, fence, data);
-    }
+    const keys = renewKeys(locks.length, (k) => lockKeys[indexes === undefined ? k : indexes[k]]);
     const touches = touchInScript && r === 0;
     if (touches) keys.push(deps.sessions.key(args.sessionId));
     const reply = (await run(keys, deps.argv.renew(args.sessionId, args.ttlMs, locks))) as (string | number)[];
@@ -68,6 +89,33 @@ export async function runRenew(
     if (failed) throw failed.reason;
   }
   return args.touchSession ? { locks: outcomes, sessionAlive } : { locks: outcomes };
+}
+
+/** runRenew for a frozen lock list, with the body kept for it (built now if there is none yet for the same session, TTL and touch). */
+async function renewKept(args: RenewArgs, deps: RenewScriptDeps, bodies: RenewBodies): Promise<RenewResult> {
+  const { sessionId, ttlMs, locks } = args;
+  const touches = args.touchSession === true;
+  let kept = bodies.kept.get(locks);
+  if (kept?.sessionId !== sessionId || kept.ttlMs !== ttlMs || kept.touches !== touches) {
+    const keys = renewKeys(locks.length, (k) => deps.lockKeys.keysOf(locks[k].name));
+    if (touches) keys.push(deps.sessions.key(sessionId));
+    kept = { sessionId, ttlMs, touches, body: new ScriptBody(keys, deps.argv.renew(sessionId, ttlMs, locks)) };
+    bodies.kept.set(locks, kept);
+  }
+  const reply = (await bodies.run(kept.body)) as (string | number)[];
+  if (!touches) return { locks: translateRenew(reply, locks) };
+  const sessionAlive = reply.pop() === 1;
+  return { locks: translateRenew(reply, locks), sessionAlive };
+}
+
+/** renew.lua's KEYS for `count` locks, given each one's key set: holders, leases, fence, data per lock. */
+function renewKeys(count: number, keysOf: (k: number) => readonly string[]): string[] {
+  const keys: string[] = [];
+  for (let k = 0; k < count; k++) {
+    const [holders, data, , leases, fence] = keysOf(k);
+    keys.push(holders, leases, fence, data);
+  }
+  return keys;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import { LuaScript, ScriptCommand, serialize } from "../../../server/store/redis/scripts/script-command.js";
+import { LuaScript, ScriptBody, ScriptCommand, serialize } from "../../../server/store/redis/scripts/script-command.js";
 import { startRedis, type TestRedis } from "../../harness/redis-server.js";
 
 /** RESP as the protocol spells it, one argument at a time: what serialize must write byte for byte. */
@@ -31,6 +31,20 @@ describe("ScriptCommand's RESP (serialize)", () => {
     it(`writes ${what} byte for byte as RESP spells it`, () => {
       expect(serialize("evalsha", args).equals(reference("evalsha", args))).to.equal(true);
     });
+
+  it("writes a command with a ScriptBody as the same bytes as with its keys and arguments (EVAL, then EVALSHA)", () => {
+    const script = new LuaScript("return 1 -- é", 1);
+    const keys = ["k/ключ", "k2"];
+    const args = [...Object.values(ARGS).flat(), 7];
+    const body = new ScriptBody(keys, args);
+    const [plain, bodied] = [{}, {}];
+    for (let i = 0; i < 2; i++) {
+      const expected = new ScriptCommand(script, keys, args, "utf8").toWritable(plain);
+      const command = ScriptCommand.withBody(script, body, "utf8");
+      expect(command.toWritable(bodied).equals(expected)).to.equal(true);
+      expect(command.name).to.equal(i === 0 ? "eval" : "evalsha");
+    }
+  });
 
   describe("against a real redis-server", () => {
     let server: TestRedis;
