@@ -110,10 +110,12 @@ export class SessionKeeper {
     const started = performance.now();
     const work = this.plans.of(session);
     // With locks, the record's touch rides in their renewal (on one Redis, inside its script); alone without.
-    const failed = await (work.locks.length > 0 ? this.renewLocks(session, work) : this.touch(session)).then(
-      () => undefined,
-      (reason: unknown) => ({ reason }),
-    );
+    let failed: { reason: unknown } | undefined;
+    try {
+      await (work.locks.length > 0 ? this.renewLocks(session, work) : this.touch(session));
+    } catch (reason) {
+      failed = { reason };
+    }
     if (work.locks.length > 0) this.metrics.renewed(performance.now() - started, !failed);
     const outage = this.table.outage;
     if (!failed) outage.succeeded();
@@ -164,7 +166,7 @@ export class SessionKeeper {
       // A waiter no longer queued was granted (the grant is on its way) or expired: ask.
       if (outcome.waiters.some((w) => w !== "queued")) this.table.recheckSoon(name);
     });
-    await this.recordTouched(session, renewed.sessionAlive !== false);
+    if (renewed.sessionAlive === false) await this.recordTouched(session, false);
   }
 
   /** Touches the session's record on its own (a session with no lock to renew it with). */

@@ -50,7 +50,7 @@ export interface KeptBody {
  * Everything is sent; the call rejects with the first failure once all have answered. `run` is
  * RedisStore's acknowledged script run.
  */
-export async function runRenew(
+export function runRenew(
   args: RenewArgs,
   deps: RenewScriptDeps,
   run: (keys: readonly string[], args: ScriptArg[]) => Promise<unknown>,
@@ -59,6 +59,15 @@ export async function runRenew(
   // A frozen list on one Redis: one script, whose body is kept for the next renewal of the same list.
   if (bodies && !deps.cluster && Object.isFrozen(args.locks) && args.locks.length > 0)
     if (args.locks.length <= RENEW_LOCKS_PER_SCRIPT) return renewKept(args, deps, bodies);
+  return renewBuilt(args, deps, run);
+}
+
+/** runRenew building every script's keys and ARGV for this call. */
+async function renewBuilt(
+  args: RenewArgs,
+  deps: RenewScriptDeps,
+  run: (keys: readonly string[], args: ScriptArg[]) => Promise<unknown>,
+): Promise<RenewResult> {
   const outcomes: RenewOutcome[] = new Array(args.locks.length);
   const lockKeys = args.locks.map((l) => deps.lockKeys.keysOf(l.name));
   const runs = groups(lockKeys, deps.cluster);
