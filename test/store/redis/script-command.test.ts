@@ -70,5 +70,23 @@ describe("ScriptCommand's RESP (serialize)", () => {
         expect(reply.slice(1).map((b) => b.toString("hex"))).to.deep.equal(expected.map((b) => b.toString("hex")));
       }
     });
+
+    it("reaches a script with a ScriptBody as the same keys and arguments: EVAL, EVALSHA, EVAL after NOSCRIPT", async () => {
+      const script = new LuaScript("return {KEYS[1], KEYS[2], unpack(ARGV)}", 2);
+      const body = new ScriptBody(["k/ключ", "k2"], ["a", "é", 7]);
+      const reply = ["k/ключ", "k2", "a", "é", "7"];
+      const send = async () => {
+        const command = ScriptCommand.withBody(script, body, "utf8");
+        const answer = await redis.sendCommand(command);
+        return { name: command.name, reply: answer };
+      };
+      expect(await send()).to.deep.equal({ name: "eval", reply });
+      expect(await send()).to.deep.equal({ name: "evalsha", reply });
+      await redis.script("FLUSH");
+      const lost = ScriptCommand.withBody(script, body, "utf8");
+      expect(await (redis.sendCommand(lost) as Promise<unknown>).then(String, String)).to.match(/NOSCRIPT/);
+      lost.forgetLoaded();
+      expect(await send()).to.deep.equal({ name: "eval", reply });
+    });
   });
 });
