@@ -108,8 +108,8 @@ function scriptArgs(keys: readonly string[], args: readonly ScriptArg[]): (strin
  * The RESP array of `name` and `args` (strings and Buffers: ScriptCommand has turned numbers into text),
  * built as one string and encoded once: one native call per command rather than three per argument,
  * which had made this a tenth of a busy coordinator's CPU. A non-empty Buffer is copied in as it is.
- * Text is first assumed ASCII (a byte per UTF-16 unit, nothing to count); if the encoding says it was
- * not, the command is built again with every length counted.
+ * Text is first taken as ASCII (a byte per UTF-16 unit: no argument's length is counted); if the encoding
+ * says it was not, the command is built again with each argument's byte count (native).
  */
 export function serialize(name: string, args: readonly (string | Buffer)[]): Buffer {
   return respOf(`*${args.length + 1}${CRLF}`, name, args);
@@ -130,10 +130,14 @@ function build(
   args: readonly (string | Buffer)[],
   counted: boolean,
 ): Buffer | undefined {
-  let text = first === undefined ? head : `${head}$${counted ? utf8Length(first) : first.length}${CRLF}${first}${CRLF}`;
+  let text =
+    first === undefined
+      ? head
+      : `${head}$${counted ? Buffer.byteLength(first, "utf8") : first.length}${CRLF}${first}${CRLF}`;
   let parts: Buffer[] | undefined;
   for (const arg of args) {
-    if (typeof arg === "string") text += `$${counted ? utf8Length(arg) : arg.length}${CRLF}${arg}${CRLF}`;
+    if (typeof arg === "string")
+      text += `$${counted ? Buffer.byteLength(arg, "utf8") : arg.length}${CRLF}${arg}${CRLF}`;
     else if (arg.length === 0) text += `$0${CRLF}${CRLF}`;
     else {
       const bulkHead = encode(`${text}$${arg.length}${CRLF}`, counted);
@@ -153,10 +157,4 @@ function build(
 function encode(text: string, counted: boolean): Buffer | undefined {
   const bytes = Buffer.from(text, "utf8");
   return counted || bytes.length === text.length ? bytes : undefined;
-}
-
-/** Bytes of `value` in UTF-8; counted in JavaScript for the usual ASCII text (a native call otherwise). */
-function utf8Length(value: string): number {
-  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) > 0x7f) return Buffer.byteLength(value, "utf8");
-  return value.length;
 }
