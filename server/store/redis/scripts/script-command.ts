@@ -41,7 +41,7 @@ export class ScriptCommand extends Command {
     // The arguments are set here, already flat and as text, rather than given to Command, which
     // flattens and converts them again (a few µs per script on the hot path).
     super("evalsha", [], { replyEncoding });
-    this.args = [script.sha, ...scriptArgs(keys, args)];
+    this.args = scriptArgs(keys, args, script.sha);
   }
 
   /** The command of `script` with keys and arguments already in RESP: only its head is built per command. */
@@ -94,10 +94,11 @@ export class ScriptBody {
   }
 }
 
-/** A script's key count, keys and arguments as ScriptCommand sends them after the SHA. */
-function scriptArgs(keys: readonly string[], args: readonly ScriptArg[]): (string | Buffer)[] {
+/** A script's key count, keys and arguments as ScriptCommand sends them after the SHA (`sha`, if given, first). */
+function scriptArgs(keys: readonly string[], args: readonly ScriptArg[], sha?: string): (string | Buffer)[] {
   // keys.length, not numberOfKeys: acquire-set takes numberOfKeys per name of its set.
-  const all: (string | Buffer)[] = [String(keys.length), ...keys];
+  const all: (string | Buffer)[] =
+    sha === undefined ? [String(keys.length), ...keys] : [sha, String(keys.length), ...keys];
   // String(n) is ioredis's text for every safe integer; no script argument is past 2^53 (durations and
   // counts are bounded by validation), where ioredis would write the BigInt digits instead.
   for (const arg of args) all.push(typeof arg === "number" ? String(arg) : arg);
