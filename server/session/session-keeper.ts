@@ -6,9 +6,10 @@ import { type Metrics, NO_METRICS } from "../metrics/metrics.js";
 import type { ValidOpen } from "../rpc/request-validator.js";
 import { ServerError } from "../rpc/server-error.js";
 import { newSessionId } from "../store/session-id.js";
-import type { Claim, Store } from "../store/store.js";
+import type { Store } from "../store/store.js";
 import { StoreOutageLog } from "../store/store-outage-log.js";
-import { claimOf, type Hold, holdKey, Session } from "./session.js";
+import { type Renewal, RenewalPlans } from "./renewal-plans.js";
+import { holdKey, Session } from "./session.js";
 import { SessionReplies as reply } from "./session-replies.js";
 
 type Write = ConstructorParameters<typeof Session>[3];
@@ -23,6 +24,8 @@ export const RECORD_REWRITTEN =
  * failures of the store surface as StoreUnavailableError, session faults as ServerError.
  */
 export class SessionKeeper {
+  private readonly plans = new RenewalPlans();
+
   constructor(
     private readonly store: Store,
     private readonly table: LockTable,
@@ -105,20 +108,15 @@ export class SessionKeeper {
    */
   async renew(session: Session): Promise<boolean> {
     const started = performance.now();
-    const byName = new Map<string, { holds: Hold[]; pending: Claim[] }>();
-    const entry = (name: string) => byName.get(name) ?? byName.set(name, { holds: [], pending: [] }).get(name)!;
-    for (const h of session.held.values()) if (!h.releasing) entry(h.name).holds.push(h);
-    for (const p of session.pending.values()) entry(p.name).pending.push(claimOf(p));
-    // An AcquireAll's entry on each of its names is an ordinary queue entry to renew.
-    for (const s of session.pendingSets.values())
-      for (const { name } of s.locks)
-        entry(name).pending.push({ name, sessionId: session.id, owner: s.owner, requestId: s.requestId });
+    const work = this.plans.of(session);
     // With locks, the record's touch rides in their renewal (on one Redis, inside its script); alone without.
-    const failed = await (byName.size > 0 ? this.renewLocks(session, byName) : this.touch(session)).then(
-      () => undefined,
-      (reason: unknown) => ({ reason }),
-    );
-    if (byName.size > 0) this.metrics.renewed(performance.now() - started, !failed);
+    let failed: { reason: unknown } | undefined;
+    try {
+      await (work.locks.length > 0 ? this.renewLocks(session, work) : this.touch(session));
+    } catch (reason) {
+      failed = { reason };
+    }
+    if (work.locks.length > 0) this.metrics.renewed(performance.now() - started, !failed);
     const outage = this.table.outage;
     if (!failed) outage.succeeded();
     // A store outage is logged once however many renewals fail (docs/operations.md); anything else each time.
@@ -152,20 +150,14 @@ export class SessionKeeper {
   }
 
   /**
-   * Renews the session's holds and queue entries on every lock of `byName`, and its record, and acts on
+   * Renews the session's holds and queue entries on every lock of `work`, and its record, and acts on
    * what was lost.
    */
-  private async renewLocks(session: Session, byName: Map<string, { holds: Hold[]; pending: Claim[] }>): Promise<void> {
-    const entries = [...byName];
-    const locks = entries.map(([name, { holds, pending }]) => ({
-      name,
-      owners: holds.map((h) => h.owner),
-      waiters: pending,
-    }));
+  private async renewLocks(session: Session, { locks, holds }: Renewal): Promise<void> {
     const renewed = await this.store.renew({ sessionId: session.id, ttlMs: session.ttlMs, locks, touchSession: true });
-    entries.forEach(([name, { holds }], l) => {
+    locks.forEach(({ name }, l) => {
       const outcome = renewed.locks[l];
-      holds.forEach((h, i) => {
+      holds[l].forEach((h, i) => {
         if (outcome.holds[i] || session.held.get(holdKey(h.name, h.owner)) !== h) return;
         this.table.forget(session, h);
         this.metrics.holdLost("expired");
@@ -174,7 +166,7 @@ export class SessionKeeper {
       // A waiter no longer queued was granted (the grant is on its way) or expired: ask.
       if (outcome.waiters.some((w) => w !== "queued")) this.table.recheckSoon(name);
     });
-    await this.recordTouched(session, renewed.sessionAlive !== false);
+    if (renewed.sessionAlive === false) await this.recordTouched(session, false);
   }
 
   /** Touches the session's record on its own (a session with no lock to renew it with). */

@@ -59,16 +59,20 @@ export interface CheckOutcome {
 
 /** One lock of a renewal: the session's holds on it (by owner) and its queue entries there. */
 export interface RenewLock {
-  name: string;
-  owners: string[];
-  waiters: Claim[];
+  readonly name: string;
+  readonly owners: readonly string[];
+  readonly waiters: readonly Claim[];
 }
 
 /** Renewal arguments: the session, its lease, and each lock it holds or waits for (each name once). */
 export interface RenewArgs {
   sessionId: string;
   ttlMs: number;
-  locks: RenewLock[];
+  /**
+   * Not changed once passed. A frozen list (Object.isFrozen) stays the same for good: a store may keep what it
+   * builds from it, by its identity, for the renewals that pass it again (a session's idle keepalives).
+   */
+  locks: readonly RenewLock[];
   /**
    * Also push the session record's expiry to now + ttl, as touchSession does, in the same store call where
    * the store can (one Redis: inside the renewal script); RenewResult.sessionAlive answers.

@@ -66,7 +66,7 @@ const KEEPALIVE: Budget = {
   messages: [1, 1],
   messageBytes: [4 + DIGITS, 8 + DIGITS],
   redisBytes: [2080 + DIGITS, 99 + DIGITS],
-  asyncResources: { PROMISE: 40, TickObject: 16, Immediate: 1, Timeout: 2, WRITEWRAP: 2 },
+  asyncResources: { PROMISE: 35, TickObject: 16, Immediate: 1, Timeout: 2, WRITEWRAP: 2 },
 };
 
 /**

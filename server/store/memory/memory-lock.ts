@@ -198,7 +198,13 @@ export class MemoryLock {
    * (renew.lua). A waiter no longer queued whose (session, owner) holds the lock was granted
    * meanwhile: its hold is renewed in its place. An ended lease is never revived.
    */
-  renew(sessionId: string, ttlMs: number, owners: string[], waiters: Claim[], now: number): RenewOutcome {
+  renew(
+    sessionId: string,
+    ttlMs: number,
+    owners: readonly string[],
+    waiters: readonly Claim[],
+    now: number,
+  ): RenewOutcome {
     const push = (entry: { deadline: number } | undefined): boolean => {
       if (!entry || entry.deadline <= now) return false;
       entry.deadline = now + ttlMs;

@@ -38,7 +38,7 @@ export type { RedisStoreOptions } from "./redis-store-options.js";
 
 import type { RedisClient } from "./connection/redis-connection.js";
 import { runAcquireSet } from "./run-acquire-set.js";
-import { runRenew } from "./run-renew.js";
+import { type RenewScriptDeps, runRenew } from "./run-renew.js";
 import {
   type ScriptReply,
   translateCheck,
@@ -72,6 +72,8 @@ export class RedisStore implements Store {
   private readonly sessions: SessionRecords;
   private readonly lockKeys: LockKeyCache;
   private readonly argv: LockScriptArgs;
+  /** What runRenew needs, made at the first renewal; it keeps the renew.lua bodies of idle sessions' locks. */
+  private renewing?: RenewScriptDeps;
   readonly waits: RedisWaitRegistry;
   /** With Sentinels only: the acknowledged let-gos, replayed on each new master (docs/operations.md). */
   private readonly replay?: JournalReplay;
@@ -167,8 +169,15 @@ export class RedisStore implements Store {
   }
 
   renew: Store["renew"] = (args) => {
-    const deps = { lockKeys: this.lockKeys, argv: this.argv, cluster: this.redis instanceof Cluster };
-    return runRenew(args, { ...deps, sessions: this.sessions }, (k, a) => this.run("renew", k, a));
+    this.renewing ??= {
+      lockKeys: this.lockKeys,
+      argv: this.argv,
+      cluster: this.redis instanceof Cluster,
+      sessions: this.sessions,
+      // Bodies run on one Redis only (run-renew.ts), where no key routes the write.
+      bodies: { kept: new WeakMap(), run: (b) => this.writer.write("", (on) => on.scripts.runBody("renew", b)) },
+    };
+    return runRenew(args, this.renewing, (k, a) => this.run("renew", k, a));
   };
 
   saveSession(record: SessionRecord): Promise<void> {

@@ -1,10 +1,11 @@
-import type { RenewArgs, RenewOutcome, RenewResult } from "../store.js";
+import type { RenewArgs, RenewLock, RenewOutcome, RenewResult } from "../store.js";
 import { keySlot } from "./records/key-slot.js";
 import type { LockKeyCache } from "./records/lock-key-cache.js";
 import type { SessionRecords } from "./records/session-records.js";
 import type { LockScriptArgs } from "./scripts/lock-script-args.js";
 import type { ScriptArg } from "./scripts/lock-scripts.js";
 import { translateRenew } from "./scripts/script-code.js";
+import { ScriptBody } from "./scripts/script-command.js";
 
 /** Locks renewed by one renew.lua at most, so that one keepalive never holds Redis for long. */
 export const RENEW_LOCKS_PER_SCRIPT = 500;
@@ -18,6 +19,26 @@ export interface RenewScriptDeps {
   argv: LockScriptArgs;
   cluster: boolean;
   sessions: Pick<SessionRecords, "key" | "touch">;
+  /** Where renew.lua bodies of frozen lock lists are kept, and how one is run; without it none is kept. */
+  bodies?: RenewBodies;
+}
+
+/**
+ * The renew.lua bodies (keys and ARGV in RESP) built for frozen lock lists (RenewArgs.locks), by the list:
+ * a session's idle keepalives pass the same list and send the same bytes, so they are built once (issue 25).
+ * An entry lives as long as its list. `run` sends one, as RedisStore's acknowledged script run.
+ */
+export interface RenewBodies {
+  kept: WeakMap<readonly RenewLock[], KeptBody>;
+  run(body: ScriptBody): Promise<unknown>;
+}
+
+/** A kept body and what else it was built from. */
+export interface KeptBody {
+  sessionId: string;
+  ttlMs: number;
+  touches: boolean;
+  body: ScriptBody;
 }
 
 /**
@@ -29,29 +50,39 @@ export interface RenewScriptDeps {
  * Everything is sent; the call rejects with the first failure once all have answered. `run` is
  * RedisStore's acknowledged script run.
  */
-export async function runRenew(
+export function runRenew(
+  args: RenewArgs,
+  deps: RenewScriptDeps,
+  run: (keys: readonly string[], args: ScriptArg[]) => Promise<unknown>,
+): Promise<RenewResult> {
+  const bodies = deps.bodies;
+  // A frozen list on one Redis: one script, whose body is kept for the next renewal of the same list.
+  if (bodies && !deps.cluster && Object.isFrozen(args.locks) && args.locks.length > 0)
+    if (args.locks.length <= RENEW_LOCKS_PER_SCRIPT) return renewKept(args, deps, bodies);
+  return renewBuilt(args, deps, run);
+}
+
+/** runRenew building every script's keys and ARGV for this call. */
+async function renewBuilt(
   args: RenewArgs,
   deps: RenewScriptDeps,
   run: (keys: readonly string[], args: ScriptArg[]) => Promise<unknown>,
 ): Promise<RenewResult> {
   const outcomes: RenewOutcome[] = new Array(args.locks.length);
   const lockKeys = args.locks.map((l) => deps.lockKeys.keysOf(l.name));
-  const runs = [...groups(lockKeys, deps.cluster)];
+  const runs = groups(lockKeys, deps.cluster);
   const touchInScript = args.touchSession === true && !deps.cluster && runs.length > 0;
   let sessionAlive: boolean | undefined;
   const calls = runs.map(async (indexes, r) => {
-    const locks = indexes.map((i) => args.locks[i]);
-    const keys: string[] = [];
-    for (const i of indexes) {
-      const [holders, data, , leases, fence] = lockKeys[i];
-      keys.push(holders, leases, fence, data);
-    }
+    // The usual single run renews the caller's own array of locks, in its order.
+    const locks = indexes === undefined ? args.locks : indexes.map((i) => args.locks[i]);
+    const keys = renewKeys(locks.length, (k) => lockKeys[indexes === undefined ? k : indexes[k]]);
     const touches = touchInScript && r === 0;
     if (touches) keys.push(deps.sessions.key(args.sessionId));
     const reply = (await run(keys, deps.argv.renew(args.sessionId, args.ttlMs, locks))) as (string | number)[];
     if (touches) sessionAlive = reply.pop() === 1;
     translateRenew(reply, locks).forEach((outcome, k) => {
-      outcomes[indexes[k]] = outcome;
+      outcomes[indexes === undefined ? k : indexes[k]] = outcome;
     });
   });
   if (args.touchSession && !touchInScript)
@@ -69,8 +100,39 @@ export async function runRenew(
   return args.touchSession ? { locks: outcomes, sessionAlive } : { locks: outcomes };
 }
 
-/** The indexes of the locks (by their keys) each script renews: all, or per Cluster slot; in runs of at most the limit. */
-function* groups(lockKeys: readonly (readonly string[])[], cluster: boolean): Generator<number[]> {
+/** runRenew for a frozen lock list, with the body kept for it (built now if there is none yet for the same session, TTL and touch). */
+async function renewKept(args: RenewArgs, deps: RenewScriptDeps, bodies: RenewBodies): Promise<RenewResult> {
+  const { sessionId, ttlMs, locks } = args;
+  const touches = args.touchSession === true;
+  let kept = bodies.kept.get(locks);
+  if (kept?.sessionId !== sessionId || kept.ttlMs !== ttlMs || kept.touches !== touches) {
+    const keys = renewKeys(locks.length, (k) => deps.lockKeys.keysOf(locks[k].name));
+    if (touches) keys.push(deps.sessions.key(sessionId));
+    kept = { sessionId, ttlMs, touches, body: new ScriptBody(keys, deps.argv.renew(sessionId, ttlMs, locks)) };
+    bodies.kept.set(locks, kept);
+  }
+  const reply = (await bodies.run(kept.body)) as (string | number)[];
+  if (!touches) return { locks: translateRenew(reply, locks) };
+  const sessionAlive = reply.pop() === 1;
+  return { locks: translateRenew(reply, locks), sessionAlive };
+}
+
+/** renew.lua's KEYS for `count` locks, given each one's key set: holders, leases, fence, data per lock. */
+function renewKeys(count: number, keysOf: (k: number) => readonly string[]): string[] {
+  const keys: string[] = [];
+  for (let k = 0; k < count; k++) {
+    const [holders, data, , leases, fence] = keysOf(k);
+    keys.push(holders, leases, fence, data);
+  }
+  return keys;
+}
+
+/**
+ * The indexes of the locks (by their keys) each script renews: per Cluster slot, in runs of at most the
+ * limit; `undefined` for the one run of all of them in order (one Redis, few locks: nothing to group).
+ */
+function groups(lockKeys: readonly (readonly string[])[], cluster: boolean): (number[] | undefined)[] {
+  if (!cluster && lockKeys.length <= RENEW_LOCKS_PER_SCRIPT) return lockKeys.length > 0 ? [undefined] : [];
   const bySlot = new Map<number, number[]>();
   lockKeys.forEach((keys, i) => {
     const slot = cluster ? keySlot(keys[0]) : 0;
@@ -78,7 +140,9 @@ function* groups(lockKeys: readonly (readonly string[])[], cluster: boolean): Ge
     if (group) group.push(i);
     else bySlot.set(slot, [i]);
   });
+  const runs: number[][] = [];
   for (const group of bySlot.values())
     for (let at = 0; at < group.length; at += RENEW_LOCKS_PER_SCRIPT)
-      yield group.slice(at, at + RENEW_LOCKS_PER_SCRIPT);
+      runs.push(group.slice(at, at + RENEW_LOCKS_PER_SCRIPT));
+  return runs;
 }

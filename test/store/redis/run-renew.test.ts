@@ -3,6 +3,7 @@ import { LockKeyCache } from "../../../server/store/redis/records/lock-key-cache
 import { RENEW_LOCKS_PER_SCRIPT, runRenew } from "../../../server/store/redis/run-renew.js";
 import { LockScriptArgs } from "../../../server/store/redis/scripts/lock-script-args.js";
 import type { ScriptArg } from "../../../server/store/redis/scripts/lock-scripts.js";
+import { ScriptBody } from "../../../server/store/redis/scripts/script-command.js";
 import type { StoreWriter } from "../../../server/store/redis/writes/store-writer.js";
 import type { RenewLock } from "../../../server/store/store.js";
 import { waiterOf } from "../conformance/claims.js";
@@ -178,5 +179,42 @@ describe("runRenew (RedisStore.renew)", () => {
     const { sent, touched, run, deps } = recorder();
     const renewed = await runRenew({ sessionId: "s1", ttlMs: 9_000, locks: [lock("a")] }, deps(false), run);
     expect([sent[0].keys.length, touched, "sessionAlive" in renewed]).to.deep.equal([4, [], false]);
+  });
+
+  it("sends a frozen list's body, built once, with the bytes its keys and ARGV make; anything else builds anew", async () => {
+    const { sent, run, deps } = recorder();
+    const ran: ScriptBody[] = [];
+    const bodies = {
+      kept: new WeakMap(),
+      run: async (body: ScriptBody) => {
+        ran.push(body);
+        return ["1 1", "1 1", "2 3", 1];
+      },
+    };
+    const withBodies = { ...deps(false), bodies };
+    const locks = Object.freeze([Object.freeze(lock("a")), Object.freeze(lock("c", ["o1", "o2"]))]);
+    const args = { sessionId: "s1", ttlMs: 9_000, locks, touchSession: true };
+    const first = await runRenew(args, withBodies, run);
+    expect(await runRenew(args, withBodies, run)).to.deep.equal(first);
+    expect(first).to.deep.equal({
+      locks: [
+        { holds: [{ token: 1n, count: 1 }], waiters: [] },
+        {
+          holds: [
+            { token: 1n, count: 1 },
+            { token: 2n, count: 3 },
+          ],
+          waiters: [],
+        },
+      ],
+      sessionAlive: true,
+    });
+    expect([sent.length, ran.length, ran[1]], "one body, sent twice").to.deep.equal([0, 2, ran[0]]);
+    await runRenew({ ...args, locks: [...locks] }, withBodies, run);
+    expect([sent.length, ran.length], "a list not frozen: keys and ARGV").to.deep.equal([1, 2]);
+    expect(new ScriptBody(sent[0].keys, sent[0].args).resp.toString()).to.equal(ran[0].resp.toString());
+    await runRenew({ ...args, ttlMs: 8_000 }, withBodies, run);
+    await runRenew({ ...args, sessionId: "s2" }, withBodies, run);
+    expect(new Set(ran).size, "another TTL or session: another body").to.equal(3);
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import { LuaScript, ScriptCommand, serialize } from "../../../server/store/redis/scripts/script-command.js";
+import { LuaScript, ScriptBody, ScriptCommand, serialize } from "../../../server/store/redis/scripts/script-command.js";
 import { startRedis, type TestRedis } from "../../harness/redis-server.js";
 
 /** RESP as the protocol spells it, one argument at a time: what serialize must write byte for byte. */
@@ -21,6 +21,8 @@ const ARGS: Record<string, (string | Buffer)[]> = {
     Buffer.from("é", "utf8"),
     Buffer.from([0x80]),
   ],
+  "UTF-8 text only after a Buffer (the ASCII guess fails on the last part)": ["a", Buffer.from([1]), "b", "é"],
+  "UTF-8 text only before a Buffer (the ASCII guess fails on the first part)": ["é", Buffer.from([1]), "b"],
   "no arguments": [],
 };
 
@@ -29,6 +31,20 @@ describe("ScriptCommand's RESP (serialize)", () => {
     it(`writes ${what} byte for byte as RESP spells it`, () => {
       expect(serialize("evalsha", args).equals(reference("evalsha", args))).to.equal(true);
     });
+
+  it("writes a command with a ScriptBody as the same bytes as with its keys and arguments (EVAL, then EVALSHA)", () => {
+    const script = new LuaScript("return 1 -- é", 1);
+    const keys = ["k/ключ", "k2"];
+    const args = [...Object.values(ARGS).flat(), 7];
+    const body = new ScriptBody(keys, args);
+    const [plain, bodied] = [{}, {}];
+    for (let i = 0; i < 2; i++) {
+      const expected = new ScriptCommand(script, keys, args, "utf8").toWritable(plain);
+      const command = ScriptCommand.withBody(script, body, "utf8");
+      expect(command.toWritable(bodied).equals(expected)).to.equal(true);
+      expect(command.name).to.equal(i === 0 ? "eval" : "evalsha");
+    }
+  });
 
   describe("against a real redis-server", () => {
     let server: TestRedis;
@@ -53,6 +69,24 @@ describe("ScriptCommand's RESP (serialize)", () => {
         expect(reply[0].toString("utf8")).to.equal("k/ключ");
         expect(reply.slice(1).map((b) => b.toString("hex"))).to.deep.equal(expected.map((b) => b.toString("hex")));
       }
+    });
+
+    it("reaches a script with a ScriptBody as the same keys and arguments: EVAL, EVALSHA, EVAL after NOSCRIPT", async () => {
+      const script = new LuaScript("return {KEYS[1], KEYS[2], unpack(ARGV)}", 2);
+      const body = new ScriptBody(["k/ключ", "k2"], ["a", "é", 7]);
+      const reply = ["k/ключ", "k2", "a", "é", "7"];
+      const send = async () => {
+        const command = ScriptCommand.withBody(script, body, "utf8");
+        const answer = await redis.sendCommand(command);
+        return { name: command.name, reply: answer };
+      };
+      expect(await send()).to.deep.equal({ name: "eval", reply });
+      expect(await send()).to.deep.equal({ name: "evalsha", reply });
+      await redis.script("FLUSH");
+      const lost = ScriptCommand.withBody(script, body, "utf8");
+      expect(await (redis.sendCommand(lost) as Promise<unknown>).then(String, String)).to.match(/NOSCRIPT/);
+      lost.forgetLoaded();
+      expect(await send()).to.deep.equal({ name: "eval", reply });
     });
   });
 });

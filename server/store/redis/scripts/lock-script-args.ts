@@ -69,7 +69,7 @@ export class LockScriptArgs {
   }
 
   /** renew.lua's ARGV: per lock, its holder and waiter counts, holder owners, then a (request id, owner) pair per waiter. */
-  renew(sessionId: string, ttlMs: number, locks: RenewLock[]): ScriptArg[] {
+  renew(sessionId: string, ttlMs: number, locks: readonly RenewLock[]): ScriptArg[] {
     const args: ScriptArg[] = [sessionId, ttlMs, this.fenceRetainMs];
     for (const { owners, waiters } of locks) {
       args.push(owners.length, waiters.length, ...owners);

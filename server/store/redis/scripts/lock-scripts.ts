@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { REDIS_FLUSH } from "../../../tracing/wire-marks.js";
 import type { RedisClient } from "../connection/redis-connection.js";
-import { LuaScript, type ScriptArg, ScriptCommand } from "./script-command.js";
+import { LuaScript, type ScriptArg, type ScriptBody, ScriptCommand } from "./script-command.js";
 import { scriptSource } from "./script-source.js";
 
 export type { ScriptArg } from "./script-command.js";
@@ -67,15 +67,25 @@ export class LockScripts {
     return this.call(name, keys, args, null);
   }
 
-  private call(name: ScriptName, keys: readonly string[], args: ScriptArg[], encoding: "utf8" | null) {
-    this.corkForThisTurn();
+  /** Like `run`, with keys and arguments already in RESP (a ScriptBody, built once for many calls). */
+  runBody(name: ScriptName, body: ScriptBody): Promise<unknown> {
     const script = this.scripts[name];
-    const first = new ScriptCommand(script, keys, args, encoding);
+    return this.send(() => ScriptCommand.withBody(script, body, "utf8"));
+  }
+
+  private call(name: ScriptName, keys: readonly string[], args: ScriptArg[], encoding: "utf8" | null) {
+    const script = this.scripts[name];
+    return this.send(() => new ScriptCommand(script, keys, args, encoding));
+  }
+
+  private send(command: () => ScriptCommand): Promise<unknown> {
+    this.corkForThisTurn();
+    const first = command();
     return (this.redis.sendCommand(first) as Promise<unknown>).then(undefined, (err: Error) => {
       // The script was not there (a flushed cache): the same command again, which now sends the text.
       if (!err.message.includes("NOSCRIPT")) throw err;
       first.forgetLoaded();
-      return this.redis.sendCommand(new ScriptCommand(script, keys, args, encoding));
+      return this.redis.sendCommand(command());
     });
   }
 

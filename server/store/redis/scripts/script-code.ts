@@ -141,31 +141,34 @@ export function translateRenew(
   reply: (string | number)[],
   locks: readonly { owners: readonly unknown[]; waiters: readonly unknown[] }[],
 ): RenewOutcome[] {
+  // Read in place, one entry after the other: a keepalive renews every lock of its session.
   let at = 0;
   return locks.map(({ owners, waiters }) => {
-    const outcome = translateRenewLock(reply.slice(at, at + owners.length + waiters.length), owners.length);
-    at += owners.length + waiters.length;
-    return outcome;
+    const holds: RenewOutcome["holds"] = new Array(owners.length);
+    for (let i = 0; i < owners.length; i++) holds[i] = renewedHold(reply[at++]);
+    const waiting: RenewOutcome["waiters"] = new Array(waiters.length);
+    for (let i = 0; i < waiters.length; i++) waiting[i] = waiterStatus(reply[at++]);
+    return { holds, waiters: waiting };
   });
 }
 
-function translateRenewLock(reply: (string | number)[], holders: number): RenewOutcome {
-  const holds = reply.slice(0, holders).map((r) => {
-    if (typeof r !== "string") return null;
-    const [token, count] = r.split(" ");
-    return { token: BigInt(token), count: Number(count) };
-  });
-  const waiters = reply.slice(holders).map((c) => {
-    switch (Number(c)) {
-      case ScriptCode.RenewQueued:
-        return "queued";
-      case ScriptCode.RenewGranted:
-        return "granted";
-      case ScriptCode.RenewGone:
-        return "gone";
-      default:
-        throw new Error(`unknown renew.lua waiter code ${c}`);
-    }
-  });
-  return { holds, waiters };
+/** One owner's entry of renew.lua's reply: "token count" of the renewed hold, or 0 (not held). */
+function renewedHold(r: string | number): RenewOutcome["holds"][number] {
+  if (typeof r !== "string") return null;
+  const space = r.indexOf(" ");
+  return { token: BigInt(r.slice(0, space)), count: Number(r.slice(space + 1)) };
+}
+
+/** One (request, owner) pair's entry of renew.lua's reply. */
+function waiterStatus(c: string | number): RenewOutcome["waiters"][number] {
+  switch (Number(c)) {
+    case ScriptCode.RenewQueued:
+      return "queued";
+    case ScriptCode.RenewGranted:
+      return "granted";
+    case ScriptCode.RenewGone:
+      return "gone";
+    default:
+      throw new Error(`unknown renew.lua waiter code ${c}`);
+  }
 }

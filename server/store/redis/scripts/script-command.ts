@@ -29,6 +29,9 @@ export class LuaScript {
 export class ScriptCommand extends Command {
   private socket?: object;
 
+  /** Given a ScriptBody, its RESP is written as it is and `args` lists only the SHA (or text) and the key count. */
+  private body?: ScriptBody;
+
   constructor(
     private readonly script: LuaScript,
     keys: readonly string[],
@@ -38,12 +41,15 @@ export class ScriptCommand extends Command {
     // The arguments are set here, already flat and as text, rather than given to Command, which
     // flattens and converts them again (a few µs per script on the hot path).
     super("evalsha", [], { replyEncoding });
-    // keys.length, not numberOfKeys: acquire-set takes numberOfKeys per name of its set.
-    const all: (string | Buffer)[] = [script.sha, String(keys.length), ...keys];
-    // String(n) is ioredis's text for every safe integer; no script argument is past 2^53 (durations and
-    // counts are bounded by validation), where ioredis would write the BigInt digits instead.
-    for (const arg of args) all.push(typeof arg === "number" ? String(arg) : arg);
-    this.args = all;
+    this.args = scriptArgs(keys, args, script.sha);
+  }
+
+  /** The command of `script` with keys and arguments already in RESP: only its head is built per command. */
+  static withBody(script: LuaScript, body: ScriptBody, replyEncoding: "utf8" | null): ScriptCommand {
+    const command = new ScriptCommand(script, [], [], replyEncoding);
+    command.body = body;
+    command.args = [script.sha, String(body.keyCount)];
+    return command;
   }
 
   /** Redis answered NOSCRIPT: the connection this went out on gets the script's text next time. */
@@ -61,29 +67,95 @@ export class ScriptCommand extends Command {
       this.name = "evalsha";
       this.args[0] = this.script.sha;
     }
-    return serialize(this.name, this.args as (string | Buffer)[]);
+    const body = this.body;
+    if (!body) return serialize(this.name, this.args as (string | Buffer)[]);
+    const head = respOf(`*${2 + body.count}${CRLF}`, this.name, [this.args[0] as string]);
+    return Buffer.concat([head, body.resp], head.length + body.resp.length);
   }
+}
+
+/**
+ * A script's key count, keys and arguments in RESP, encoded once, for a command sent again and again with
+ * the same ones (a session's idle keepalives: issue 25). Its own memory, not a slice of Node's pool.
+ */
+export class ScriptBody {
+  /** Bulk strings in `resp`: the key count, the keys, the arguments. */
+  readonly count: number;
+  readonly keyCount: number;
+  readonly resp: Buffer;
+
+  constructor(keys: readonly string[], args: readonly ScriptArg[]) {
+    const all = scriptArgs(keys, args);
+    const resp = respOf("", undefined, all);
+    this.count = all.length;
+    this.keyCount = keys.length;
+    this.resp = Buffer.allocUnsafeSlow(resp.length);
+    resp.copy(this.resp);
+  }
+}
+
+/** A script's key count, keys and arguments as ScriptCommand sends them after the SHA (`sha`, if given, first). */
+function scriptArgs(keys: readonly string[], args: readonly ScriptArg[], sha?: string): (string | Buffer)[] {
+  // keys.length, not numberOfKeys: acquire-set takes numberOfKeys per name of its set.
+  const all: (string | Buffer)[] =
+    sha === undefined ? [String(keys.length), ...keys] : [sha, String(keys.length), ...keys];
+  // String(n) is ioredis's text for every safe integer; no script argument is past 2^53 (durations and
+  // counts are bounded by validation), where ioredis would write the BigInt digits instead.
+  for (const arg of args) all.push(typeof arg === "number" ? String(arg) : arg);
+  return all;
 }
 
 /**
  * The RESP array of `name` and `args` (strings and Buffers: ScriptCommand has turned numbers into text),
  * built as one string and encoded once: one native call per command rather than three per argument,
- * which had made this a tenth of a busy coordinator's CPU (the command name is ASCII; each argument's byte
- * count is native: faster than counting ASCII in JavaScript). A non-empty Buffer is copied in as it is.
+ * which had made this a tenth of a busy coordinator's CPU. A non-empty Buffer is copied in as it is.
+ * Text is first taken as ASCII (a byte per UTF-16 unit: no argument's length is counted); if the encoding
+ * says it was not, the command is built again with each argument's byte count (native).
  */
 export function serialize(name: string, args: readonly (string | Buffer)[]): Buffer {
-  let text = `*${args.length + 1}${CRLF}$${name.length}${CRLF}${name}${CRLF}`;
+  return respOf(`*${args.length + 1}${CRLF}`, name, args);
+}
+
+/** `head` (ASCII RESP), then `first` (if given) and `args` as RESP bulk strings. */
+function respOf(head: string, first: string | undefined, args: readonly (string | Buffer)[]): Buffer {
+  return build(head, first, args, false) ?? (build(head, first, args, true) as Buffer);
+}
+
+/**
+ * respOf with each string's UTF-8 length `counted`, or taken as its length (undefined if that was
+ * wrong: UTF-8 has one byte per UTF-16 unit only when every unit is ASCII, any other takes 2 to 4).
+ */
+function build(
+  head: string,
+  first: string | undefined,
+  args: readonly (string | Buffer)[],
+  counted: boolean,
+): Buffer | undefined {
+  let text =
+    first === undefined
+      ? head
+      : `${head}$${counted ? Buffer.byteLength(first, "utf8") : first.length}${CRLF}${first}${CRLF}`;
   let parts: Buffer[] | undefined;
   for (const arg of args) {
-    if (typeof arg === "string") text += `$${Buffer.byteLength(arg, "utf8")}${CRLF}${arg}${CRLF}`;
+    if (typeof arg === "string")
+      text += `$${counted ? Buffer.byteLength(arg, "utf8") : arg.length}${CRLF}${arg}${CRLF}`;
     else if (arg.length === 0) text += `$0${CRLF}${CRLF}`;
     else {
+      const bulkHead = encode(`${text}$${arg.length}${CRLF}`, counted);
+      if (!bulkHead) return undefined;
       parts ??= [];
-      parts.push(Buffer.from(`${text}$${arg.length}${CRLF}`, "utf8"), arg);
+      parts.push(bulkHead, arg);
       text = CRLF;
     }
   }
-  if (!parts) return Buffer.from(text, "utf8");
-  parts.push(Buffer.from(text, "utf8"));
+  const last = encode(text, counted);
+  if (!last || !parts) return last;
+  parts.push(last);
   return Buffer.concat(parts);
+}
+
+/** `text` in UTF-8; unless its lengths were `counted`, undefined when it was not all ASCII. */
+function encode(text: string, counted: boolean): Buffer | undefined {
+  const bytes = Buffer.from(text, "utf8");
+  return counted || bytes.length === text.length ? bytes : undefined;
 }
