@@ -91,6 +91,7 @@ export class SessionKeeper {
           if (h) session.held.set(holdKey(name, owners[i]), { name, owner: owners[i], token: h.token, count: h.count });
         });
       });
+      if (renewed.touchError) throw renewed.touchError.reason;
       await this.recordTouched(session, renewed.sessionAlive !== false);
     } else await this.touch(session);
     const held = [...session.held.values()].map((h) => ({
@@ -166,6 +167,9 @@ export class SessionKeeper {
       // A waiter no longer queued was granted (the grant is on its way) or expired: ask.
       if (outcome.waiters.some((w) => w !== "queued")) this.table.recheckSoon(name);
     });
+    // The locks' answers are acted on above even when the record's own touch failed (Cluster): then the
+    // keepalive fails as a whole, as it would have without them.
+    if (renewed.touchError) throw renewed.touchError.reason;
     if (renewed.sessionAlive === false) await this.recordTouched(session, false);
   }
 

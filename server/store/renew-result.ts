@@ -19,4 +19,9 @@ export interface RenewResult {
    * already expired (as touchSession answers; the record is not created again).
    */
   sessionAlive?: boolean;
+  /**
+   * Only with `touchSession` where the record's touch is a command of its own (Redis Cluster) and that
+   * command failed: why. `locks` still holds, so the caller acts on it, then treats the renewal as failed.
+   */
+  touchError?: { reason: unknown };
 }

@@ -85,11 +85,18 @@ async function renewBuilt(
       outcomes[indexes === undefined ? k : indexes[k]] = outcome;
     });
   });
+  let touchError: { reason: unknown } | undefined;
+  // The record's own touch (Cluster) failing leaves the scripts' answers good: they are returned with it.
   if (args.touchSession && !touchInScript)
     calls.push(
-      deps.sessions.touch(args.sessionId, args.ttlMs).then((alive) => {
-        sessionAlive = alive;
-      }),
+      deps.sessions.touch(args.sessionId, args.ttlMs).then(
+        (alive) => {
+          sessionAlive = alive;
+        },
+        (reason: unknown) => {
+          touchError = { reason };
+        },
+      ),
     );
   // One call (a single Redis, few locks) needs no settling of many.
   if (calls.length === 1) await calls[0];
@@ -97,7 +104,8 @@ async function renewBuilt(
     const failed = (await Promise.allSettled(calls)).find((r) => r.status === "rejected");
     if (failed) throw failed.reason;
   }
-  return args.touchSession ? { locks: outcomes, sessionAlive } : { locks: outcomes };
+  if (!args.touchSession) return { locks: outcomes };
+  return touchError ? { locks: outcomes, sessionAlive, touchError } : { locks: outcomes, sessionAlive };
 }
 
 /** runRenew for a frozen lock list, with the body kept for it (built now if there is none yet for the same session, TTL and touch). */

@@ -175,6 +175,20 @@ describe("runRenew (RedisStore.renew)", () => {
     expect([none, alone.sent, alone.touched]).to.deep.equal([{ locks: [], sessionAlive: true }, [], ["s1 9000"]]);
   });
 
+  it("with touchSession on Cluster, answers the scripts' outcomes with the record touch's failure beside them", async () => {
+    const { run, deps } = recorder();
+    const down = new Error("the record's master is down");
+    const sessions = { ...deps(true).sessions, touch: async () => Promise.reject(down) };
+    const args = { sessionId: "s1", ttlMs: 9_000, locks: [lock("a"), lock("b", [], ["r1"])], touchSession: true };
+    const renewed = await runRenew(args, { ...deps(true), sessions }, run);
+    expect(renewed.locks).to.deep.equal([
+      { holds: [{ token: 1n, count: 1 }], waiters: [] },
+      { holds: [], waiters: ["queued"] },
+    ]);
+    expect(renewed.touchError?.reason).to.equal(down);
+    expect(renewed.sessionAlive).to.equal(undefined);
+  });
+
   it("without touchSession, touches no record and answers no sessionAlive", async () => {
     const { sent, touched, run, deps } = recorder();
     const renewed = await runRenew({ sessionId: "s1", ttlMs: 9_000, locks: [lock("a")] }, deps(false), run);
