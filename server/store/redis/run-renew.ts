@@ -47,7 +47,8 @@ export interface KeptBody {
  * keys hash on its own name, so there it is one script per slot the locks fall in (docs/data-model.md).
  * With `touchSession` the first script also touches the session record on one Redis; on Cluster (its key
  * hashes to a slot of its own), or with no lock, the record gets its own PEXPIRE beside the scripts.
- * Everything is sent; the call rejects with the first failure once all have answered. `run` is
+ * Everything is sent; the call rejects with a script's first failure once all have answered, while that
+ * PEXPIRE's failure comes back as RenewResult.touchError beside the scripts' answers. `run` is
  * RedisStore's acknowledged script run.
  */
 export function runRenew(
