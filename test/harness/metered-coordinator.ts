@@ -1,9 +1,9 @@
-import { createHook } from "node:async_hooks";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { TurnstileClient } from "../../client/index.js";
 import { Coordinator } from "../../server/coordinator.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
+import { type AsyncResourceCount, AsyncResourceMeter } from "./async-resource-meter.js";
 import { GrpcFrameMeter, type GrpcTraffic } from "./grpc-frame-meter.js";
 import { type DirectionCount, MeteredProxy } from "./metered-proxy.js";
 import { RawSession } from "./raw-session.js";
@@ -26,6 +26,8 @@ export interface WorkCount {
   fromCoordinator: GrpcTraffic;
   /** Async resources created in this process (clients and coordinator): promises, nextTicks, immediates, timers… by type. */
   asyncResources: Record<string, number>;
+  /** Where this count's async resources of `type` were created, most frequent sites first (for failure messages). */
+  asyncOrigins(type: string): string;
 }
 
 const zeroTraffic = (): GrpcTraffic => ({ bytes: 0, frames: 0, messages: 0, messageBytes: 0 });
@@ -39,13 +41,7 @@ const zeroTraffic = (): GrpcTraffic => ({ bytes: 0, frames: 0, messages: 0, mess
 export class MeteredCoordinator {
   private readonly toCoordinator = zeroTraffic();
   private readonly fromCoordinator = zeroTraffic();
-  private readonly asyncResources = new Map<string, number>();
-  private counting = false;
-  private readonly hook = createHook({
-    init: (_id, type) => {
-      if (this.counting) this.asyncResources.set(type, (this.asyncResources.get(type) ?? 0) + 1);
-    },
-  });
+  private readonly asyncResources = new AsyncResourceMeter();
   private readonly clients: TurnstileClient[] = [];
   private readonly rawSessions: RawSession[] = [];
   private messagesSeen?: { target: number; resolve: () => void };
@@ -89,7 +85,7 @@ export class MeteredCoordinator {
       };
     });
     self = new MeteredCoordinator(redis, redisProxy, new Redis(redis.url), coordinator, grpcProxy, toRedis);
-    self.hook.enable();
+    self.asyncResources.enable();
     return self;
   }
 
@@ -126,8 +122,12 @@ export class MeteredCoordinator {
     });
   }
 
-  /** Runs `op` and counts its work; `op` must resolve only once everything it caused has happened. */
+  /**
+   * Runs `op` and counts its work; `op` must resolve only once everything it caused has happened.
+   * Waits first until the process has finished any other work, which would be counted with `op`'s.
+   */
   async count(op: () => Promise<void>): Promise<WorkCount> {
+    await this.asyncResources.quiet();
     const stats = async () => {
       const info = await this.counter.info("all");
       const field = (re: RegExp) => Number(re.exec(info)?.[1] ?? 0);
@@ -142,12 +142,12 @@ export class MeteredCoordinator {
     const down = { ...this.redisProxy.down };
     const toCoordinator = { ...this.toCoordinator };
     const fromCoordinator = { ...this.fromCoordinator };
-    this.asyncResources.clear();
-    this.counting = true;
+    const counted = this.asyncResources.begin();
+    let created: AsyncResourceCount;
     try {
       await op();
     } finally {
-      this.counting = false;
+      created = counted.stop();
     }
     const after = await stats();
     return {
@@ -159,13 +159,14 @@ export class MeteredCoordinator {
       fromRedis: minus(this.redisProxy.down, down),
       toCoordinator: minus(this.toCoordinator, toCoordinator),
       fromCoordinator: minus(this.fromCoordinator, fromCoordinator),
-      asyncResources: Object.fromEntries(this.asyncResources),
+      asyncResources: created.byType,
+      asyncOrigins: (type) => created.origins(type),
     };
   }
 
   /** Closes the clients, the coordinator, the proxies and Redis. */
   async stop(): Promise<void> {
-    this.hook.disable();
+    this.asyncResources.disable();
     await Promise.all(this.clients.map((c) => c.close()));
     for (const s of this.rawSessions) s.close();
     await this.coordinator.stop();

@@ -91,8 +91,16 @@ function expectWithin(what: string, runs: WorkCount[], budget: Budget): void {
   atMost(w.fromCoordinator.messageBytes, budget.messageBytes[1], "gRPC message bytes from the coordinator");
   atMost(w.toRedis.bytes, budget.redisBytes[0], "bytes to Redis");
   atMost(w.fromRedis.bytes, budget.redisBytes[1], "bytes from Redis");
-  for (const [type, bound] of Object.entries(budget.asyncResources))
-    atMost(w.asyncResources[type] ?? 0, bound, `${type} async resources`);
+  for (const [type, bound] of Object.entries(budget.asyncResources)) {
+    const n = w.asyncResources[type] ?? 0;
+    // Over budget: name where the run with the fewest created them (formatting stacks only then).
+    const fewest = runs.find((r) => (r.asyncResources[type] ?? 0) === n)!;
+    if (n > bound)
+      expect(
+        n,
+        `${what}: ${type} async resources (at most ${bound}); in the run with the fewest, created at:\n${fewest.asyncOrigins(type)}\n`,
+      ).to.be.at.most(bound);
+  }
   const unbudgeted = Object.entries(w.asyncResources)
     .filter(([type, n]) => n > 0 && !(type in budget.asyncResources))
     .map(([type]) => type);
@@ -100,7 +108,7 @@ function expectWithin(what: string, runs: WorkCount[], budget: Budget): void {
 }
 
 /** Each count at the least any run took. */
-function least(runs: WorkCount[]): WorkCount {
+function least(runs: WorkCount[]): Omit<WorkCount, "asyncOrigins"> {
   const min = (values: unknown[]): unknown =>
     typeof values[0] === "number"
       ? Math.min(...(values as number[]))
@@ -110,7 +118,7 @@ function least(runs: WorkCount[]): WorkCount {
             min(values.map((v) => (v as Record<string, unknown>)[k] ?? 0)),
           ]),
         );
-  return min(runs) as WorkCount;
+  return min(runs.map(({ asyncOrigins: _, ...counts }) => counts)) as Omit<WorkCount, "asyncOrigins">;
 }
 
 /** How many times each operation is counted. */
