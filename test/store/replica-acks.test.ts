@@ -1,4 +1,3 @@
-import { Socket } from "node:net";
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
@@ -61,29 +60,6 @@ describe("RedisStore with replica acks (a master and one replica)", () => {
     // Read right away, with no wait: the WAIT before the answer means the replica has it.
     expect(await replicaAdmin.zrange(lockKeys("turnstile", "job")[0], 0, "-1")).to.deep.equal(["aa01:o"]);
     expect(a.healthy()).to.equal(true);
-  });
-
-  it("writes a write's script, the batch's mark and its WAIT to Redis in one socket write", async () => {
-    const [a] = await started();
-    await a.acquire(claim("warm", "aa01", "r0")); // the script's text goes out once (EVAL)
-    // Counts the socket writes (system calls) to the master: Socket's _write and _writev, one call each.
-    const proto = Socket.prototype as unknown as Record<"_write" | "_writev", (...args: unknown[]) => unknown>;
-    const original = { _write: proto._write, _writev: proto._writev };
-    let writes = 0;
-    for (const name of ["_write", "_writev"] as const)
-      proto[name] = function (this: Socket, ...args: unknown[]) {
-        if (this.remotePort === master.port) writes++;
-        return original[name].apply(this, args);
-      };
-    try {
-      for (let i = 1; i <= 3; i++) {
-        writes = 0;
-        await a.acquire(claim("job", "aa01", `r${i}`));
-        expect(writes, `acquire ${i}: socket writes to Redis`).to.equal(1);
-      }
-    } finally {
-      Object.assign(proto, original);
-    }
   });
 
   it("rejects with StoreUnacknowledgedError naming the replica count when the replica does not answer, and reads unhealthy", async () => {

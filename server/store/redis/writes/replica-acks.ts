@@ -71,17 +71,11 @@ export class ReplicaAcks {
 
   private joinBatch(socket: unknown, wanted: number): Promise<AckResult> {
     if (this.batch && this.batch.socket === socket) return this.batch.done;
-    // Corked until the batch's mark and WAIT are written: they leave in the same write as the batch's
-    // scripts (LockScripts corks too; the socket flushes at the last uncork), one system call, not three.
-    const corked = corkable(socket);
-    corked?.cork();
     const done = new Promise<AckResult>((resolve) => {
       // setImmediate, like LockScripts' uncork: after every write started in this turn.
       setImmediate(() => {
         if (this.batch?.done === done) this.batch = undefined;
-        const result = this.sendWait(socket, wanted);
-        corked?.uncork();
-        resolve(result);
+        resolve(this.sendWait(socket, wanted));
       });
     });
     this.batch = { socket, done };
@@ -103,14 +97,6 @@ export class ReplicaAcks {
     this.onResult(result, socket);
     return result;
   }
-}
-
-/** The socket as a stream that can hold back its writes, when it is one. */
-function corkable(socket: unknown): { cork(): void; uncork(): void } | undefined {
-  const s = socket as { cork?: unknown; uncork?: unknown } | undefined;
-  return typeof s?.cork === "function" && typeof s.uncork === "function"
-    ? (socket as { cork(): void; uncork(): void })
-    : undefined;
 }
 
 function unacknowledgedError(result: AckResult, timeoutMs: number, scope: string): StoreUnavailableError {
