@@ -20,7 +20,7 @@ export interface RenewResult {
    */
   sessionAlive?: boolean;
   /**
-   * Only with `touchSession` where the record's touch is a command of its own (Redis Cluster) and that
+   * Only with `touchSession` where the record's touch is a command of its own (Redis Cluster, or no lock) and that
    * command failed: why. `locks` still holds, so the caller acts on it, then treats the renewal as failed.
    */
   touchError?: { reason: unknown };
