@@ -46,6 +46,10 @@ export function targetRows(results: BenchResults): TargetRow[] {
           : `${ratio(mine / theirs)} (${count(mine)} vs ${count(theirs)})`,
       met: mine === undefined || theirs === undefined ? undefined : mine >= min * theirs,
     });
+  // The echo + EVALSHA trip under a gap target: its figure, flagged when the floor alone misses the target.
+  const trip = a?.floors.grpcEchoEval.roundTrip;
+  const floorFigure = (floorMs: number, targetMs: number) =>
+    `${count(floorMs * 1000)} µs here${floorMs > targetMs ? ", above the target" : ""}`;
   if (t) {
     rows.push(
       {
@@ -54,8 +58,8 @@ export function targetRows(results: BenchResults): TargetRow[] {
         met: t.gap.meanMs <= 0.25,
         heldBy:
           median +
-          (a
-            ? `; floor: the same client → server → Redis → server → client trip through the minimal echo server averages ${count(a.floors.grpcEchoEval.roundTrip.meanMs * 1000)} µs here${a.floors.grpcEchoEval.roundTrip.meanMs > 0.25 ? ", above the target" : ""}`
+          (trip
+            ? `; floor: the same client → server → Redis → server → client trip through the minimal echo server averages ${floorFigure(trip.meanMs, 0.25)}`
             : ""),
       },
       {
@@ -64,8 +68,8 @@ export function targetRows(results: BenchResults): TargetRow[] {
         met: t.gap.p99Ms <= 1,
         heldBy:
           heldByText(a, "p99Ms") +
-          (a
-            ? `; floor: the same trip through the minimal echo server has a p99 of ${count(a.floors.grpcEchoEval.roundTrip.p99Ms * 1000)} µs here${a.floors.grpcEchoEval.roundTrip.p99Ms > 1 ? ", above the target" : ""}`
+          (trip
+            ? `; floor: the same trip through the minimal echo server has a p99 of ${floorFigure(trip.p99Ms, 1)}`
             : ""),
       },
     );

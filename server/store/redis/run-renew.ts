@@ -56,10 +56,11 @@ export function runRenew(
   deps: RenewScriptDeps,
   run: (keys: readonly string[], args: ScriptArg[]) => Promise<unknown>,
 ): Promise<RenewResult> {
-  const bodies = deps.bodies;
+  const { bodies } = deps;
+  const { length } = args.locks;
   // A frozen list on one Redis: one script, whose body is kept for the next renewal of the same list.
-  if (bodies && !deps.cluster && Object.isFrozen(args.locks) && args.locks.length > 0)
-    if (args.locks.length <= RENEW_LOCKS_PER_SCRIPT) return renewKept(args, deps, bodies);
+  const oneScript = !deps.cluster && length > 0 && length <= RENEW_LOCKS_PER_SCRIPT;
+  if (bodies && oneScript && Object.isFrozen(args.locks)) return renewKept(args, deps, bodies);
   return renewBuilt(args, deps, run);
 }
 
