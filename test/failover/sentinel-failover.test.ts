@@ -13,32 +13,27 @@ import {
 } from "../harness/failover-fleet.js";
 import { type SentinelGroup, startSentinelGroup } from "../harness/sentinel-group.js";
 
-const KILLS = Number(process.env.TURNSTILE_FAILOVER_KILLS ?? 20);
-// Raise with TURNSTILE_SENTINEL_FAILOVERS to exercise the switch window (and the release journal) more often.
-const SENTINEL_FAILOVERS = Number(process.env.TURNSTILE_SENTINEL_FAILOVERS ?? 5);
-// down-after 1 s let the Sentinels fail over a master only starved of CPU on a loaded 2-core machine
-// (token epochs moved between injected faults); such a failover has the switch window of SENTINEL
-// FAILOVER (a lull of up to a lease before the release journal), so the test uses 3 s and prints the
-// config epoch it ends at.
+const KILLS = Number(process.env.TURNSTILE_FAILOVER_KILLS ?? 10);
+// SENTINEL FAILOVER promotes a replica while the old master still takes writes (issue 37's window).
+const SENTINEL_FAILOVERS = Number(process.env.TURNSTILE_SENTINEL_FAILOVERS ?? 15);
+// SIGSTOP of the master past down-after: the coordinators' sockets to it hang instead of closing.
+const FREEZES = Number(process.env.TURNSTILE_MASTER_FREEZES ?? 15);
+// `npm run test:failover:long`: keeps injecting the same mix until this many minutes have passed.
+const MINUTES = Number(process.env.TURNSTILE_FAILOVER_MINUTES ?? 0);
 const TIMINGS = { downAfterMs: 3000, failoverTimeoutMs: 2000 };
 // Longer than detection plus failover, so holders keep their locks across one.
 const TTL_MS = 15_000;
-// Reconnecting to the master the Sentinels name and learning its epoch, on a loaded 2-core machine:
-// the coordinators were SERVING again within 1.3 s of the new master being named after every fault
-// measured. Slower resumes seen (6-11 s) were lulls after such an uninjected failover, which had begun
-// before the fault; each fault now also waits for locking to flow.
-const RESUME_MS = 10_000;
-// After a SENTINEL FAILOVER the coordinators replay their release journal on the new master, so the
-// releases the old master acknowledged in its switch window no longer hold locks until their leases
-// end (14 s measured before). Issue 26 asks for ~1 s; measured on this loaded 2-core machine with the
-// journal: 117-787 ms over 13 SENTINEL FAILOVERs in 3 runs (docs/operations.md), so 1.5 s: about twice
-// the slowest, for the load other processes put on the machine.
-const RESUME_AFTER_FAILOVER_MS = 1500;
+// How soon locking resumes after the Sentinels named the new master (ms), by fault: the coordinators
+// reconnect (a frozen master's socket is destroyed after 100 ms), learn the new epoch once a majority
+// of the Sentinels back it, and (after a SENTINEL FAILOVER) replay their release journal there.
+// Measured (docs/operations.md): max 361 ms after a kill -9, 764 after a SENTINEL FAILOVER, 211 after
+// a freeze, on a 2-core machine busy with other work; issue 37 asks for 1 s, and 1.5 s leaves room for load.
+const RESUME_MS: Record<string, number> = { "kill -9": 1500, "SENTINEL FAILOVER": 1500, freeze: 1500 };
 const LOCKS = ["fo/a", "fo/b", "fo/c"];
 const SEMAPHORE = { name: "fo/sem", limit: 2 };
 
-describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients, kill -9 of the master", function () {
-  this.timeout(15 * 60_000);
+describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients; the master killed, failed over and frozen", function () {
+  this.timeout((15 + MINUTES) * 60_000);
   let group: SentinelGroup;
   let coordinators: CoordinatorProcess[] = [];
   let workers: FailoverWorkers | undefined;
@@ -65,7 +60,7 @@ describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients, kil
     await group?.stop();
   });
 
-  it(`keeps exclusion, fencing order and the semaphore limit through ${KILLS} kills and ${SENTINEL_FAILOVERS} Sentinel failovers`, async () => {
+  it(`keeps exclusion, fencing order and the semaphore limit through ${KILLS} kills, ${SENTINEL_FAILOVERS} Sentinel failovers and ${FREEZES} freezes`, async () => {
     const specs = [...LOCKS.map((n) => `lock:${n}`), `semaphore:${SEMAPHORE.name}:${SEMAPHORE.limit}`];
     // Six clients, each preferring one coordinator, so grants cross coordinators through pub/sub.
     workers = startFailoverWorkers(
@@ -111,18 +106,31 @@ describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients, kil
       longestLullMs = Math.max(longestLullMs, Number((process.hrtime.bigint() - started) / 1_000_000n));
     };
     await waitForGrants(0n, "the start");
-    for (let k = 0; k < KILLS + SENTINEL_FAILOVERS; k++) {
+    // The kinds interleaved: kill, failover, freeze, ... until each has its count (and, long, the time is up).
+    const mix = [
+      ...Array.from({ length: KILLS }, (_, i) => ({ kind: "kill -9", i: i / KILLS })),
+      ...Array.from({ length: SENTINEL_FAILOVERS }, (_, i) => ({
+        kind: "SENTINEL FAILOVER",
+        i: i / SENTINEL_FAILOVERS,
+      })),
+      ...Array.from({ length: FREEZES }, (_, i) => ({ kind: "freeze", i: i / FREEZES })),
+    ]
+      .sort((a, b) => a.i - b.i)
+      .map((f) => f.kind);
+    const endAt = Date.now() + MINUTES * 60_000;
+    for (let k = 0; k < mix.length || Date.now() < endAt; k++) {
       await group.settled();
       // A Sentinel starts no new failover of a master within twice the failover timeout of its last one.
       await new Promise((resolve) => setTimeout(resolve, 2 * TIMINGS.failoverTimeoutMs));
       await waitForGrants(faults.at(-1)?.at ?? 0n, "the last fault");
       await flowing();
       const at = process.hrtime.bigint();
-      const sentinelDriven = k % Math.ceil((KILLS + SENTINEL_FAILOVERS) / SENTINEL_FAILOVERS) === 1;
-      const kind = sentinelDriven ? "SENTINEL FAILOVER" : "kill -9";
+      const kind = mix[k % mix.length];
       const fault: (typeof faults)[number] = { kind, at, wallMs: Date.now() };
       faults.push(fault);
-      fault.promotedAt = (await (sentinelDriven ? group.failover() : group.killMaster())).promotedAt;
+      const injected =
+        kind === "kill -9" ? group.killMaster() : kind === "freeze" ? group.freezeMaster() : group.failover();
+      fault.promotedAt = (await injected).promotedAt;
     }
     await waitForGrants(faults.at(-1)?.at ?? 0n, "the last fault");
     await workers.stop();
@@ -143,29 +151,33 @@ describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients, kil
       const first = events.find((e) => e.ev === "grant" && BigInt(e.at) > (f.promotedAt as bigint));
       return first ? ms(BigInt(first.at) - (f.promotedAt as bigint)) : -1;
     });
-    const kills = faults.filter((f) => f.kind === "kill -9").length;
-    const maxOf = (kind: string) => Math.max(...resumes.filter((_r, i) => faults[i].kind === kind));
+    const count = (kind: string) => faults.filter((f) => f.kind === kind).length;
+    const resumesOf = (kind: string) => resumes.filter((_r, i) => faults[i].kind === kind).sort((x, y) => x - y);
+    const summary = (kind: string) => {
+      const r = resumesOf(kind);
+      return `${kind} median ${r[Math.floor(r.length / 2)]} ms, max ${r.at(-1)} ms`;
+    };
     console.log(
-      `      faults: ${kills} kill -9 of the master, ${faults.length - kills} SENTINEL FAILOVER; ` +
+      `      faults: ${count("kill -9")} kill -9 of the master, ${count("SENTINEL FAILOVER")} SENTINEL FAILOVER, ` +
+        `${count("freeze")} master frozen (SIGSTOP past down-after); ` +
         `checked ${report.acquires} acquires (${report.grants} granted, ` +
         `failed: ${JSON.stringify(Object.fromEntries(report.failures))}), ${report.lost} holds lost; ` +
         `grants by name ${JSON.stringify(Object.fromEntries(report.grantsByName))}; ` +
-        `no token twice, tokens increasing, no overlap, semaphore <= ${SEMAPHORE.limit}, every acquire ended; ` +
+        `0 strict overlaps (no holder used a lock after the next holder's grant), no token twice, tokens increasing, ` +
+        `semaphore <= ${SEMAPHORE.limit}, every acquire ended; ` +
         `Sentinels named a new master within ${Math.max(...failoverMs)} ms of a fault (max; mean ` +
-        `${Math.round(failoverMs.reduce((x, y) => x + y, 0) / failoverMs.length)} ms); locking resumed within ` +
-        `${maxOf("kill -9")} ms of that after a kill -9, ${maxOf("SENTINEL FAILOVER")} ms after a SENTINEL FAILOVER (max); ` +
+        `${Math.round(failoverMs.reduce((x, y) => x + y, 0) / failoverMs.length)} ms); locking resumed after the naming: ` +
+        `${summary("kill -9")}; ${summary("SENTINEL FAILOVER")}; ${summary("freeze")}; ` +
         `longest lull before a fault (waited out): ${longestLullMs} ms; Sentinel config epoch ${epoch} ` +
         `after ${faults.length} failovers injected`,
     );
-    expect(kills).to.be.at.least(KILLS);
+    expect(count("kill -9")).to.be.at.least(KILLS);
+    expect(count("SENTINEL FAILOVER")).to.be.at.least(SENTINEL_FAILOVERS);
+    expect(count("freeze")).to.be.at.least(FREEZES);
     for (const [i, r] of resumes.entries()) {
-      // SENTINEL FAILOVER leaves the old master writable, with the other replica still attached,
-      // until the Sentinels demote it: a release acknowledged there in that window is lost with it,
-      // and the coordinator that made it replays it on the new master (docs/operations.md).
-      const bound = faults[i].kind === "kill -9" ? RESUME_MS : RESUME_AFTER_FAILOVER_MS;
       expect(r, `resume after fault ${i} (${faults[i].kind}), ms after the new master was named`).to.be.within(
         0,
-        bound,
+        RESUME_MS[faults[i].kind],
       );
     }
   });

@@ -33,6 +33,11 @@ export interface SentinelGroup {
   killMaster(): Promise<{ killed: number; promoted: number; promotedAt: bigint }>;
   /** SENTINEL FAILOVER (retried until accepted), resolved once another node is the master. */
   failover(): Promise<{ from: number; to: number; promotedAt: bigint }>;
+  /**
+   * SIGSTOPs the master (a VM pause, a stalled process) until the Sentinels name another, then
+   * SIGCONTs it: it wakes up as a master, and the Sentinels demote it into a replica of the new one.
+   */
+  freezeMaster(): Promise<{ frozen: number; promoted: number; promotedAt: bigint }>;
   stop(): Promise<void>;
 }
 
@@ -168,6 +173,18 @@ export async function startSentinelGroup(
       );
       const to = await promotedFrom(from);
       return { from, to, promotedAt: process.hrtime.bigint() };
+    },
+    async freezeMaster() {
+      const frozen = await masterPort();
+      const node = nodes.get(frozen);
+      if (!node) throw new Error(`no node on port ${frozen}`);
+      node.process.kill("SIGSTOP");
+      try {
+        const promoted = await promotedFrom(frozen);
+        return { frozen, promoted, promotedAt: process.hrtime.bigint() };
+      } finally {
+        node.process.kill("SIGCONT");
+      }
     },
     stop,
   };

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { Redis } from "ioredis";
 import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
+import { ReplicaAcks } from "../../server/store/redis/writes/replica-acks.js";
 import type { AcquireArgs } from "../../server/store/store.js";
 import { StoreUnacknowledgedError } from "../../server/store/store-unacknowledged-error.js";
 import { RecordingListener } from "../harness/recording-listener.js";
@@ -106,5 +107,44 @@ describe("RedisStore with replica acks (a master and one replica)", () => {
     });
     await listenerB.until(() => listenerB.grants.length > 0, "B's grant");
     expect(listenerB.grants).to.deep.equal([{ name: "job", sessionId: "bb02", requestId: "r2", token: 2n }]);
+  });
+
+  it("confirms no write whose WAIT answers after a failover was announced, and holds none of its grants", async () => {
+    const redis = new Redis(master.url);
+    let generation = 0;
+    const held: string[] = [];
+    const acks = new ReplicaAcks(
+      redis,
+      () => 1,
+      1000,
+      (r) => r.publish("acks", ""),
+      () => {},
+      "",
+      () => generation,
+    );
+    try {
+      await redis.ping();
+      // Before any announcement: the replica holds it, the write is confirmed.
+      expect(await acks.confirm(() => redis.set("k", "1"))).to.equal("OK");
+      const written = acks.confirm(
+        () => redis.set("k", "2"),
+        (reply) => held.push(String(reply)),
+      );
+      // Announced after the write went out and before its batch's WAIT answered (it leaves in the check phase).
+      generation++;
+      const err = await written.then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err).to.be.instanceOf(StoreUnacknowledgedError);
+      expect(err?.message).to.match(/a failover of the master was announced before its replicas confirmed the write/);
+      // The write is on the master and its replica; only the failover decides that it is not told.
+      expect(await replicaAdmin.get("k")).to.equal("2");
+      expect(held).to.deep.equal([]);
+      // A write of the new generation is confirmed again.
+      expect(await acks.confirm(() => redis.set("k", "3"))).to.equal("OK");
+    } finally {
+      redis.disconnect();
+    }
   });
 });

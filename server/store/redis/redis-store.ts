@@ -91,6 +91,7 @@ export class RedisStore implements Store {
       recovered: () => this.listener?.resync(),
       acknowledged: (socket: unknown) => this.outbox.acknowledged(socket),
       masterLearned: (epoch: number) => this.replay?.masterLearned(epoch),
+      suspended: () => this.outbox.dropHeld(),
     };
     // On Cluster each write goes to its slot's master, confirmed there; elsewhere there is one connection.
     this.writer =

@@ -27,15 +27,28 @@ interface Known {
  * that reports it names this very server (by run id, or address) as the master. Scripts get it as floors
  * "F V": tokens above F = epoch << 32, versions above V = the new master's clock in µs when the
  * epoch was learned. Until it is known for the current connection, `floors` throws unavailable.
+ *
+ * No view is taken from a Sentinel failing the master over. `suspend` forgets the epoch when a
+ * failover of this master is announced (or no Sentinel is heard): no script runs until it is learned
+ * again from a view a majority of the Sentinels back (the promoted master, or the same one when the
+ * failover was aborted).
+ * `generation` counts the suspensions, so that a WAIT whose writes were sent before one cannot
+ * confirm them (ReplicaAcks).
  */
 export class MasterEpoch {
   private known?: Known;
+  /** A failover was announced (or no Sentinel heard) since the epoch was last learned. */
+  private suspended = false;
   private refreshing?: { socket: unknown; done: Promise<void> };
+  /** Suspensions so far: a write sent in an earlier generation is not confirmed by a later WAIT. */
+  generation = 0;
 
   constructor(
     private readonly redis: Redis | undefined,
     private readonly source: EpochSource,
     private readonly onChange: () => void,
+    /** Told when `suspend` stops the scripts (health). */
+    private readonly onSuspend: () => void = () => {},
   ) {}
 
   /** The floors for a script sent now; throws StoreUnavailableError while the epoch is unknown. */
@@ -64,6 +77,24 @@ export class MasterEpoch {
     return this.current()?.replicas;
   }
 
+  /**
+   * Stops scripts at once: a Sentinel announced a failover of this master (or none is heard), so a
+   * write here may be lost with a replica that is being promoted. Learning starts again at once.
+   */
+  suspend(): void {
+    if (this.source.kind === "none") return;
+    this.generation++;
+    this.suspended = true;
+    this.known = undefined;
+    this.onSuspend();
+    void this.refresh();
+  }
+
+  /** Learns again after a suspension (a failover settled, a Sentinel heard again); nothing otherwise. */
+  resume(): void {
+    if (this.suspended) void this.refresh();
+  }
+
   /** Learns the epoch for the current connection; retries until it succeeds or the connection changes. */
   refresh(): Promise<void> {
     if (this.source.kind === "none" || !this.redis) return Promise.resolve();
@@ -86,6 +117,7 @@ export class MasterEpoch {
     const socket = redis.stream;
     let elsewhere = 0;
     for (let attempt = 0; redis.stream === socket && redis.status === "ready"; attempt++) {
+      const generation = this.generation;
       try {
         const runId = /run_id:(\w+)/.exec(await redis.info("server"))?.[1];
         const views = await Promise.all(source.sentinels.map((s) => askSentinel(s, source)));
@@ -93,14 +125,24 @@ export class MasterEpoch {
         // The newest configuration names another server: this one is a demoted master (or a stale
         // address came back from a Sentinel). No script runs here, so no READONLY error would ever
         // move the connection: reconnect, which asks the Sentinels for the master again.
-        if (best && !namesThisServer(best, runId, redis) && ++elsewhere >= 3) {
+        // At once when a majority agree on the other server and none is failing over (a reconnect right
+        // after +switch-master asked a Sentinel that had not switched yet); else after three rounds.
+        if (best && !namesThisServer(best, runId, redis) && (agreedElsewhere(best, views) || ++elsewhere >= 3)) {
           // Only a ready connection: disconnecting one that is connecting ends the client for good.
           if (redis.stream === socket && redis.status === "ready") redis.disconnect(true);
           return;
         }
-        if (best && namesThisServer(best, runId, redis) && best.epoch <= MAX_EPOCH) {
+        if (
+          best &&
+          namesThisServer(best, runId, redis) &&
+          best.epoch <= MAX_EPOCH &&
+          resumableAfter(this.suspended, best, views)
+        ) {
           const [seconds, micros] = await redis.time();
           if (redis.stream !== socket) return;
+          // A failover announced while this round asked: its answers are stale.
+          if (generation !== this.generation) continue;
+          this.suspended = false;
           const floors = `${BigInt(best.epoch) << EPOCH_SHIFT} ${BigInt(seconds) * 1_000_000n + BigInt(micros)}`;
           this.known = { socket, epoch: best.epoch, replicas: best.replicas, floors };
           this.onChange();
@@ -115,6 +157,32 @@ export class MasterEpoch {
   }
 }
 
+/**
+ * How many Sentinels that answered stand behind `best`: the same epoch and address, and not failing the
+ * master over. The leader of a failover reports the new epoch with the old master's address (and run
+ * id) from the promotion until its own +switch-master, while the others already name the promoted one.
+ */
+function backing(best: SentinelView, views: (SentinelView | undefined)[]): number {
+  const same = (v: SentinelView | undefined) =>
+    v !== undefined && !v.failingOver && v.epoch === best.epoch && v.ip === best.ip && v.port === best.port;
+  return views.filter(same).length;
+}
+
+/**
+ * A view may be taken unless it comes from a Sentinel failing the master over (a demoted master would
+ * then write tokens of the new epoch); after a suspension a majority of all the Sentinels must back it,
+ * since the one failing the master over may be among those that did not answer.
+ */
+function resumableAfter(suspended: boolean, best: SentinelView, views: (SentinelView | undefined)[]): boolean {
+  if (best.failingOver) return false;
+  return !suspended || backing(best, views) > views.length / 2;
+}
+
+/** A majority of the Sentinels back `best`, which names another server: reconnect at once. */
+function agreedElsewhere(best: SentinelView, views: (SentinelView | undefined)[]): boolean {
+  return backing(best, views) > views.length / 2;
+}
+
 interface SentinelView {
   epoch: number;
   /** Empty until the Sentinel's next INFO of a just promoted master (up to 10 s). */
@@ -122,6 +190,8 @@ interface SentinelView {
   ip: string;
   port: number;
   replicas: number;
+  /** The Sentinel is failing this master over (its leader, between +try-failover and +switch-master). */
+  failingOver: boolean;
 }
 
 /**
@@ -156,6 +226,7 @@ async function askSentinel(
     ip: field("ip") ?? "",
     port: Number(field("port")),
     replicas: Number(field("num-slaves")),
+    failingOver: (field("flags") ?? "").includes("failover_in_progress"),
   };
 }
 

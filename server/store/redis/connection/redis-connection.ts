@@ -56,6 +56,9 @@ export function createRedisClient(target: RedisTarget, auth: RedisAuth, common: 
         tls,
         enableTLSForSentinelMode: tls !== undefined,
         failoverDetector: true,
+        // On +switch-master the detector ends the socket; a frozen old master never closes its side,
+        // and ioredis reconnects only once the socket closed (after 2 s by default): destroy it soon.
+        disconnectTimeout: 100,
         reconnectOnError,
         sentinelRetryStrategy: reconnectDelayMs,
       });

@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import { epochSourceOf, MasterEpoch } from "../connection/master-epoch.js";
 import { redisCall } from "../connection/redis-call.js";
 import type { RedisAuth, RedisClient, RedisTarget } from "../connection/redis-connection.js";
+import { SentinelFailoverWatch } from "../connection/sentinel-failover-watch.js";
 import { ReplicaAcks } from "./replica-acks.js";
 
 /** Where Redis is, and how the writer confirms writes: replica count ("majority" needs Sentinels), WAIT timeout. */
@@ -25,6 +26,7 @@ export class AckedWriter {
   private readonly acks?: ReplicaAcks;
   private acked = true;
   private readonly probe: NodeJS.Timeout;
+  private readonly watch?: SentinelFailoverWatch;
 
   constructor(
     redis: RedisClient,
@@ -35,17 +37,37 @@ export class AckedWriter {
       acknowledged(socket: unknown): void;
       /** The epoch of the connected master was learnt (again, or of a new master): before any write there. */
       masterLearned?(epoch: number): void;
+      /** Writes stopped for a failover (or no Sentinel is heard): grants held for a later WAIT must not go out. */
+      suspended?(): void;
     },
   ) {
     const single = redis instanceof Redis ? redis : undefined;
     const source = epochSourceOf(settings.target, settings.auth);
     let learned = false;
-    this.epoch = new MasterEpoch(single, source, () => {
-      hooks.masterLearned?.(this.epoch.epoch ?? 0);
-      hooks.onChange();
-      if (learned) hooks.recovered();
-      learned = true;
-    });
+    this.epoch = new MasterEpoch(
+      single,
+      source,
+      () => {
+        hooks.masterLearned?.(this.epoch.epoch ?? 0);
+        hooks.onChange();
+        if (learned) hooks.recovered();
+        learned = true;
+      },
+      hooks.onChange,
+    );
+    // Sentinels announce a failover before they promote: from then on no write of this master is told
+    // (docs/operations.md, "A planned failover"); a coordinator that hears no Sentinel stops too.
+    if (single && source.kind === "sentinel") {
+      const suspend = () => {
+        this.epoch.suspend();
+        hooks.suspended?.();
+      };
+      this.watch = new SentinelFailoverWatch(source.sentinels, source.masterName, source.options, {
+        started: suspend,
+        settled: () => this.epoch.resume(),
+        heard: (live) => (live === 0 ? suspend() : this.epoch.resume()),
+      });
+    }
     const wanted = settings.replicaAcks ?? 0;
     // While writes cannot be acknowledged, a WAIT of its own now and then finds out when they can.
     this.probe = setInterval(() => this.acked || void this.acks?.probe(), 500).unref();
@@ -68,6 +90,8 @@ export class AckedWriter {
         if (was !== r.ok) hooks.onChange();
         if (r.ok && !was) hooks.recovered();
       },
+      "",
+      () => this.epoch.generation,
     );
   }
 
@@ -92,8 +116,9 @@ export class AckedWriter {
     return redisCall(() => (acks ? acks.confirm(send, held) : send()));
   }
 
-  /** Stops the probe. */
+  /** Stops the probe and the failover watch. */
   close(): void {
     clearInterval(this.probe);
+    this.watch?.close();
   }
 }

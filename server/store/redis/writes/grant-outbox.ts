@@ -56,6 +56,11 @@ export class GrantOutbox {
     for (const h of held) if (h.socket === socket) this.deliver(h.name, h.flat);
   }
 
+  /** Drops every held grant: a failover was announced, and the new master may not have them. */
+  dropHeld(): void {
+    this.held = [];
+  }
+
   /** Parses a message of this coordinator's grant channel ("waiter\ntoken\nname"). */
   received(message: string): void {
     const [waiter, token, ...name] = message.split("\n");

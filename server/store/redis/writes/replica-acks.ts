@@ -7,10 +7,18 @@ export interface AckResult {
   ok: boolean;
   acked: number;
   wanted: number;
+  /** A failover of the master was announced before the WAIT answered: nothing it covers is confirmed. */
+  failover?: boolean;
 }
+
+const FAILOVER_MESSAGE =
+  "redis: a failover of the master was announced before its replicas confirmed the write; " +
+  "its outcome is unknown until the new master is in place: retry later";
 
 interface Batch {
   socket: unknown;
+  /** The writer's generation when the batch's first write was sent. */
+  generation: number;
   done: Promise<AckResult>;
 }
 
@@ -19,7 +27,9 @@ interface Batch {
  * Writes started in one turn of the event loop form a batch, and one WAIT sent after them (in the
  * check phase, behind the corked scripts) acknowledges them all: WAIT covers every write its
  * connection sent before it. A write's promise settles only after its batch's WAIT: with the reply
- * when `wanted` replicas hold it, with StoreUnacknowledgedError when fewer did within `timeoutMs`.
+ * when `wanted` replicas hold it, with StoreUnacknowledgedError when fewer did within `timeoutMs`,
+ * or when `generation()` moved on before the WAIT answered: a failover of the master was announced,
+ * and the replicas that acknowledged may not include the one being promoted.
  */
 export class ReplicaAcks {
   private batch?: Batch;
@@ -39,6 +49,8 @@ export class ReplicaAcks {
     private readonly onResult: (result: AckResult, socket: unknown) => void,
     /** Whose replicas, in the error message (e.g. " of its Cluster shard"). */
     private readonly scope = "",
+    /** Moves on when a failover of the master is announced (MasterEpoch.generation); fixed without Sentinels. */
+    private readonly generation: () => number = () => 0,
   ) {}
 
   /** The connection writes go out on now; a WAIT on another one acknowledges nothing of them. */
@@ -48,7 +60,8 @@ export class ReplicaAcks {
 
   /**
    * Sends `write` now and resolves with its reply once acknowledged; when the WAIT falls short,
-   * `unacknowledged` gets the reply before the promise rejects.
+   * `unacknowledged` gets the reply before the promise rejects (not when a failover was announced:
+   * then the reply is dropped).
    */
   async confirm<T>(write: () => Promise<T>, unacknowledged?: (reply: T, socket: unknown) => void): Promise<T> {
     const wanted = this.wanted();
@@ -58,8 +71,11 @@ export class ReplicaAcks {
     const ack = this.joinBatch(socket, wanted);
     const [value, result] = await Promise.all([reply, ack]);
     if (!result.ok) {
-      unacknowledged?.(value, socket);
-      throw unacknowledgedError(result, this.timeoutMs, this.scope);
+      // Held grants go out with a later WAIT on this connection; after a failover announcement none may.
+      if (!result.failover) unacknowledged?.(value, socket);
+      throw result.failover
+        ? new StoreUnacknowledgedError(result.acked, result.wanted, FAILOVER_MESSAGE)
+        : unacknowledgedError(result, this.timeoutMs, this.scope);
     }
     return value;
   }
@@ -71,25 +87,27 @@ export class ReplicaAcks {
 
   private joinBatch(socket: unknown, wanted: number): Promise<AckResult> {
     if (this.batch && this.batch.socket === socket) return this.batch.done;
+    const generation = this.generation();
     const done = new Promise<AckResult>((resolve) => {
       // setImmediate, like LockScripts' uncork: after every write started in this turn.
       setImmediate(() => {
         if (this.batch?.done === done) this.batch = undefined;
-        resolve(this.sendWait(socket, wanted));
+        resolve(this.sendWait(socket, wanted, generation));
       });
     });
-    this.batch = { socket, done };
+    this.batch = { socket, generation, done };
     return done;
   }
 
-  private async sendWait(socket: unknown, wanted: number): Promise<AckResult> {
+  private async sendWait(socket: unknown, wanted: number, generation: number): Promise<AckResult> {
     let result: AckResult = { ok: false, acked: 0, wanted };
     try {
       // A reconnect in between means the writes went to a connection this WAIT cannot speak for.
       if (this.socket === socket && this.redis.status === "ready") {
         this.mark(this.redis).catch(() => {});
         const acked = Number(await this.redis.wait(wanted, this.timeoutMs));
-        result = { ok: acked >= wanted, acked, wanted };
+        const failover = generation !== this.generation();
+        result = { ok: acked >= wanted && !failover, acked, wanted, failover };
       }
     } catch {
       // The connection failed: the writes' own replies fail too and say so.
