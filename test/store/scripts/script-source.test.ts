@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { expect } from "chai";
-import { SCRIPTS, SCRIPTS_VERSION, type ScriptName } from "../../../server/store/redis/scripts/lock-scripts.js";
-import { expandIncludes, scriptSource } from "../../../server/store/redis/scripts/script-source.js";
+import { SCRIPTS, SCRIPTS_VERSION, type ScriptName } from "../../../server/store/redis/scripts/runner/lock-scripts.js";
+import { expandIncludes, scriptSource } from "../../../server/store/redis/scripts/runner/script-source.js";
 import { acquire, check, describeLock, keys, proclaim, release, renew, revoke, useScripts } from "./script-fixture.js";
 import { acquireSet } from "./set-fixture.js";
 

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
-import { REDIS_FLUSH } from "../../../tracing/wire-marks.js";
-import type { RedisClient } from "../connection/redis-connection.js";
+import { REDIS_FLUSH } from "../../../store-marks.js";
+import type { RedisClient } from "../../connection/redis-connection.js";
 import { LuaScript, type ScriptArg, type ScriptBody, ScriptCommand } from "./script-command.js";
 import { scriptSource } from "./script-source.js";
 
