@@ -83,6 +83,19 @@ describe("the Lua scripts and their includes", () => {
     }
   });
 
+  it("name no variable, parameter or loop variable with one letter", () => {
+    const declared =
+      /\blocal\s+(?:function\s+\w+\s*\(([^)]*)\)|([\w\s,]+?)\s*(?:=|$))|\bfor\s+([\w\s,]+?)\s+(?:=|in\b)|\bfunction\s*\w*\s*\(([^)]*)\)/g;
+    for (const path of [...NAMES.map((n) => `${n}.lua`), ...INCLUDES.map((n) => `includes/${n}.lua`)]) {
+      lines(raw(path)).forEach((line, i) => {
+        if (line.trimStart().startsWith("--")) return;
+        const names = [...line.matchAll(declared)].flatMap((m) => m.slice(1).filter(Boolean).join(",").split(","));
+        const short = names.map((n) => n.trim()).filter((n) => n.length === 1 && n !== "_");
+        expect(short, `${path}:${i + 1}: ${line}`).to.deep.equal([]);
+      });
+    }
+  });
+
   it("open each script with its contract, KEYS numbered as many as its definition's numberOfKeys", () => {
     for (const name of NAMES) {
       const header = lines(raw(`${name}.lua`)).filter((l) => l.startsWith("--"));
