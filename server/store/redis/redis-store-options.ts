@@ -1,5 +1,3 @@
-import type { RedisOptions } from "ioredis";
-import { reconnectDelayMs } from "./connection/reconnect-delay.js";
 import type { RedisAuth, RedisTarget } from "./connection/redis-connection.js";
 import type { JournalReplayReport } from "./journal/journal-replay.js";
 import type { JournalLimits } from "./journal/release-journal.js";
@@ -32,15 +30,4 @@ export interface RedisStoreOptions {
   releaseJournal?: Partial<JournalLimits>;
   /** Told after each replay of the journal on a new master (for the log). */
   onJournalReplay?: (report: JournalReplayReport) => void;
-}
-
-/** The ioredis settings of the store's connections: fail fast (no offline queue, no retries), reconnect with backoff. */
-export function commandOptions(options: RedisStoreOptions): RedisOptions {
-  return {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: options.commandTimeoutMs ?? 2000,
-    retryStrategy: reconnectDelayMs,
-  };
 }

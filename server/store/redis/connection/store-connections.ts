@@ -1,5 +1,6 @@
 import { StoreUnavailableError } from "../../store-unavailable-error.js";
-import { commandOptions, type RedisStoreOptions } from "../redis-store-options.js";
+import type { RedisStoreOptions } from "../redis-store-options.js";
+import { commandOptions } from "./command-options.js";
 import { reviveOnEnd } from "./connection-reviver.js";
 import { createRedisClient, type RedisClient } from "./redis-connection.js";
 

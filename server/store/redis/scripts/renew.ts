@@ -1,22 +1,33 @@
-import type { RenewArgs, RenewLock, RenewOutcome, RenewResult } from "../store.js";
-import { keySlot } from "./records/key-slot.js";
-import type { LockKeyCache } from "./records/lock-key-cache.js";
-import type { SessionRecords } from "./records/session-records.js";
-import type { LockScriptArgs } from "./scripts/lock-script-args.js";
-import type { ScriptArg } from "./scripts/lock-scripts.js";
-import { translateRenew } from "./scripts/script-code.js";
-import { ScriptBody } from "./scripts/script-command.js";
+import type { RenewArgs, RenewLock, RenewOutcome, RenewResult } from "../../store.js";
+import { keySlot } from "../records/key-slot.js";
+import type { LockKeyCache } from "../records/lock-key-cache.js";
+import type { SessionRecords } from "../records/session-records.js";
+import type { ScriptArg } from "./runner/lock-scripts.js";
+import { ScriptBody } from "./runner/script-command.js";
+
+/**
+ * renew.lua's codes (its contract header): per waiter pair one of these; per owner "token count" of the
+ * renewed hold, or Gone (not held).
+ */
+export enum RenewCode {
+  /** Not held / not queued: expired, or never there. */
+  Gone = 0,
+  /** The waiter's lease was pushed. */
+  Queued = 1,
+  /** No longer queued but granted meanwhile: its hold was renewed in its place. */
+  Granted = 2,
+}
 
 /** Locks renewed by one renew.lua at most, so that one keepalive never holds Redis for long. */
 export const RENEW_LOCKS_PER_SCRIPT = 500;
 
 /**
- * What of RedisStore renew.lua needs: its key cache, its ARGV builder, whether it runs on a Cluster, and
- * the session records (their keys, and a touch of one on its own).
+ * What of RedisStore renew.lua needs: its key cache, the fence retention, whether it runs on a Cluster,
+ * and the session records (their keys, and a touch of one on its own).
  */
 export interface RenewScriptDeps {
   lockKeys: LockKeyCache;
-  argv: LockScriptArgs;
+  fenceRetainMs: number;
   cluster: boolean;
   sessions: Pick<SessionRecords, "key" | "touch">;
   /** Where renew.lua bodies of frozen lock lists are kept, and how one is run; without it none is kept. */
@@ -81,7 +92,10 @@ async function renewBuilt(
     const keys = renewKeys(locks.length, (k) => lockKeys[indexes === undefined ? k : indexes[k]]);
     const touches = touchInScript && r === 0;
     if (touches) keys.push(deps.sessions.key(args.sessionId));
-    const reply = (await run(keys, deps.argv.renew(args.sessionId, args.ttlMs, locks))) as (string | number)[];
+    const reply = (await run(keys, renewArgs(args.sessionId, args.ttlMs, deps.fenceRetainMs, locks))) as (
+      | string
+      | number
+    )[];
     if (touches) sessionAlive = reply.pop() === 1;
     translateRenew(reply, locks).forEach((outcome, k) => {
       outcomes[indexes === undefined ? k : indexes[k]] = outcome;
@@ -118,7 +132,12 @@ async function renewKept(args: RenewArgs, deps: RenewScriptDeps, bodies: RenewBo
   if (kept?.sessionId !== sessionId || kept.ttlMs !== ttlMs || kept.touches !== touches) {
     const keys = renewKeys(locks.length, (k) => deps.lockKeys.keysOf(locks[k].name));
     if (touches) keys.push(deps.sessions.key(sessionId));
-    kept = { sessionId, ttlMs, touches, body: new ScriptBody(keys, deps.argv.renew(sessionId, ttlMs, locks)) };
+    kept = {
+      sessionId,
+      ttlMs,
+      touches,
+      body: new ScriptBody(keys, renewArgs(sessionId, ttlMs, deps.fenceRetainMs, locks)),
+    };
     bodies.kept.set(locks, kept);
   }
   const reply = (await bodies.run(kept.body)) as (string | number)[];
@@ -155,4 +174,60 @@ function groups(lockKeys: readonly (readonly string[])[], cluster: boolean): (nu
     for (let at = 0; at < group.length; at += RENEW_LOCKS_PER_SCRIPT)
       runs.push(group.slice(at, at + RENEW_LOCKS_PER_SCRIPT));
   return runs;
+}
+
+/** renew.lua's ARGV: per lock, its holder and waiter counts, holder owners, then a (request id, owner) pair per waiter. */
+export function renewArgs(
+  sessionId: string,
+  ttlMs: number,
+  fenceRetainMs: number,
+  locks: readonly RenewLock[],
+): ScriptArg[] {
+  const args: ScriptArg[] = [sessionId, ttlMs, fenceRetainMs];
+  for (const { owners, waiters } of locks) {
+    args.push(owners.length, waiters.length, ...owners);
+    for (const w of waiters) args.push(w.requestId, w.owner);
+  }
+  return args;
+}
+
+/**
+ * Translates a renew.lua reply into one outcome per lock of `locks` (in the order they were sent): per
+ * lock, its owners' "token count" strings (RenewCode.Gone: lost), then one code per waiter. An unknown
+ * waiter code throws.
+ */
+export function translateRenew(
+  reply: (string | number)[],
+  locks: readonly { owners: readonly unknown[]; waiters: readonly unknown[] }[],
+): RenewOutcome[] {
+  // Read in place, one entry after the other: a keepalive renews every lock of its session.
+  let at = 0;
+  return locks.map(({ owners, waiters }) => {
+    const holds: RenewOutcome["holds"] = new Array(owners.length);
+    for (let i = 0; i < owners.length; i++) holds[i] = renewedHold(reply[at++]);
+    const waiting: RenewOutcome["waiters"] = new Array(waiters.length);
+    for (let i = 0; i < waiters.length; i++) waiting[i] = waiterStatus(reply[at++]);
+    return { holds, waiters: waiting };
+  });
+}
+
+/** One owner's entry of renew.lua's reply: "token count" of the renewed hold, or RenewCode.Gone (not held). */
+function renewedHold(entry: string | number): RenewOutcome["holds"][number] {
+  if (typeof entry !== "string") return null;
+  const space = entry.indexOf(" ");
+  return { token: BigInt(entry.slice(0, space)), count: Number(entry.slice(space + 1)) };
+}
+
+/** One (request, owner) pair's entry of renew.lua's reply. */
+function waiterStatus(code: string | number): RenewOutcome["waiters"][number] {
+  switch (Number(code)) {
+    case RenewCode.Queued:
+      return "queued";
+    case RenewCode.Granted:
+      return "granted";
+    case RenewCode.Gone:
+      return "gone";
+    default:
+      throw new Error(`unknown renew.lua waiter code ${code}`);
+  }
 }

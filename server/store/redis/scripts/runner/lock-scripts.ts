@@ -1,13 +1,13 @@
 import { Redis } from "ioredis";
-import { REDIS_FLUSH } from "../../../tracing/wire-marks.js";
-import type { RedisClient } from "../connection/redis-connection.js";
+import { REDIS_FLUSH } from "../../../store-marks.js";
+import type { RedisClient } from "../../connection/redis-connection.js";
 import { LuaScript, type ScriptArg, type ScriptBody, ScriptCommand } from "./script-command.js";
 import { scriptSource } from "./script-source.js";
 
 export type { ScriptArg } from "./script-command.js";
 
 /**
- * The operations, one Lua file each beside this module (includes expanded: script-source.ts), with the
+ * The operations, one Lua file each in scripts/ (includes expanded: script-source.ts), with the
  * number of KEYS each takes (acquire-set: per name) — its header names them; test/store/scripts/script-source.test.ts checks both agree.
  */
 export const SCRIPTS = {
@@ -29,7 +29,7 @@ export type ScriptName = keyof typeof SCRIPTS;
  * Bump whenever the text Redis runs changes (Redis knows each text by its SHA1, so coordinators of two
  * versions never run each other's); docs/data-model.md says whether a change matters to a rolling upgrade.
  */
-export const SCRIPTS_VERSION = 13;
+export const SCRIPTS_VERSION = 14;
 
 // The script texts do not change while the process runs: every LockScripts shares one set (and the
 // connections each script was already sent on).

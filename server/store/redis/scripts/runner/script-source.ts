@@ -41,9 +41,9 @@ export function expandIncludes(script: string, text: string, readInclude: Includ
   return `${expand(`${script}.lua`, text, [])}\n`;
 }
 
-const SCRIPTS = new URL("./", import.meta.url);
+const SCRIPTS = new URL("../", import.meta.url);
 
-/** Reads an include from includes/ beside this module (scripts/includes/) (in dist/ too: the build copies them). */
+/** Reads an include from scripts/includes/ (the folder above this module) (in dist/ too: the build copies them). */
 const readInclude: IncludeReader = (name) => {
   try {
     return readFileSync(new URL(`includes/${name}.lua`, SCRIPTS), "utf8");
