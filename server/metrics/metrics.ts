@@ -1,4 +1,4 @@
-import type { AcquireFailure, HoldLoss } from "./failure-labels.js";
+import type { AcquireFailure, HoldLoss } from "../engine/failure-labels.js";
 
 /** What the coordinator's gauges read when metrics are scraped. */
 export interface GaugeReaders {

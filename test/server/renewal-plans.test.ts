@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { RenewalPlans } from "../../server/session/renewal-plans.js";
-import { type Hold, holdKey, type Pending, Session } from "../../server/session/session.js";
+import { RenewalPlans } from "../../server/engine/sessions/renewal-plans.js";
+import { type Hold, holdKey, type Pending, Session } from "../../server/engine/sessions/session.js";
 
 /**
  * What a keepalive renews (RenewalPlans): the session's holds and queue entries by name, and for a
