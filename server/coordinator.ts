@@ -13,11 +13,11 @@ import type { SessionStream } from "./edge/session/session-stream.js";
 import { StoreAdmission } from "./edge/session/store-admission.js";
 import { rejectMalformedRequests } from "./edge/strict-wire/malformed-interceptor.js";
 import { strictService } from "./edge/strict-wire/strict-service.js";
+import { SessionKeeper } from "./engine/lifecycle/session-keeper.js";
+import { LockDelayDefaults } from "./engine/lock-delay-defaults.js";
 import { HoldChanges } from "./engine/locks/hold-changes.js";
-import { LockDelayDefaults } from "./engine/locks/lock-delay-defaults.js";
 import { LockTable } from "./engine/locks/lock-table.js";
-import { SessionKeeper } from "./engine/sessions/session-keeper.js";
-import { WatchHub } from "./engine/watch-hub.js";
+import { WatchHub } from "./engine/locks/watch-hub.js";
 import { InstrumentedStore } from "./metrics/instrumented-store.js";
 import type { Metrics } from "./metrics/metrics.js";
 import { Security } from "./security/security.js";
@@ -106,7 +106,7 @@ export class Coordinator {
     this.admin = new LockAdmin(this.store, validator, options.log, guard, metrics);
     const deps = {
       table: this.table,
-      holds: new HoldChanges(this.store, (hold, reason) => this.table.holdLost(hold, reason)),
+      holds: new HoldChanges(this.store, (hold, reason) => this.table.ledger.lost(hold, reason)),
       keeper: new SessionKeeper(this.store, this.table, options.log, metrics),
       validator,
       limits: this.limits,

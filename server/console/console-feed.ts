@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { Logger } from "pino";
+import type { Watcher, WatchHub, WatchSink } from "../engine/locks/watch-hub.js";
 import { nameSessions } from "../engine/sessions/session-names.js";
-import type { Watcher, WatchHub, WatchSink } from "../engine/watch-hub.js";
 import type { LockEvent, LockState, Store } from "../store/store.js";
 import type { ConsoleAccess } from "./access/console-access.js";
 import type { ConsoleLimits, ConsoleStats } from "./console-limits.js";

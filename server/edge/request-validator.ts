@@ -12,54 +12,10 @@ import {
 import { isNegativeOrMalformed, wholeMsFromDuration } from "../../wire/duration.js";
 import { REQUEST_LIMITS } from "../../wire/request-limits.js";
 import type { Limits } from "../config/limits.js";
+import type { ValidAcquire, ValidAcquireAll, ValidOpen, ValidProclaim, ValidRelease } from "../engine/lock-requests.js";
 import { ServerError } from "../engine/server-error.js";
 import { isSessionId } from "../store/session-id.js";
 import { MAX_SET_NAMES, type SetMember, type StoreMode } from "../store/store.js";
-
-/** An Open that passed validation: the TTL is within the configured bounds. */
-export interface ValidOpen {
-  clientName: string;
-  ttlMs: number;
-}
-
-/** An Acquire that passed validation. `waitMs` undefined waits forever; 0 tries once. */
-export interface ValidAcquire {
-  requestId: string;
-  name: string;
-  owner: string;
-  mode: StoreMode;
-  limit: number;
-  waitMs: number | undefined;
-  value: Buffer;
-  /** The hold's lock-delay (0..60 s); undefined: the serve default for the name's prefix. */
-  lockDelayMs?: number;
-}
-
-/** An AcquireAll that passed validation: 1..MAX_SET_NAMES distinct names; `waitMs` as ValidAcquire's. */
-export interface ValidAcquireAll {
-  requestId: string;
-  locks: SetMember[];
-  owner: string;
-  waitMs: number | undefined;
-  value: Buffer;
-  /** Every hold's lock-delay (0..60 s); undefined: per name, the serve default for its prefix. */
-  lockDelayMs?: number;
-}
-
-/** A Release that passed validation. */
-export interface ValidRelease {
-  requestId: string;
-  name: string;
-  owner: string;
-}
-
-/** A Proclaim that passed validation. */
-export interface ValidProclaim {
-  requestId: string;
-  name: string;
-  owner: string;
-  value: Buffer;
-}
 
 /** A ListRequest that passed validation; `pageSize` is the default when the request named none. */
 export interface ValidList {

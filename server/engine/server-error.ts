@@ -1,46 +1,45 @@
-import { status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
-import { FailureReason } from "../../gen/ts/turnstile/v1/turnstile.js";
-import { FAILURE_REASONS, type FailureReasonName } from "../../wire/failure-reasons.js";
+import type { HolderState } from "../store/store.js";
 import { StoreUnacknowledgedError } from "../store/store-unacknowledged-error.js";
 import { StoreUnavailableError } from "../store/store-unavailable-error.js";
+import type { HeldWait } from "../store/wait-registry.js";
 
-/** The closed set of reasons a request or a session can fail for on the server. */
+/**
+ * The closed set of reasons a request or a session can fail for on the server. The first thirteen
+ * are the per-request reasons of docs/protocol.md; the edge maps every one to its wire reason and
+ * gRPC status (server/edge/replies/failure-codes.ts).
+ */
 export type ServerErrorReason =
-  | FailureReasonName
+  | "invalid-argument"
+  | "timeout"
+  | "cancelled"
+  | "not-held"
+  | "duplicate-request"
+  | "limit"
+  | "conflict"
+  | "unavailable"
+  | "internal"
+  | "busy"
+  | "expired"
+  | "permission-denied"
+  | "deadlock"
   | "failed-precondition"
   | "resource-exhausted"
   | "not-found"
   | "unauthenticated";
 
-// The stream-level reasons travel in a per-request `failed` as the nearest wire reason.
-const FAILURE: Record<ServerErrorReason, FailureReason> = {
-  ...FAILURE_REASONS,
-  "failed-precondition": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
-  "resource-exhausted": FailureReason.FAILURE_REASON_LIMIT,
-  "not-found": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
-  unauthenticated: FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
-};
+/** A holder that a failed acquire waited behind, on lock `name` ("" when the acquire names one lock). */
+export interface Blocking {
+  name: string;
+  holder: HolderState;
+}
 
-const GRPC_STATUS: Record<ServerErrorReason, status> = {
-  "invalid-argument": status.INVALID_ARGUMENT,
-  timeout: status.DEADLINE_EXCEEDED,
-  cancelled: status.CANCELLED,
-  "not-held": status.FAILED_PRECONDITION,
-  "duplicate-request": status.ALREADY_EXISTS,
-  limit: status.RESOURCE_EXHAUSTED,
-  conflict: status.FAILED_PRECONDITION,
-  unavailable: status.UNAVAILABLE,
-  internal: status.INTERNAL,
-  busy: status.UNAVAILABLE,
-  expired: status.DEADLINE_EXCEEDED,
-  "failed-precondition": status.FAILED_PRECONDITION,
-  "resource-exhausted": status.RESOURCE_EXHAUSTED,
-  "not-found": status.NOT_FOUND,
-  unauthenticated: status.UNAUTHENTICATED,
-  "permission-denied": status.PERMISSION_DENIED,
-  deadlock: status.ABORTED,
-};
+/** What a failure names besides its message: whom a timed-out acquire waited behind, or a deadlock's cycle. */
+export interface FailureEvidence {
+  blockedBy?: readonly Blocking[];
+  /** The cycle a DEADLOCK victim was part of, starting with the victim's own wait. */
+  deadlockCycle?: readonly HeldWait[];
+}
 
 /**
  * The one error class of the server. Its message is meant for the client (it names the field
@@ -51,19 +50,10 @@ export class ServerError extends Error {
   constructor(
     readonly reason: ServerErrorReason,
     message: string,
+    readonly evidence?: FailureEvidence,
   ) {
     super(message);
     this.name = "ServerError";
-  }
-
-  /** The per-request failure reason sent in `Failed`. */
-  get failureReason(): FailureReason {
-    return FAILURE[this.reason];
-  }
-
-  /** The gRPC status used when this error ends a whole stream. */
-  get grpcStatus(): status {
-    return GRPC_STATUS[this.reason];
   }
 }
 

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { pino } from "pino";
-import { WatchHub, type WatchSink } from "../../server/engine/watch-hub.js";
+import { WatchHub, type WatchSink } from "../../server/engine/locks/watch-hub.js";
 import { MemoryStore } from "../../server/store/memory/memory-store.js";
 import type { LockEvent, LockState } from "../../server/store/store.js";
 import { RecordingListener } from "../harness/recording-listener.js";

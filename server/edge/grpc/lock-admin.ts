@@ -14,6 +14,7 @@ import { type Metrics, NO_METRICS } from "../../metrics/metrics.js";
 import { Authorizer } from "../../security/authorizer.js";
 import type { Store } from "../../store/store.js";
 import { NO_TRACING, type Tracing } from "../../tracing/tracing.js";
+import { grpcStatusOf } from "../replies/failure-codes.js";
 import { LockStateReplies as reply } from "../replies/lock-state-replies.js";
 import type { RequestValidator } from "../request-validator.js";
 
@@ -94,7 +95,7 @@ export function unary<Req, Res>(
       caller = guard.authenticate(call);
     } catch (err) {
       const e = toServerError(err, "authenticate", log);
-      return callback({ code: e.grpcStatus, details: e.message });
+      return callback({ code: grpcStatusOf(e), details: e.message });
     }
     const traceParent = tracing.enabled ? String(call.metadata.get("traceparent")[0] ?? "") : undefined;
     const span = tracing.start(`turnstile.v1.LockService/${method}`, { kind: "server", traceParent });
@@ -108,7 +109,7 @@ export function unary<Req, Res>(
         (err) => {
           const e = toServerError(err, "unary call", log);
           span.end(e.message);
-          callback({ code: e.grpcStatus, details: e.message });
+          callback({ code: grpcStatusOf(e), details: e.message });
         },
       );
   };

@@ -1,6 +1,7 @@
 import type { ServerDuplexStream } from "@grpc/grpc-js";
 import type { LockServiceServer, SessionRequest, SessionResponse } from "../../../gen/ts/turnstile/v1/turnstile.js";
 import { toServerError } from "../../engine/server-error.js";
+import { grpcStatusOf } from "../replies/failure-codes.js";
 import type { SessionDeps } from "../session/session-deps.js";
 import { SessionStream } from "../session/session-stream.js";
 import { type LockAdmin, unary } from "./lock-admin.js";
@@ -44,7 +45,7 @@ function authenticated(
     return caller;
   } catch (err) {
     const e = toServerError(err, "authenticate", deps.log);
-    call.emit("error", { code: e.grpcStatus, details: e.message });
+    call.emit("error", { code: grpcStatusOf(e), details: e.message });
     return undefined;
   }
 }

@@ -2,9 +2,10 @@ import { type ServerWritableStream, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import type { WatchRequest, WatchResponse } from "../../../gen/ts/turnstile/v1/turnstile.js";
 import type { Limits } from "../../config/limits.js";
+import type { Watcher, WatchHub, WatchSink } from "../../engine/locks/watch-hub.js";
 import { ServerError, toServerError } from "../../engine/server-error.js";
-import type { Watcher, WatchHub, WatchSink } from "../../engine/watch-hub.js";
 import type { LockEvent, LockState } from "../../store/store.js";
+import { grpcStatusOf } from "../replies/failure-codes.js";
 import { LockStateReplies as reply } from "../replies/lock-state-replies.js";
 import type { RequestValidator } from "../request-validator.js";
 
@@ -41,7 +42,7 @@ export class WatchStream implements WatchSink {
       this.watcher = deps.watches.add(name, this);
     } catch (err) {
       const e = toServerError(err, "watch", deps.log);
-      this.end(e.grpcStatus, e.message);
+      this.end(grpcStatusOf(e), e.message);
     }
   }
 

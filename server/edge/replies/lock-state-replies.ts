@@ -8,7 +8,7 @@ import {
   type WatchResponse,
 } from "../../../gen/ts/turnstile/v1/turnstile.js";
 import { durationFromMs } from "../../../wire/duration.js";
-import { queueBlockers } from "../../engine/locks/queue-blockers.js";
+import { queueBlockers } from "../../engine/waits/wait-blockers.js";
 import type { HolderState, LockEvent, LockState, LockSummary, StoreMode, WaiterState } from "../../store/store.js";
 
 const CHANGES: Record<LockEvent["change"], HolderChange> = {

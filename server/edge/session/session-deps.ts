@@ -1,9 +1,9 @@
 import type { status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import type { Limits } from "../../config/limits.js";
+import type { SessionKeeper } from "../../engine/lifecycle/session-keeper.js";
 import type { HoldChanges } from "../../engine/locks/hold-changes.js";
 import type { LockTable } from "../../engine/locks/lock-table.js";
-import type { SessionKeeper } from "../../engine/sessions/session-keeper.js";
 import type { Authorizer } from "../../security/authorizer.js";
 import type { SessionTraces } from "../../tracing/session-tracer.js";
 import type { RequestValidator } from "../request-validator.js";

@@ -1,11 +1,13 @@
 import { type ServerDuplexStream, status } from "@grpc/grpc-js";
 import type { Open, SessionRequest, SessionResponse } from "../../../gen/ts/turnstile/v1/turnstile.js";
+import type { ResumedHold } from "../../engine/lifecycle/session-keeper.js";
 import { ServerError, toServerError } from "../../engine/server-error.js";
 import type { Session } from "../../engine/sessions/session.js";
 import type { Revocation } from "../../store/store.js";
 import { SessionTracer } from "../../tracing/session-tracer.js";
 import { ADMITTED, READ, WRITTEN } from "../../tracing/wire-marks.js";
-import { SessionReplies as reply } from "../replies/session-replies.js";
+import { grpcStatusOf } from "../replies/failure-codes.js";
+import { SessionReplies } from "../replies/session-replies.js";
 import { malformedFailure } from "../strict-wire/strict-service.js";
 import { KeepAliveCoalescer } from "./keep-alive-coalescer.js";
 import type { IntakeTicket } from "./open-intake.js";
@@ -24,9 +26,11 @@ export class SessionStream implements AttachedStream {
   private session?: Session;
   /** Requests that arrived while Open was still being answered. */
   private early?: SessionRequest[];
+  /** What the engine tells this stream's session, rendered into messages written here. */
+  private readonly replies = new SessionReplies((r) => this.write(r));
   private readonly keepAlive = new KeepAliveCoalescer(async (seq) => {
     const session = this.session!;
-    if (await this.deps.keeper.renew(session)) session.send(reply.keepAliveAck(seq, session.ttlMs));
+    if ((await this.deps.keeper.renew(session)) && !session.ended) this.replies.keepAliveAck(seq, session.ttlMs);
   });
   /** Gives back this stream's session slot, taken when its Open arrived. */
   private releaseSlot?: () => void;
@@ -48,10 +52,10 @@ export class SessionStream implements AttachedStream {
     for (const event of ["end", "cancelled", "error", "close"]) call.on(event, () => this.finish("broken"));
     this.lane = deps.admission.lane({ pause: () => this.pause(), resume: () => this.unpause() });
     try {
-      this.intake = deps.intake.admit((why) => this.abort(why.grpcStatus, why.message));
+      this.intake = deps.intake.admit((why) => this.abort(grpcStatusOf(why), why.message));
     } catch (err) {
       const e = toServerError(err, "open", deps.log);
-      this.abort(e.grpcStatus, e.message);
+      this.abort(grpcStatusOf(e), e.message);
     }
   }
 
@@ -158,28 +162,28 @@ export class SessionStream implements AttachedStream {
     // Requests behind Open wait in the client's HTTP/2 window, not here, until Opened.
     this.pause();
     const { keeper, validator, slots, sessions } = this.deps;
-    const write = (r: SessionResponse) => this.write(r);
     try {
       const valid = validator.open(open);
       this.releaseSlot = slots.reserve();
-      let opened: SessionResponse;
+      let secret = open.resumeSecret;
+      let held: ResumedHold[] | undefined;
       if (open.resumeSessionId) {
-        const { session, held } = await keeper.resume(open, write, this.caller);
-        sessions.get(session.id)?.detach(status.ABORTED, "session: resumed on another stream");
-        this.session = session;
-        opened = reply.opened(session.id, open.resumeSecret, session.ttlMs, held);
+        const resumed = await keeper.resume(open, this.replies, this.caller);
+        sessions.get(resumed.session.id)?.detach(status.ABORTED, "session: resumed on another stream");
+        this.session = resumed.session;
+        held = resumed.held;
       } else {
-        const { session, secret } = await keeper.open(valid, write, this.caller);
-        this.session = session;
-        opened = reply.opened(session.id, secret, session.ttlMs);
+        const opened = await keeper.open(valid, this.replies, this.caller);
+        this.session = opened.session;
+        secret = opened.secret;
       }
       if (this.ended) return void keeper.end(this.session, "broken");
       sessions.set(this.session.id, this);
       if (this.deps.traces) this.tracer = new SessionTracer(this.deps.traces, this.session.id);
-      this.session.send(opened);
+      this.replies.opened(this.session.id, secret, this.session.ttlMs, held);
     } catch (err) {
       const e = toServerError(err, "open", this.deps.log);
-      return this.abort(e.grpcStatus, e.message);
+      return this.abort(grpcStatusOf(e), e.message);
     }
     const early = this.early;
     this.early = undefined;
@@ -244,8 +248,8 @@ export class SessionStream implements AttachedStream {
 
   private fail(requestId: string, name: string, err: unknown, acquire = false): void {
     const error = toServerError(err, requestId, this.deps.log);
-    if (acquire) this.deps.table.acquireFailed(error.reason);
-    this.session?.send(reply.failed(requestId, name, error));
+    if (acquire) this.deps.table.ledger.acquireFailed(error.reason);
+    this.session?.tell.failed(requestId, name, error);
   }
 
   private write(response: SessionResponse): void {

@@ -1,5 +1,5 @@
-import type { Limits } from "../../config/limits.js";
-import type { ValidAcquire } from "../../edge/request-validator.js";
+import type { LockLimits } from "../lock-limits.js";
+import type { ValidAcquire } from "../lock-requests.js";
 import { ServerError } from "../server-error.js";
 import { holdKey, type Session } from "../sessions/session.js";
 
@@ -9,11 +9,11 @@ import { holdKey, type Session } from "../sessions/session.js";
  * (`unavailable`), the session's lock limit reached (`limit`), or the same owner already waiting for
  * the name (`conflict`).
  */
-export function checkAcquirePreconditions(session: Session, a: ValidAcquire, limits: Limits): void {
+export function checkAcquirePreconditions(session: Session, a: ValidAcquire, limits: LockLimits): void {
   if (session.inFlight(a.requestId)) {
     throw new ServerError("duplicate-request", `acquire.request_id: "${a.requestId}" is already in flight`);
   }
-  if (session.isSettling(holdKey(a.name, a.owner))) {
+  if (session.inDoubt(holdKey(a.name, a.owner))) {
     throw new ServerError(
       "unavailable",
       `acquire: an earlier claim of "${a.name}" by owner "${a.owner}" is still being resolved with the store; nothing was changed, retry later`,

@@ -1,5 +1,5 @@
-import type { ValidAcquire } from "../../edge/request-validator.js";
 import type { AcquireOutcome } from "../../store/store.js";
+import type { ValidAcquire } from "../lock-requests.js";
 import { ServerError } from "../server-error.js";
 
 /** The store's answers that refuse an acquire outright: held (with a zero wait), a SHARED limit or mode conflict. */

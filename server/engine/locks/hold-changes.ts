@@ -1,7 +1,6 @@
-import { SessionReplies as reply } from "../../edge/replies/session-replies.js";
-import type { ValidProclaim } from "../../edge/request-validator.js";
 import type { Revocation, Store } from "../../store/store.js";
 import type { HoldLoss } from "../failure-labels.js";
+import type { ValidProclaim } from "../lock-requests.js";
 import { ServerError } from "../server-error.js";
 import { type Hold, holdKey, type Session } from "../sessions/session.js";
 
@@ -33,11 +32,11 @@ export class HoldChanges {
     session.releasing.add(p.requestId);
     try {
       const outcome = await this.store.proclaim({ name: p.name, sessionId: session.id, owner: p.owner }, p.value);
-      if (outcome === "proclaimed") return session.send(reply.proclaimed(p.requestId, p.name));
+      if (outcome === "proclaimed") return session.tell.proclaimed(p.requestId, p.name);
       if (session.held.get(key) === hold) {
         session.held.delete(key);
         this.lost(hold, "expired");
-        session.send(reply.lost(hold, "expired"));
+        session.tell.lost(hold.name, hold.owner, hold.token, "expired");
       }
       throw new ServerError("not-held", `proclaim: the lease of "${p.name}" had already ended`);
     } finally {
@@ -55,6 +54,6 @@ export class HoldChanges {
     if (hold?.token !== r.token) return;
     session.held.delete(key);
     this.lost(hold, "revoked");
-    session.send(reply.lost(hold, "revoked"));
+    session.tell.lost(hold.name, hold.owner, hold.token, "revoked");
   }
 }

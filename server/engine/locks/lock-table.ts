@@ -1,76 +1,80 @@
 import type { Logger } from "pino";
-import type { SessionResponse as Reply } from "../../../gen/ts/turnstile/v1/turnstile.js";
-import type { Limits } from "../../config/limits.js";
-import { SessionReplies as reply } from "../../edge/replies/session-replies.js";
-import type { ValidAcquire, ValidRelease } from "../../edge/request-validator.js";
-import { type Metrics, NO_METRICS } from "../../metrics/metrics.js";
 import type { AcquireOutcome, Grant, Store, StoreListener } from "../../store/store.js";
 import { StoreOutageLog } from "../../store/store-outage-log.js";
-import { deadlockAnswer, deadlockError } from "../deadlock/deadlock-error.js";
+import { deadlockError } from "../deadlock/deadlock-error.js";
 import { HeldWaits } from "../deadlock/held-waits.js";
-import { acquireFailureOf, type HoldLoss } from "../failure-labels.js";
-import { settleAcquire } from "../outcomes/acknowledged-acquire.js";
+import { LockDelayDefaults } from "../lock-delay-defaults.js";
+import type { LockLimits } from "../lock-limits.js";
+import { type LockMetrics, NO_LOCK_METRICS } from "../lock-metrics.js";
+import type { ValidAcquire, ValidRelease } from "../lock-requests.js";
+import { acknowledgedAcquire } from "../outcomes/acknowledged-acquire.js";
 import { releaseExactlyOnce } from "../outcomes/exactly-once-release.js";
 import { OutcomeResolver } from "../outcomes/outcome-resolver.js";
-import { ServerError, type ServerErrorReason } from "../server-error.js";
-import { claimOf, type Hold, holdKey, type Pending, type Session } from "../sessions/session.js";
+import { ServerError } from "../server-error.js";
+import { claimOf, holdKey, type Pending, type Session } from "../sessions/session.js";
 import { SetAcquires } from "../sets/set-acquires.js";
+import { PendingAcquires } from "../waits/pending-acquires.js";
+import { answerTimeout } from "../waits/wait-blockers.js";
 import { checkAcquirePreconditions } from "./acquire-preconditions.js";
 import { acquireRefusal } from "./acquire-refusal.js";
-import { LockDelayDefaults } from "./lock-delay-defaults.js";
-import { PendingAcquires } from "./pending-acquires.js";
-import { RecheckScheduler } from "./recheck-scheduler.js";
-import { answerTimeout } from "./wait-blockers.js";
+import { HoldLedger } from "./hold-ledger.js";
+import { QueueRechecks } from "./queue-rechecks.js";
 
 /**
  * How giveUp ends a pending acquire: `answer` is the failure it sends ("by-caller": the caller answers, a TIMEOUT
  * naming the blockers); `how` the store withdrawal; `retryUnchanged` (an unacknowledged acquire) retries the
- * withdrawal even when an attempt changed nothing; `failed` the Failed to send in place of the plain one (DEADLOCK's cycle).
+ * withdrawal even when an attempt changed nothing.
  */
 type GiveUp = {
   answer: ServerError | "by-caller";
   how?: "cancel" | "abandon";
   retryUnchanged?: boolean;
-  failed?: Reply;
 };
 
 /**
- * All lock logic of the coordinator: it turns session requests into store operations, routes
- * grants (pushed by any coordinator) to the waiting session, re-checks a lock when its earliest
- * lease ends, and answers every acquire exactly once. Methods reject with a ServerError for the
- * request; store failures surface as StoreUnavailableError. A store call whose outcome is unknown
+ * The lock rules of the coordinator: it turns session requests into store operations, routes
+ * grants (pushed by any coordinator) to the waiting session and answers every acquire exactly once,
+ * through the session's sink. Its timers are QueueRechecks, its bookkeeping of holds the HoldLedger.
+ * Methods reject with a ServerError for the request; store failures surface as StoreUnavailableError. A store call whose outcome is unknown
  * is resolved (re-run, idempotently) before anything is answered (docs/protocol.md).
  */
 export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   private readonly pending = new PendingAcquires((p) => this.heldWaits.ended(p));
   /** Queued acquires whose (session, owner) holds a lock: registered for deadlock detection. */
   readonly heldWaits: HeldWaits;
-  private readonly rechecks = new RecheckScheduler((name) => void this.recheck(name));
+  private readonly rechecks: QueueRechecks;
+  /** Holds of this coordinator's sessions as they begin and end, and the metrics of it (shared with SessionKeeper). */
+  readonly ledger: HoldLedger;
   /** Re-runs store calls of unknown outcome until the store answers (shared with SessionKeeper). */
   readonly resolver: OutcomeResolver;
   /** Logs store failures once per outage (shared with SessionKeeper). */
   readonly outage: StoreOutageLog;
   /** AcquireAll requests (docs/multi-lock.md); their session-wide events reach them through this table. */
   readonly sets: SetAcquires;
-  /** Timed re-checks run so far: hand-offs by push leave it unchanged. */
-  recheckCount = 0;
 
   constructor(
     private readonly store: Store,
-    private readonly limits: Limits,
+    private readonly limits: LockLimits,
     private readonly log: Logger,
-    private readonly metrics: Metrics = NO_METRICS,
+    private readonly metrics: LockMetrics = NO_LOCK_METRICS,
     private readonly lockDelays = new LockDelayDefaults(),
   ) {
     this.outage = new StoreOutageLog(log);
     this.resolver = new OutcomeResolver(this.outage);
+    this.ledger = new HoldLedger(metrics);
+    this.rechecks = new QueueRechecks(store, this.pending, this.ledger, this.outage, log, (g) => this.grant(g));
     this.heldWaits = new HeldWaits(
       store,
       log,
-      (p, d) => this.giveUp(p, { answer: deadlockError(d.cycle), failed: deadlockAnswer(d.cycle) }),
+      (p, d) => this.giveUp(p, { answer: deadlockError(d.cycle) }),
       (s, d) => this.sets.deadlocked(s, d),
     );
     this.sets = new SetAcquires(store, limits, this.resolver, this.outage, log, metrics, this.heldWaits, lockDelays);
+  }
+
+  /** Timed re-checks run so far: hand-offs by push leave it unchanged. */
+  get recheckCount(): number {
+    return this.rechecks.count;
   }
 
   /** Acquires of this coordinator's sessions not answered yet, by session and request id. */
@@ -112,7 +116,12 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       // Re-sent acquires are idempotent by (session, request id): an unknown outcome is re-run
       // until the store answers, while the acquire still waits (wait, cancel and stream end apply).
       const run = () => this.store.acquire(lockDelayMs > 0 ? { ...args, lockDelayMs } : args);
-      outcome = await settleAcquire(this.resolver, run, () => !p.done, session.held.has(holdKey(a.name, a.owner)));
+      outcome = await acknowledgedAcquire(
+        this.resolver,
+        run,
+        () => !p.done,
+        session.held.has(holdKey(a.name, a.owner)),
+      );
     } catch (err) {
       if (p.done) return;
       this.pending.finish(p);
@@ -120,7 +129,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     }
     // A WAIT fell short: answer UNAVAILABLE and withdraw the claim until a WAIT acknowledges that.
     if (outcome instanceof ServerError) return void this.giveUp(p, { answer: outcome, retryUnchanged: true });
-    if (outcome === undefined) return; // given up meanwhile: its withdrawal settles the claim
+    if (outcome === undefined) return; // given up meanwhile: its withdrawal ends the claim
     if (p.done) {
       // Given up while the script ran: a fresh grant is released by the withdrawal, but a
       // re-entry is not a grant, so drop the extra hold here.
@@ -130,7 +139,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     }
     if (outcome.kind === "queued") {
       p.queued = true;
-      session.send(reply.queued(p, outcome.position));
+      session.tell.queued(p.requestId, p.name, outcome.position);
       this.heldWaits.queued(p);
       this.rechecks.schedule(p.name, outcome.recheckInMs);
       return;
@@ -154,16 +163,16 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     try {
       const claim = { name: r.name, sessionId: session.id, owner: r.owner, token: hold.token };
       const outcome = await releaseExactlyOnce(this.store, this.resolver, claim, hold.count, () => {
-        unmark = session.beginSettling(holdKey(r.name, r.owner));
+        unmark = session.markInDoubt(holdKey(r.name, r.owner));
       });
       hold.releasing = false;
       if (outcome.kind !== "released") {
-        this.forget(session, hold);
+        this.ledger.forget(session, hold);
         throw new ServerError("not-held", `release: the lease of "${r.name}" had already ended`);
       }
       hold.count = outcome.holdCount;
-      if (hold.count === 0) this.forget(session, hold);
-      session.send(reply.released(r.requestId, r.name, outcome.holdCount));
+      if (hold.count === 0) this.ledger.forget(session, hold);
+      session.tell.released(r.requestId, r.name, outcome.holdCount);
     } finally {
       unmark?.();
       session.releasing.delete(r.requestId);
@@ -204,7 +213,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   }
 
   resync(): void {
-    for (const name of this.pending.names()) this.rechecks.schedule(name, 0);
+    this.rechecks.all();
     this.sets.resync();
   }
 
@@ -216,85 +225,29 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     this.heldWaits.stop();
   }
 
-  private async recheck(name: string): Promise<void> {
-    const waiting = this.pending.waitingFor(name);
-    if (waiting.length === 0) return;
-    this.recheckCount++;
-    try {
-      const outcome = await this.store.check(name, waiting.map(claimOf));
-      this.outage.succeeded();
-      outcome.statuses.forEach((status, i) => {
-        const p = waiting[i];
-        if (status.kind === "granted")
-          this.grant({ name, sessionId: p.session.id, requestId: p.requestId, token: status.token });
-        if (status.kind === "gone" && !p.done) {
-          this.pending.finish(p);
-          this.acquireFailed("expired");
-          const why = "acquire: the queue entry's lease ran out (keepalives did not arrive in time)";
-          p.session.send(reply.failed(p.requestId, name, new ServerError("expired", why)));
-        }
-      });
-      if (this.pending.has(name)) this.rechecks.schedule(name, outcome.recheckInMs >= 0 ? outcome.recheckInMs : 1000);
-    } catch (err) {
-      // In 200 ms: the first re-check after the store is back (a new master named) grants the waiters.
-      if (StoreOutageLog.isOutage(err)) this.outage.failed("re-check", err, { name });
-      else this.log.warn({ err, name }, "re-check failed; retrying");
-      this.rechecks.schedule(name, 200);
-    }
-  }
-
-  private giveUp(p: Pending, { answer, how = "cancel", retryUnchanged = false, failed }: GiveUp): boolean {
+  private giveUp(p: Pending, { answer, how = "cancel", retryUnchanged = false }: GiveUp): boolean {
     if (p.done) return false; // answered already
     this.pending.finish(p);
-    this.acquireFailed(answer === "by-caller" ? "timeout" : answer.reason); // "by-caller": only a timed-out wait
+    this.ledger.acquireFailed(answer === "by-caller" ? "timeout" : answer.reason); // "by-caller": only a timed-out wait
     // Issued before the answer is sent, so a new acquire by the same owner queues behind it in Redis.
     // An unknown outcome is retried (a raced grant is let go); meanwhile the owner may not re-acquire.
     let unmark: (() => void) | undefined;
-    if (retryUnchanged) unmark = p.session.beginSettling(holdKey(p.name, p.owner));
+    if (retryUnchanged) unmark = p.session.markInDoubt(holdKey(p.name, p.owner));
     this.resolver
-      .settle(() => this.store.withdraw(claimOf(p), how), {
+      .resolve(() => this.store.withdraw(claimOf(p), how), {
         retryUnchanged,
-        onUnknown: () => (unmark ??= p.session.beginSettling(holdKey(p.name, p.owner))),
+        onUnknown: () => (unmark ??= p.session.markInDoubt(holdKey(p.name, p.owner))),
       })
       .catch((err) => this.log.warn({ err, name: p.name }, "withdraw failed; the entry expires with its lease"))
       .finally(() => unmark?.());
-    if (answer !== "by-caller") p.session.send(failed ?? reply.failed(p.requestId, p.name, answer));
+    if (answer !== "by-caller") p.session.tell.failed(p.requestId, p.name, answer);
     return true;
   }
 
   private hold(p: Pending, token: bigint, count: number): void {
-    const key = holdKey(p.name, p.owner);
-    const hold = p.session.held.get(key) ?? { name: p.name, owner: p.owner, token, count };
-    hold.count = count;
-    p.session.held.set(key, hold);
+    const hold = this.ledger.held(p.session, p.name, p.owner, token, count);
     this.heldWaits.granted(p.session, p.owner);
-    p.session.send(reply.acquired(p.requestId, p.name, token, count));
-    if (count === 1) {
-      hold.grantedAtMs = performance.now();
-      this.metrics.granted(p.name, p.queued ? hold.grantedAtMs - p.receivedAtMs : undefined);
-    }
-  }
-
-  /** Forgets a hold this session no longer has (released, expired or lost). */
-  forget(session: Session, hold: Hold): void {
-    session.held.delete(holdKey(hold.name, hold.owner));
-    this.holdEnded(hold);
-  }
-
-  /** Counts an acquire of this coordinator's sessions answered Failed for `reason` (the failure metrics). */
-  acquireFailed(reason: ServerErrorReason): void {
-    this.metrics.acquireFailed(acquireFailureOf(reason));
-  }
-
-  /** A hold ended without a release (told Lost, or its stream broke): its hold time and the loss are recorded. */
-  holdLost(hold: Hold, reason: HoldLoss): void {
-    this.holdEnded(hold);
-    this.metrics.holdLost(reason);
-  }
-
-  /** Records how long a hold granted here was held, once it has ended (however it ended). */
-  holdEnded(hold: Hold): void {
-    if (hold.grantedAtMs !== undefined) this.metrics.holdEnded(hold.name, performance.now() - hold.grantedAtMs);
-    hold.grantedAtMs = undefined;
+    p.session.tell.granted(p.requestId, p.name, token, count);
+    if (count === 1) this.ledger.granted(hold, p.queued ? p.receivedAtMs : undefined);
   }
 }

@@ -10,14 +10,14 @@ import type { OutcomeResolver } from "./outcome-resolver.js";
  * or granted the claim on the master, so the caller withdraws it (docs/operations.md). A re-entry
  * is re-run until acknowledged instead: withdrawing cannot take back its extra hold count.
  */
-export async function settleAcquire(
+export async function acknowledgedAcquire(
   resolver: OutcomeResolver,
   acquire: () => Promise<AcquireOutcome>,
   wanted: () => boolean,
   reentry: boolean,
 ): Promise<AcquireOutcome | ServerError | undefined> {
   let unacknowledged: StoreUnacknowledgedError | undefined;
-  const outcome = await resolver.settle(
+  const outcome = await resolver.resolve(
     () =>
       acquire().catch((err) => {
         if (reentry || !(err instanceof StoreUnacknowledgedError)) throw err;

@@ -32,8 +32,8 @@ export async function releaseExactlyOnce(
       throw err;
     }
   };
-  const outcome = await resolver.settle(attempt, { retryUnchanged: true, onUnknown });
-  // settle resolves undefined only when told it is no longer wanted, which a release never is.
-  if (outcome === undefined) throw new Error("releaseExactlyOnce: settled without an answer");
+  const outcome = await resolver.resolve(attempt, { retryUnchanged: true, onUnknown });
+  // resolve resolves undefined only when told it is no longer wanted, which a release never is.
+  if (outcome === undefined) throw new Error("releaseExactlyOnce: resolved without an answer");
   return outcome;
 }

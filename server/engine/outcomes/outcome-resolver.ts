@@ -1,9 +1,9 @@
 import type { StoreOutageLog } from "../../store/store-outage-log.js";
 import { outcomeUnknown, StoreUnavailableError } from "../../store/store-unavailable-error.js";
 
-/** How one `settle` treats store failures. */
-export interface SettleOptions {
-  /** Keep going while this is true; once false the attempts stop and `settle` resolves `undefined`. */
+/** How one `resolve` treats store failures. */
+export interface ResolveOptions {
+  /** Keep going while this is true; once false the attempts stop and `resolve` resolves `undefined`. */
   wanted?: () => boolean;
   /** Retry even when the first attempt is known not to have changed anything (releases: the client asked). */
   retryUnchanged?: boolean;
@@ -35,7 +35,7 @@ export class OutcomeResolver {
    * (unless `retryUnchanged`); an unknown outcome is retried with back-off until the store answers,
    * `wanted()` turns false (resolves undefined) or the resolver stops (rejects with the last error).
    */
-  settle<T>(op: () => Promise<T>, options: SettleOptions = {}): Promise<T | undefined> {
+  resolve<T>(op: () => Promise<T>, options: ResolveOptions = {}): Promise<T | undefined> {
     // No async wrapper: the answer of a first attempt that succeeds (nearly every call) passes through.
     const failed = (err: unknown): Promise<T | undefined> => {
       if (!(err instanceof StoreUnavailableError)) throw err;

@@ -1,5 +1,5 @@
-import type { SessionResponse } from "../../../gen/ts/turnstile/v1/turnstile.js";
 import type { Claim, SessionRecord, SetMember, StoreMode } from "../../store/store.js";
+import { type SessionSink, SILENT_SINK } from "./session-sink.js";
 
 /** One hold of (name, owner) by a session: its token and re-entry count. */
 export interface Hold {
@@ -49,8 +49,8 @@ export interface PendingSet {
 }
 
 /**
- * The coordinator's view of one session stream: its lease, holds and pending acquires. It sends
- * through the stream's writer and drops messages once the stream has ended.
+ * The coordinator's view of one session stream: its lease, holds and pending acquires. It tells its
+ * client through the edge's sink, and nothing once the stream has ended.
  */
 export class Session {
   readonly held = new Map<string, Hold>();
@@ -63,17 +63,18 @@ export class Session {
   /** Its record as stored (set at open and resume): written again if it expired while the session lived on. */
   record?: SessionRecord;
   /** (name, owner) holdKeys with a release or withdrawal whose store outcome is still unknown. */
-  private readonly settling = new Map<string, number>();
+  private readonly doubts = new Map<string, number>();
 
   constructor(
     readonly id: string,
     readonly clientName: string,
     readonly ttlMs: number,
-    private readonly write: (response: SessionResponse) => void,
+    private readonly sink: SessionSink,
   ) {}
 
-  send(response: SessionResponse): void {
-    if (!this.ended) this.write(response);
+  /** Where to tell the client what happened: the edge's sink, or a silent one once the stream has ended. */
+  get tell(): SessionSink {
+    return this.ended ? SILENT_SINK : this.sink;
   }
 
   /** Locks held plus acquires pending: what the per-session limit counts. */
@@ -83,22 +84,22 @@ export class Session {
     return this.held.size + this.pending.size + sets;
   }
 
-  /** Marks `key` as having a store outcome being resolved; returns the function that unmarks it. */
-  beginSettling(key: string): () => void {
-    this.settling.set(key, (this.settling.get(key) ?? 0) + 1);
+  /** Marks `key` as in doubt (a store outcome being resolved); returns the function that unmarks it. */
+  markInDoubt(key: string): () => void {
+    this.doubts.set(key, (this.doubts.get(key) ?? 0) + 1);
     let done = false;
     return () => {
       if (done) return;
       done = true;
-      const left = (this.settling.get(key) ?? 1) - 1;
-      if (left > 0) this.settling.set(key, left);
-      else this.settling.delete(key);
+      const left = (this.doubts.get(key) ?? 1) - 1;
+      if (left > 0) this.doubts.set(key, left);
+      else this.doubts.delete(key);
     };
   }
 
   /** True while a release or withdrawal of (name, owner) has an unresolved store outcome. */
-  isSettling(key: string): boolean {
-    return this.settling.has(key);
+  inDoubt(key: string): boolean {
+    return this.doubts.has(key);
   }
 
   /** True when the request id belongs to a request still in flight. */

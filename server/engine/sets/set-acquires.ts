@@ -1,16 +1,14 @@
 import type { Logger } from "pino";
-import type { SessionResponse } from "../../../gen/ts/turnstile/v1/turnstile.js";
-import type { Limits } from "../../config/limits.js";
-import { SessionReplies as reply } from "../../edge/replies/session-replies.js";
-import type { ValidAcquireAll } from "../../edge/request-validator.js";
-import { type Metrics, NO_METRICS } from "../../metrics/metrics.js";
 import type { AcquireSetArgs, AcquireSetOutcome, Claim, SetMember, Store } from "../../store/store.js";
 import { StoreOutageLog } from "../../store/store-outage-log.js";
 import { StoreUnacknowledgedError } from "../../store/store-unacknowledged-error.js";
-import { deadlockAnswer, deadlockError } from "../deadlock/deadlock-error.js";
+import { deadlockError } from "../deadlock/deadlock-error.js";
 import type { Deadlock } from "../deadlock/wait-for-graph.js";
 import { acquireFailureOf } from "../failure-labels.js";
-import { LockDelayDefaults } from "../locks/lock-delay-defaults.js";
+import { LockDelayDefaults } from "../lock-delay-defaults.js";
+import type { LockLimits } from "../lock-limits.js";
+import { type LockMetrics, NO_LOCK_METRICS } from "../lock-metrics.js";
+import type { ValidAcquireAll } from "../lock-requests.js";
 import type { OutcomeResolver } from "../outcomes/outcome-resolver.js";
 import { ServerError } from "../server-error.js";
 import { holdKey, type PendingSet, type Session, waiterKey } from "../sessions/session.js";
@@ -35,8 +33,8 @@ interface GiveUp {
   how?: "cancel" | "abandon";
   waitMs?: number;
   retryUnchanged?: boolean;
-  /** The Failed to send instead of one built from `error` (a DEADLOCK's, with its cycle). */
-  failed?: SessionResponse;
+  /** The name the Failed names (a DEADLOCK's: the victim's lock); "" by default. */
+  name?: string;
 }
 
 /**
@@ -50,11 +48,11 @@ export class SetAcquires {
 
   constructor(
     private readonly store: Store,
-    private readonly limits: Limits,
+    private readonly limits: LockLimits,
     private readonly resolver: OutcomeResolver,
     private readonly outage: StoreOutageLog,
     private readonly log: Logger,
-    private readonly metrics: Metrics = NO_METRICS,
+    private readonly metrics: LockMetrics = NO_LOCK_METRICS,
     private readonly waits: SetWaits = NO_WAITS,
     private readonly lockDelays = new LockDelayDefaults(),
   ) {}
@@ -144,7 +142,7 @@ export class SetAcquires {
     try {
       do {
         p.again = false;
-        outcome = await this.resolver.settle(run, { wanted: () => !p.done });
+        outcome = await this.resolver.resolve(run, { wanted: () => !p.done });
       } while (p.again && !p.done && outcome?.kind === "queued");
       this.outage.succeeded();
     } catch (caught) {
@@ -172,7 +170,7 @@ export class SetAcquires {
   private answer(p: PendingSet, outcome: AcquireSetOutcome): void {
     if (outcome.kind === "queued") {
       if (!p.queued) {
-        p.session.send(reply.queued({ requestId: p.requestId, name: p.locks[outcome.index].name }, outcome.position));
+        p.session.tell.queued(p.requestId, p.locks[outcome.index].name, outcome.position);
         p.queued = true;
         this.waits.queued(p);
       }
@@ -185,7 +183,7 @@ export class SetAcquires {
     if (outcome.kind !== "granted") {
       const error = setRefusal(p, outcome);
       this.metrics.acquireFailed(acquireFailureOf(error.error.reason));
-      p.session.send(reply.failed(p.requestId, error.name, error.error));
+      p.session.tell.failed(p.requestId, error.name, error.error);
       return;
     }
     const now = performance.now();
@@ -193,40 +191,37 @@ export class SetAcquires {
       const token = outcome.tokens[i];
       p.session.held.set(holdKey(l.name, p.owner), { name: l.name, owner: p.owner, token, count: 1, grantedAtMs: now });
       this.metrics.granted(l.name, p.queued ? now - p.receivedAtMs : undefined);
-      return { requestId: p.requestId, name: l.name, fencingToken: token, holdCount: 1 };
+      return { name: l.name, token };
     });
     this.waits.granted(p.session, p.owner);
-    const acquired: SessionResponse = {
-      kind: { $case: "acquiredAll", acquiredAll: { requestId: p.requestId, locks } },
-    };
-    p.session.send(acquired);
+    p.session.tell.grantedSet(p.requestId, locks);
   }
 
   /**
    * Ends a pending set: withdraws it from every name (`cancel` also releases a grant that raced it),
    * then answers `error`, or ("by-caller") TIMEOUT naming the holders of every name it waited for.
    */
-  private giveUp(p: PendingSet, { error, how = "cancel", waitMs, retryUnchanged = false, failed }: GiveUp): void {
+  private giveUp(p: PendingSet, { error, how = "cancel", waitMs, retryUnchanged = false, name = "" }: GiveUp): void {
     if (p.done) return;
     this.finish(p);
     this.metrics.acquireFailed(acquireFailureOf(error === "by-caller" ? "timeout" : error.reason));
     for (const l of p.locks) {
       const claim = { name: l.name, sessionId: p.session.id, owner: p.owner, requestId: p.requestId };
       this.resolver
-        .settle(() => this.store.withdraw(claim, how), { retryUnchanged })
+        .resolve(() => this.store.withdraw(claim, how), { retryUnchanged })
         .catch((err) => this.log.warn({ err, name: l.name }, "withdraw failed; the entry expires with its lease"));
     }
     if (error !== "by-caller") {
-      p.session.send(failed ?? reply.failed(p.requestId, "", error));
+      p.session.tell.failed(p.requestId, name, error);
       return;
     }
     // Read after the withdrawals were issued (on the same connection), so no grant can race the answer.
-    void setTimeoutFailure(this.store, p, waitMs ?? 0).then((failed) => p.session.send(failed));
+    void setTimeoutFailure(this.store, p, waitMs ?? 0).then((t) => p.session.tell.failed(p.requestId, t.name, t.error));
   }
 
   /** The deadlock detector chose `p` as the victim of a cycle (its owner holds another lock of it): withdrawn. */
   deadlocked(p: PendingSet, d: Deadlock): void {
-    this.giveUp(p, { error: deadlockError(d.cycle), failed: deadlockAnswer(d.cycle) });
+    this.giveUp(p, { error: deadlockError(d.cycle), name: d.cycle[0].name });
   }
 
   private finish(p: PendingSet): void {

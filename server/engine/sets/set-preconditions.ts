@@ -1,5 +1,5 @@
-import type { Limits } from "../../config/limits.js";
-import type { ValidAcquireAll } from "../../edge/request-validator.js";
+import type { LockLimits } from "../lock-limits.js";
+import type { ValidAcquireAll } from "../lock-requests.js";
 import { ServerError } from "../server-error.js";
 import { holdKey, type Session } from "../sessions/session.js";
 
@@ -9,7 +9,7 @@ import { holdKey, type Session } from "../sessions/session.js";
  * its names by the owner still being resolved, the session's lock limit (every name counts), the owner
  * already holding or waiting for one of its names (a set takes only names it neither holds nor waits for).
  */
-export function checkSetPreconditions(session: Session, a: ValidAcquireAll, limits: Limits): void {
+export function checkSetPreconditions(session: Session, a: ValidAcquireAll, limits: LockLimits): void {
   if (session.inFlight(a.requestId)) {
     throw new ServerError("duplicate-request", `acquire_all.request_id: "${a.requestId}" is already in flight`);
   }
@@ -21,7 +21,7 @@ export function checkSetPreconditions(session: Session, a: ValidAcquireAll, limi
   }
   a.locks.forEach(({ name }, i) => {
     const field = `acquire_all.locks[${i}].name`;
-    if (session.isSettling(holdKey(name, a.owner))) {
+    if (session.inDoubt(holdKey(name, a.owner))) {
       throw new ServerError(
         "unavailable",
         `${field}: an earlier claim of "${name}" by owner "${a.owner}" is still being resolved with the store; nothing was changed, retry later`,

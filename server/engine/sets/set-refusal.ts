@@ -1,10 +1,7 @@
-import type { SessionResponse } from "../../../gen/ts/turnstile/v1/turnstile.js";
-import { blockerOf } from "../../edge/replies/lock-state-replies.js";
-import { SessionReplies as reply } from "../../edge/replies/session-replies.js";
 import type { AcquireSetOutcome, Store } from "../../store/store.js";
-import { waitBlockers } from "../locks/wait-blockers.js";
 import { ServerError } from "../server-error.js";
 import type { PendingSet } from "../sessions/session.js";
+import { waitBlockers } from "../waits/wait-blockers.js";
 
 /** The store's answers that refuse an AcquireAll outright. */
 export type RefusedSet = Exclude<AcquireSetOutcome, { kind: "granted" | "queued" }>;
@@ -45,14 +42,15 @@ export function setRefusal(p: PendingSet, outcome: RefusedSet): { name: string; 
 }
 
 /**
- * The TIMEOUT answer of a set withdrawn after `waitMs`: blocked_by holds the holders of every name of
- * the set (Blocker.name says which), read after the withdrawal; without them where they cannot be read.
+ * The TIMEOUT failure of a set withdrawn after `waitMs` and the name it concerns: its evidence holds the
+ * holders of every name of the set (each with the name it holds), read after the withdrawal; without
+ * them where they cannot be read.
  */
 export async function setTimeoutFailure(
   store: Pick<Store, "describe" | "loadSession">,
   p: PendingSet,
   waitMs: number,
-): Promise<SessionResponse> {
+): Promise<{ name: string; error: ServerError }> {
   const perName = await Promise.all(
     p.locks.map(async (l) => ({ name: l.name, ...(await waitBlockers(store, l.name)) })),
   );
@@ -63,9 +61,6 @@ export async function setTimeoutFailure(
     return `"${n.name}" (${who.join(", ")})`;
   });
   const why = `acquire_all.wait: ${waitMs} ms ran out${behind.length ? `; waited for ${behind.join(", ")}` : ""}`;
-  const failed = reply.failed(p.requestId, busy[0]?.name ?? "", new ServerError("timeout", why));
-  if (failed.kind?.$case === "failed") {
-    failed.kind.failed.blockedBy = busy.flatMap((n) => n.blockers.map((h) => ({ ...blockerOf(h), name: n.name })));
-  }
-  return failed;
+  const blockedBy = busy.flatMap((n) => n.blockers.map((holder) => ({ name: n.name, holder })));
+  return { name: busy[0]?.name ?? "", error: new ServerError("timeout", why, { blockedBy }) };
 }

@@ -1,14 +1,20 @@
-import { SessionReplies as reply } from "../../edge/replies/session-replies.js";
-import type { HolderState, Store } from "../../store/store.js";
+import type { HolderState, LockState, Store } from "../../store/store.js";
 import { ServerError } from "../server-error.js";
 import type { Pending } from "../sessions/session.js";
 import { nameSessions } from "../sessions/session-names.js";
-import { queueBlockers } from "./queue-blockers.js";
 
 /** Whom a timed-out acquire waited behind: the holders now, and the lock-delay in force (ms left), if any. */
 interface WaitedBehind {
   blockers: HolderState[];
   delayMs?: number;
+}
+
+/**
+ * Whom the waiters of `state` wait behind: every current holder (a FIFO queue waits for its head,
+ * and the head for the holders). The one rule that Describe, Watch, a TIMEOUT and the console share.
+ */
+export function queueBlockers(state: LockState): HolderState[] {
+  return state.holders;
 }
 
 /**
@@ -27,12 +33,12 @@ export async function waitBlockers(
   }
 }
 
-/** The TIMEOUT error of an acquire whose `waitMs` ran out behind `blockers`, naming them in words. */
+/** The TIMEOUT error of an acquire whose `waitMs` ran out behind `blockers`, naming them in words and carrying them. */
 function timeoutError(waitMs: number, { blockers, delayMs }: WaitedBehind): ServerError {
   const behind = blockers.map((b) => `"${b.owner}" of session ${b.sessionId} (held ${b.heldMs ?? 0} ms)`);
   if (delayMs !== undefined) behind.push(`the lock-delay of a hold that ended without a release (${delayMs} ms left)`);
   const why = `acquire.wait: ${waitMs} ms ran out${behind.length ? `; waited behind ${behind.join(", ")}` : ""}`;
-  return new ServerError("timeout", why);
+  return new ServerError("timeout", why, { blockedBy: blockers.map((holder) => ({ name: "", holder })) });
 }
 
 /**
@@ -41,6 +47,6 @@ function timeoutError(waitMs: number, { blockers, delayMs }: WaitedBehind): Serv
  */
 export function answerTimeout(store: Pick<Store, "describe" | "loadSession">, p: Pending, waitMs: number): void {
   void waitBlockers(store, p.name).then((waited) =>
-    p.session.send(reply.failed(p.requestId, p.name, timeoutError(waitMs, waited), waited.blockers)),
+    p.session.tell.failed(p.requestId, p.name, timeoutError(waitMs, waited)),
   );
 }

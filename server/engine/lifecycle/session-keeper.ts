@@ -1,18 +1,23 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
-import type { HeldLock, Open } from "../../../gen/ts/turnstile/v1/turnstile.js";
-import { SessionReplies as reply } from "../../edge/replies/session-replies.js";
-import type { ValidOpen } from "../../edge/request-validator.js";
-import { type Metrics, NO_METRICS } from "../../metrics/metrics.js";
 import { newSessionId } from "../../store/session-id.js";
 import type { Store } from "../../store/store.js";
 import { StoreOutageLog } from "../../store/store-outage-log.js";
+import { type LockMetrics, NO_LOCK_METRICS } from "../lock-metrics.js";
+import type { ResumeRequest, ValidOpen } from "../lock-requests.js";
 import type { LockTable } from "../locks/lock-table.js";
 import { ServerError } from "../server-error.js";
+import { holdKey, Session } from "../sessions/session.js";
+import type { SessionSink } from "../sessions/session-sink.js";
 import { type Renewal, RenewalPlans } from "./renewal-plans.js";
-import { holdKey, Session } from "./session.js";
 
-type Write = ConstructorParameters<typeof Session>[3];
+/** A hold a resumed session still has, as the store renewed it. */
+export interface ResumedHold {
+  name: string;
+  owner: string;
+  fencingToken: bigint;
+  holdCount: number;
+}
 
 /** The log line of a session record written again after it had expired (docs/operations.md). */
 export const RECORD_REWRITTEN =
@@ -30,15 +35,15 @@ export class SessionKeeper {
     private readonly store: Store,
     private readonly table: LockTable,
     private readonly log: Logger,
-    private readonly metrics: Metrics = NO_METRICS,
+    private readonly metrics: LockMetrics = NO_LOCK_METRICS,
   ) {}
 
   /**
    * Starts a new session owned by `identity` ("" when security is off) and stores its record;
    * resolves with the session and its resume secret.
    */
-  async open(open: ValidOpen, write: Write, identity = ""): Promise<{ session: Session; secret: string }> {
-    const session = new Session(newSessionId(), open.clientName, open.ttlMs, write);
+  async open(open: ValidOpen, sink: SessionSink, identity = ""): Promise<{ session: Session; secret: string }> {
+    const session = new Session(newSessionId(), open.clientName, open.ttlMs, sink);
     const secret = randomBytes(24).toString("base64url");
     session.record = {
       sessionId: session.id,
@@ -57,7 +62,11 @@ export class SessionKeeper {
    * unknown or expired session, `unauthenticated` for a wrong secret and `permission-denied` when
    * `identity` is not the one that opened the session.
    */
-  async resume(open: Open, write: Write, identity = ""): Promise<{ session: Session; held: HeldLock[] }> {
+  async resume(
+    open: ResumeRequest,
+    sink: SessionSink,
+    identity = "",
+  ): Promise<{ session: Session; held: ResumedHold[] }> {
     const record = await this.store.loadSession(open.resumeSessionId);
     if (!record)
       throw new ServerError(
@@ -74,7 +83,7 @@ export class SessionKeeper {
         `open.resume_session_id: session "${open.resumeSessionId}" was opened by another identity than "${identity}"`,
       );
     }
-    const session = new Session(record.sessionId, record.clientName, record.ttlMs, write);
+    const session = new Session(record.sessionId, record.clientName, record.ttlMs, sink);
     session.record = record;
     const byName = new Map<string, string[]>();
     for (const h of open.held) byName.set(h.name, [...(byName.get(h.name) ?? []), h.owner]);
@@ -141,7 +150,7 @@ export class SessionKeeper {
     // Its holds now lapse with their lease unless the client resumes the session in time.
     if (how === "broken") for (const _ of holds) this.metrics.holdLost("session_lost");
     if (how !== "close") return;
-    for (const h of holds) this.table.holdEnded(h);
+    for (const h of holds) this.table.ledger.ended(h);
     await Promise.all(
       holds.map((h) =>
         this.store.release({ name: h.name, sessionId: session.id, owner: h.owner, token: h.token }, true),
@@ -160,9 +169,9 @@ export class SessionKeeper {
       const outcome = renewed.locks[l];
       holds[l].forEach((h, i) => {
         if (outcome.holds[i] || session.held.get(holdKey(h.name, h.owner)) !== h) return;
-        this.table.forget(session, h);
+        this.table.ledger.forget(session, h);
         this.metrics.holdLost("expired");
-        session.send(reply.lost(h, "expired"));
+        session.tell.lost(h.name, h.owner, h.token, "expired");
       });
       // A waiter no longer queued was granted (the grant is on its way) or expired: ask.
       if (outcome.waiters.some((w) => w !== "queued")) this.table.recheckSoon(name);

@@ -1,5 +1,5 @@
 import type { Claim, RenewLock } from "../../store/store.js";
-import { claimOf, type Hold, type Session } from "./session.js";
+import { claimOf, type Hold, type Session } from "../sessions/session.js";
 
 /** What one keepalive renews: each name once, with its owners and queue entries, and the holds behind its owners. */
 export interface Renewal {

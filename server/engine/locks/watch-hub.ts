@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
-import type { LockEvent, LockState, Store } from "../store/store.js";
-import { RecheckScheduler } from "./locks/recheck-scheduler.js";
-import { nameSessions } from "./sessions/session-names.js";
+import type { LockEvent, LockState, Store } from "../../store/store.js";
+import { nameSessions } from "../sessions/session-names.js";
+import { RecheckScheduler } from "../waits/recheck-scheduler.js";
 
 /** What the hub needs from one Watch stream. */
 export interface WatchSink {
