@@ -17,11 +17,12 @@ import { SessionKeeper } from "./engine/lifecycle/session-keeper.js";
 import { LockDelayDefaults } from "./engine/lock-delay-defaults.js";
 import { HoldChanges } from "./engine/locks/hold-changes.js";
 import { LockTable } from "./engine/locks/lock-table.js";
+import { StoreEvents } from "./engine/locks/store-events.js";
 import { WatchHub } from "./engine/locks/watch-hub.js";
 import { InstrumentedStore } from "./metrics/instrumented-store.js";
 import type { Metrics } from "./metrics/metrics.js";
 import { Security } from "./security/security.js";
-import type { Store, StoreListener } from "./store/store.js";
+import type { Store } from "./store/store.js";
 import { HolderSpans } from "./tracing/session-tracer.js";
 import { tracedStore } from "./tracing/traced-store.js";
 import type { Tracing } from "./tracing/tracing.js";
@@ -128,7 +129,10 @@ export class Coordinator {
   }
 
   async start(): Promise<number> {
-    await this.store.start(this.storeListener());
+    // Grants come back through the engine's StoreEvents; a revocation reaches the stream that has the session.
+    await this.store.start(
+      new StoreEvents(this.table, this.watches, (r) => this.sessions.get(r.sessionId)?.revoked(r)),
+    );
     this.port = await new Promise<number>((resolve, reject) =>
       this.server.bindAsync(this.options.listen, this.security.credentials, (err, port) =>
         err ? reject(err) : resolve(port),
@@ -165,24 +169,5 @@ export class Coordinator {
     this.table.stop();
     this.security.close();
     await this.store.close();
-  }
-
-  /** Routes store events: grants to the lock table, holder changes to the watch hub, revocations to their session. */
-  private storeListener(): StoreListener {
-    return {
-      grant: (grant) => this.table.grant(grant),
-      setMayFit: (waiter) => this.table.sets.retry(waiter),
-      resync: () => {
-        this.table.resync();
-        this.watches.resyncAll();
-      },
-      event: (event) => this.watches.event(event),
-      revoked: (revocation) => {
-        this.sessions.get(revocation.sessionId)?.revoked(revocation);
-        // A revoked hold with a lock-delay granted nobody: this coordinator's waiters (if any) re-check now
-        // and so learn when the delay ends, instead of at the revoked hold's lease end.
-        this.table.recheckSoon(revocation.name);
-      },
-    };
   }
 }

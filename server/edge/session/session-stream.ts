@@ -195,7 +195,7 @@ export class SessionStream implements AttachedStream {
     const session = this.session!;
     try {
       await this.deps.keeper.end(session, "close");
-      this.settle();
+      this.retire();
       this.call.end();
     } catch (err) {
       this.deps.log.warn({ err, session: session.id }, "close: release failed; holds expire with their lease");
@@ -264,7 +264,7 @@ export class SessionStream implements AttachedStream {
   }
 
   /** Marks this stream done and unregisters its session; true the first time only. */
-  private settle(): boolean {
+  private retire(): boolean {
     if (this.ended) return false;
     this.ended = true;
     this.tracer?.end();
@@ -280,7 +280,7 @@ export class SessionStream implements AttachedStream {
 
   private async finish(how: "broken" | "detach"): Promise<void> {
     // A client may half-close right after Close; close() is already releasing everything.
-    if (this.closing || !this.settle() || !this.session) return;
+    if (this.closing || !this.retire() || !this.session) return;
     await this.deps.keeper.end(this.session, how).catch((err) => this.deps.log.warn({ err }, "session end failed"));
   }
 }

@@ -15,8 +15,8 @@ import { claimOf, holdKey, type Pending, type Session } from "../sessions/sessio
 import { SetAcquires } from "../sets/set-acquires.js";
 import { PendingAcquires } from "../waits/pending-acquires.js";
 import { answerTimeout } from "../waits/wait-blockers.js";
-import { checkAcquirePreconditions } from "./acquire-preconditions.js";
-import { acquireRefusal } from "./acquire-refusal.js";
+
+import { acquireRefusal, checkAcquirePreconditions } from "./acquire-refusal.js";
 import { HoldLedger } from "./hold-ledger.js";
 import { QueueRechecks } from "./queue-rechecks.js";
 

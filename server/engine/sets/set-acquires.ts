@@ -12,8 +12,8 @@ import type { ValidAcquireAll } from "../lock-requests.js";
 import type { OutcomeResolver } from "../outcomes/outcome-resolver.js";
 import { ServerError } from "../server-error.js";
 import { holdKey, type PendingSet, type Session, waiterKey } from "../sessions/session.js";
-import { checkSetPreconditions } from "./set-preconditions.js";
-import { setRefusal, setTimeoutFailure } from "./set-refusal.js";
+
+import { checkSetPreconditions, setRefusal, setTimeoutFailure } from "./set-refusal.js";
 
 /** How waiting sets take part in deadlock detection (LockTable's HeldWaits): a set's owner may hold other locks. */
 export interface SetWaits {
