@@ -30,7 +30,7 @@ export interface Pending {
   waitTimer?: NodeJS.Timeout;
 }
 
-/** An AcquireAll not answered yet (server/locks/sets/set-acquires.ts): queued on every name, holding none. */
+/** An AcquireAll not answered yet (server/engine/sets/set-acquires.ts): queued on every name, holding none. */
 export interface PendingSet {
   session: Session;
   requestId: string;
