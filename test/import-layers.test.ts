@@ -98,10 +98,6 @@ const MAY_IMPORT: Record<Layer, { layers: Layer[]; outside: string[] }> = {
   },
 };
 
-// The Redis store marks its socket writes for the tracing of message paths; issue 31 item 2 moves the
-// marks as it restructures server/store/redis (owned there, so excepted here until then).
-const STORE_TO_TRACING = "server/tracing/wire-marks.ts";
-
 /** The layer of a server file; undefined for a file no prefix names (the layer rule fails on it). */
 function layerOf(file: string): Layer | undefined {
   return SERVER_LAYERS.find(([prefix]) => file === prefix || file.startsWith(prefix))?.[1];
@@ -116,7 +112,6 @@ function layerViolations(): string[] {
     return importsOf(file)
       .filter((target) => {
         if (!target.startsWith("server/")) return !rule.outside.some((o) => target === o || target.startsWith(o));
-        if (from === "store" && target === STORE_TO_TRACING) return false;
         const to = layerOf(target);
         return to === undefined || !rule.layers.includes(to);
       })
@@ -200,21 +195,10 @@ describe("import layers (proto → gen → wire → server | client → cli)", (
     expect(found, `packages the engine imports:\n${found.join("\n")}`).to.deep.equal([]);
   });
 
-  it("has no folder-level import cycle in server/ outside the Redis store, not even a type-only one", () => {
-    const files = sources("server").filter((f) => !f.startsWith("server/store/redis/"));
+  it("has no folder-level import cycle anywhere in server/, the Redis store's subfolders included, not even a type-only one", () => {
+    const files = sources("server");
     const cycles = folderCycles(new Map(files.map((f) => [f, importsOf(f)])));
     expect(cycles, `folder cycles:\n${cycles.join("\n")}`).to.deep.equal([]);
-  });
-
-  it("has no folder-level import cycle in server/store/redis", function () {
-    const files = sources("server/store/redis");
-    const cycles = folderCycles(new Map(files.map((f) => [f, importsOf(f)])));
-    if (cycles.length > 0) {
-      // Skipped, not passed: issue 31 item 2 (one Redis operation per folder) breaks this knot on its own branch.
-      console.log(`    server/store/redis folder cycles (issue 31 item 2):\n      ${cycles.join("\n      ")}`);
-      this.skip();
-    }
-    expect(cycles).to.deep.equal([]);
   });
 
   it("finds a folder cycle when there is one, and prints it with the imports that close it", () => {

@@ -1,21 +1,13 @@
-import type { RedisAuth, RedisTarget } from "./connection/redis-connection.js";
+import type { ConnectionSettings } from "./connection/redis-connection.js";
 import type { JournalReplayReport } from "./journal/journal-replay.js";
 import type { JournalLimits } from "./journal/release-journal.js";
 
 /** Settings of the Redis store. */
-export interface RedisStoreOptions {
-  /** A single server's URL; shorthand for `target: { kind: "url", url }`. */
-  url?: string;
-  /** Where Redis is: a URL, Sentinels or Cluster nodes (wins over `url`). */
-  target?: RedisTarget;
-  /** Password and TLS for Sentinel and Cluster targets. */
-  auth?: RedisAuth;
+export interface RedisStoreOptions extends ConnectionSettings {
   /** Key and channel prefix (default "turnstile"). */
   prefix?: string;
   /** How long a fencing counter outlives its lock's last grant (default 30 days). */
   fenceRetainMs?: number;
-  /** Per-command timeout; a command over it fails as unavailable (default 2000 ms). */
-  commandTimeoutMs?: number;
   /**
    * Replicas that must hold every state change before anything depends on it (WAIT): a count,
    * "majority" (of master and replicas the Sentinels know; needs a Sentinel target), or 0/absent: off.

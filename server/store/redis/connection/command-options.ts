@@ -1,9 +1,9 @@
 import type { RedisOptions } from "ioredis";
-import type { RedisStoreOptions } from "../redis-store-options.js";
 import { reconnectDelayMs } from "./reconnect-delay.js";
+import type { ConnectionSettings } from "./redis-connection.js";
 
 /** The ioredis settings of the store's connections: fail fast (no offline queue, no retries), reconnect with backoff. */
-export function commandOptions(options: Pick<RedisStoreOptions, "commandTimeoutMs">): RedisOptions {
+export function commandOptions(options: Pick<ConnectionSettings, "commandTimeoutMs">): RedisOptions {
   return {
     lazyConnect: true,
     enableOfflineQueue: false,

@@ -1,7 +1,6 @@
 import type { RenewArgs, RenewLock, RenewOutcome, RenewResult } from "../../store.js";
 import { keySlot } from "../records/key-slot.js";
 import type { LockKeyCache } from "../records/lock-key-cache.js";
-import type { SessionRecords } from "../records/session-records.js";
 import type { ScriptArg } from "./runner/lock-scripts.js";
 import { ScriptBody } from "./runner/script-command.js";
 
@@ -29,7 +28,8 @@ export interface RenewScriptDeps {
   lockKeys: LockKeyCache;
   fenceRetainMs: number;
   cluster: boolean;
-  sessions: Pick<SessionRecords, "key" | "touch">;
+  /** The session records (SessionRecords): a record's key, and a touch of one on its own. */
+  sessions: { key(sessionId: string): string; touch(sessionId: string, ttlMs: number): Promise<boolean> };
   /** Where renew.lua bodies of frozen lock lists are kept, and how one is run; without it none is kept. */
   bodies?: RenewBodies;
 }

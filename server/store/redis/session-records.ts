@@ -1,7 +1,7 @@
-import type { SessionRecord } from "../../store.js";
-import { redisCall } from "../connection/redis-call.js";
-import type { RedisClient } from "../connection/redis-connection.js";
-import type { StoreWriter } from "../writes/store-writer.js";
+import type { SessionRecord } from "../store.js";
+import { redisCall } from "./connection/redis-call.js";
+import type { RedisClient } from "./connection/redis-connection.js";
+import type { StoreWriter } from "./writes/store-writer.js";
 
 /**
  * Session records in Redis, one JSON string per session under its own hash tag, expiring with
