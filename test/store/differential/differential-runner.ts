@@ -5,7 +5,7 @@ import type { LockState, Store } from "../../../server/store/store.js";
 import { RecordingListener } from "../../harness/recording-listener.js";
 import { AnswerNormaliser, difference, type Normalised } from "./answer-normaliser.js";
 import { refusedByCoordinator } from "./coordinator-rules.js";
-import { NAMES } from "./operation-generator.js";
+import { NAMES, QUANTUM_MS } from "./operation-generator.js";
 import { SharedClock } from "./shared-clock.js";
 import { applyOperation, type StoreOperation } from "./store-operation.js";
 
@@ -62,8 +62,14 @@ export class DifferentialRunner {
     const clock = new SharedClock(this.admin, PREFIX);
     const memory = await this.open(this.makeMemory(clock.read));
     const redis = await this.open(new RedisStore({ url: this.redisUrl, prefix: PREFIX }));
+    const startedAt = performance.now();
     try {
       for (const [step, o] of ops.entries()) {
+        // The generator's durations keep every end SKEW_MS clear of the clock only while a sequence
+        // takes far less real time than a quantum: past that, a lease could end between advances.
+        const tookMs = performance.now() - startedAt;
+        if (tookMs > QUANTUM_MS / 2)
+          throw new Error(`sequence ran ${Math.round(tookMs)} ms by step ${step}: use fewer steps`);
         this.steps++;
         const divergence = await this.step(clock, memory, redis, o);
         if (divergence) return { step, ...divergence };

@@ -33,6 +33,7 @@ const WEIGHTS = {
   loadSession: 3,
   touchSession: 2,
   deleteSession: 1,
+  list: 3,
 } as const;
 
 /** A claim an earlier step made, on the names it made it on. */
@@ -47,7 +48,7 @@ interface Made {
  * limits, so read-write mixes and semaphores; try-once or queueing; with and without lock-delay;
  * re-runs of an earlier request), acquire-sets, releases, withdrawals (cancel and abandon), checks,
  * renewals (which also end leases early or push them), revokes, proclaims, clock advances and the
- * session-record calls a resume makes. Later steps mostly name claims earlier steps made.
+ * session-record calls a resume makes, and listings. Later steps mostly name claims earlier steps made.
  */
 export function generateSequence(seed: number, length: number): StoreOperation[] {
   const random = new SeededRandom(seed);
@@ -159,6 +160,9 @@ export function generateSequence(seed: number, length: number): StoreOperation[]
         break;
       case "deleteSession":
         ops.push({ op: "deleteSession", sessionId });
+        break;
+      case "list":
+        ops.push({ op: "list", prefix: random.pick(["", "a", "d%"]), pageSize: 1 + random.below(4) });
         break;
     }
   }

@@ -1,4 +1,4 @@
-import type { Claim, RenewLock, Store, StoreMode } from "../../../server/store/store.js";
+import type { Claim, LockSummary, RenewLock, Store, StoreMode } from "../../../server/store/store.js";
 
 /** A claim as the operations name it: [session, owner, request]. */
 export type ClaimRef = [sessionId: string, owner: string, requestId: string];
@@ -47,6 +47,7 @@ export type StoreOperation =
   | { op: "loadSession"; sessionId: string }
   | { op: "touchSession"; sessionId: string; ttlMs: number }
   | { op: "deleteSession"; sessionId: string }
+  | { op: "list"; prefix: string; pageSize: number }
   | { op: "advance"; ms: number };
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -115,7 +116,26 @@ function call(store: Store, o: Exclude<StoreOperation, { op: "advance" }>): Prom
       return store.touchSession(o.sessionId, o.ttlMs);
     case "deleteSession":
       return store.deleteSession(o.sessionId);
+    case "list":
+      return listAll(store, o.prefix, o.pageSize);
   }
+}
+
+/**
+ * Every page of a List, its locks sorted by name: page tokens are each store's own, and how a listing
+ * falls into pages is not promised (a page may hold fewer before the end), only which locks it lists.
+ */
+async function listAll(store: Store, prefix: string, pageSize: number): Promise<unknown> {
+  const locks: LockSummary[] = [];
+  let token = "";
+  for (let page = 0; page < 50; page++) {
+    const answer = await store.list(prefix, pageSize, token);
+    if (typeof answer === "string") return answer;
+    locks.push(...answer.locks);
+    token = answer.nextPageToken;
+    if (token === "") return locks.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+  return { error: "the listing did not end within 50 pages" };
 }
 
 /** One line of a printed sequence: the operation as JSON, which `JSON.parse` turns back into it. */
