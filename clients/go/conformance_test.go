@@ -288,6 +288,12 @@ func (r *scenarioRun) run(s *step) error {
 			p.Freeze()
 		}
 		return err
+	case "cut":
+		p, err := lookup(r.proxies, s.id, "proxy")
+		if err == nil {
+			p.Close()
+		}
+		return err
 	case "acquire", "acquireAll", "campaign":
 		return r.start(s)
 	case "await":

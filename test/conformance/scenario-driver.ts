@@ -103,6 +103,8 @@ class ScenarioRun {
         return;
       case "freeze":
         return this.#get(this.#proxies, id, "proxy").freeze();
+      case "cut":
+        return this.#get(this.#proxies, id, "proxy").stop();
       case "acquire":
       case "acquireAll":
       case "campaign":

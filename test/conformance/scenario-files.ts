@@ -36,6 +36,7 @@ export const STEP_KEYS: Readonly<Record<string, readonly string[]>> = {
   open: ["via", "ttlMs"],
   proxy: ["to"],
   freeze: [],
+  cut: [],
   acquire: [
     "client",
     "name",

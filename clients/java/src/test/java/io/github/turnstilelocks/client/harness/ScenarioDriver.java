@@ -94,6 +94,7 @@ public final class ScenarioDriver implements AutoCloseable {
         addresses.put(id, proxy.address());
       }
       case "freeze" -> lookup(proxies, id, "proxy").freeze();
+      case "cut" -> lookup(proxies, id, "proxy").close();
       case "acquire", "acquireAll", "campaign" -> start(op, id, step);
       case "await" -> check(id, lookup(started, id, "acquire"), step);
       case "pending" -> {
