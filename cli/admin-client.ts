@@ -29,10 +29,15 @@ export class AdminCallError extends Error {
  */
 export class AdminClient {
   readonly #rpc: LockServiceClient;
+  readonly #callTimeoutMs: number;
 
-  /** Opens a channel to `server` (HOST:PORT); connects lazily on the first call. */
-  constructor(server: string, connection: CredentialOptions = {}) {
+  /**
+   * Opens a channel to `server` (HOST:PORT); connects lazily on the first call. Each call ends by
+   * `callTimeoutMs` (default 10 s) with DEADLINE_EXCEEDED.
+   */
+  constructor(server: string, connection: CredentialOptions = {}, options: { callTimeoutMs?: number } = {}) {
     this.#rpc = new LockServiceClient(server, channelCredentials(connection));
+    this.#callTimeoutMs = options.callTimeoutMs ?? CALL_TIMEOUT_MS;
   }
 
   /** One lock's holders and waiters. */
@@ -69,7 +74,7 @@ export class AdminClient {
     ) => unknown,
   ): Promise<T> {
     return new Promise((resolve, reject) => {
-      const options = { deadline: new Date(Date.now() + CALL_TIMEOUT_MS) };
+      const options = { deadline: new Date(Date.now() + this.#callTimeoutMs) };
       call(new Metadata(), options, (err, response) =>
         err ? reject(new AdminCallError(method, err)) : resolve(response),
       );

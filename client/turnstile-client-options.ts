@@ -16,6 +16,12 @@ export interface TurnstileClientOptions {
   tls?: TlsOptions;
   /** Bearer token sent as `authorization: Bearer` on every call; needs `tls`. */
   token?: string;
+  /**
+   * How long each connection attempt waits for the coordinator to answer the session's open, in ms;
+   * default 5000. A coordinator that accepts TCP and never answers costs an attempt this much, so a
+   * first open (each address once) rejects 'connection' within about addresses × this.
+   */
+  openTimeoutMs?: number;
   /** Spacing of reconnect attempts; default 50 ms × 2^n capped at 2 s, with full jitter. */
   backoff?: BackoffOptions;
 }

@@ -35,6 +35,7 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
   readonly #ttlMs: number;
   readonly #clientName: string;
   readonly #safetyMarginMs: number | undefined;
+  readonly #openTimeoutMs: number | undefined;
   #session: Session | undefined;
   #closing: Promise<void> | undefined;
 
@@ -52,6 +53,11 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
       const message = `safetyMarginMs must be in [0, ttlMs), got ${safetyMarginMs}`;
       throw new TurnstileError("invalid-argument", message);
     }
+    const { openTimeoutMs } = options;
+    if (openTimeoutMs !== undefined && !(Number.isFinite(openTimeoutMs) && openTimeoutMs > 0)) {
+      throw new TurnstileError("invalid-argument", `openTimeoutMs must be a positive number, got ${openTimeoutMs}`);
+    }
+    this.#openTimeoutMs = openTimeoutMs;
     this.#ttlMs = ttlMs;
     this.#safetyMarginMs = safetyMarginMs;
     this.#clientName = options.clientName ?? `${hostname()}/${process.pid}`;
@@ -224,6 +230,7 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
         clientName: this.#clientName,
         safetyMarginMs: this.#safetyMarginMs,
         backoff: this.#backoff,
+        openTimeoutMs: this.#openTimeoutMs,
         onEvent: (event) => this.emit(event.type, event),
       });
     }
