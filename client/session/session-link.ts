@@ -2,6 +2,7 @@ import { status } from "@grpc/grpc-js";
 import type { Open, Opened, SessionRequest, SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { Backoff, type BackoffOptions } from "../connection/backoff.js";
 import type { ChannelPool } from "../connection/channel-pool.js";
+import { withTransportHint } from "../connection/transport-hint.js";
 import type { MonotonicClock } from "../locks/lease-clock.js";
 import { raceSignal } from "../race-signal.js";
 import { TurnstileError } from "../turnstile-error.js";
@@ -18,6 +19,13 @@ export interface SessionLinkHandlers {
   message(message: SessionResponse): void;
   /** The current stream ended; `wasOpened` says whether it had answered `opened`. */
   ended(error: TurnstileError, final: FinalStatus | undefined, wasOpened: boolean): void;
+}
+
+/** `error` with the hint of a TLS/plaintext mix-up its status suggests (see transportHint). */
+function hinted(error: TurnstileError, final: FinalStatus | undefined, secure: boolean): TurnstileError {
+  if (final === undefined || error.reason !== "connection") return error;
+  const message = withTransportHint(error.message, final.details, secure);
+  return message === error.message ? error : new TurnstileError(error.reason, message, { cause: error.cause });
 }
 
 /**
@@ -142,7 +150,7 @@ export class SessionLink {
         if (this.#stream !== stream) return;
         const wasOpened = this.#opened;
         this.#detach();
-        this.#handlers.ended(error, final, wasOpened);
+        this.#handlers.ended(hinted(error, final, this.#channels.secure), final, wasOpened);
       },
     });
     this.#stream = stream;
