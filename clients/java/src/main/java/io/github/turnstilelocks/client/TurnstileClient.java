@@ -28,9 +28,11 @@ public final class TurnstileClient implements AutoCloseable {
   private final ClientContext ctx;
   private CompletableFuture<Session> session; // guarded by this
   private boolean closed; // guarded by this
+  private final List<String> addresses;
 
   TurnstileClient(List<String> addresses, ChannelCredentials credentials, String clientName, Duration ttl,
       Duration openTimeout, Consumer<ClientEvent> events) {
+    this.addresses = addresses;
     List<ManagedChannel> channels = new ArrayList<>();
     for (String address : addresses) channels.add(threads.channel(address, credentials));
     ctx = new ClientContext(new Coordinators(channels), threads.timers, threads.callbacks, events, clientName, ttl, openTimeout);
@@ -189,11 +191,13 @@ public final class TurnstileClient implements AutoCloseable {
     return result;
   }
 
-  // The client's own deadline before anything is sent: no session by wait + grace fails TIMEOUT.
+  // The client's own deadline before anything is sent: no session by wait + grace fails CONNECTION
+  // (no coordinator answered the open), naming the addresses.
   private void giveUpBeforeOpen(CompletableFuture<?> result, CompletableFuture<Session> opening, String subject, Duration wait) {
     long giveUpMs = wait.toMillis() + AcquireDeadlines.ANSWER_GRACE_MS;
-    TurnstileException timeout = new TurnstileException(Reason.TIMEOUT, subject + ": no session opened within acquire.wait of "
-        + wait.toMillis() + " ms + " + AcquireDeadlines.ANSWER_GRACE_MS + " ms; nothing was sent", null);
+    TurnstileException timeout = new TurnstileException(Reason.CONNECTION, subject
+        + ": no coordinator answered the session's open within acquire.wait of " + wait.toMillis() + " ms + "
+        + AcquireDeadlines.ANSWER_GRACE_MS + " ms (tried " + String.join(", ", addresses) + "); nothing was sent", null);
     Runnable giveUp = () -> result.completeExceptionally(timeout);
     try {
       // Completed on the callback pool: the caller's continuations never run on the timer thread.

@@ -16,7 +16,7 @@ public final class TurnstileClientBuilder {
   private final List<String> addresses = new ArrayList<>();
   private String clientName = "java";
   private Duration ttl = Duration.ofSeconds(15);
-  private Duration openTimeout = Duration.ofSeconds(10);
+  private Duration openTimeout = Duration.ofSeconds(5);
   private boolean tls;
   private Path ca;
   private Path cert;
@@ -51,7 +51,11 @@ public final class TurnstileClientBuilder {
     return this;
   }
 
-  /** How long one coordinator may take to answer an open before the next is tried; default 10 s. */
+  /**
+   * How long one coordinator may take to answer an open before the next is tried; default 5 s. A
+   * coordinator that accepts TCP and never answers costs a first open this much per address; then it
+   * fails CONNECTION naming the address that did not answer.
+   */
   public TurnstileClientBuilder openTimeout(Duration openTimeout) {
     if (openTimeout.isNegative() || openTimeout.isZero()) throw new IllegalArgumentException("openTimeout: must be positive");
     this.openTimeout = openTimeout;
