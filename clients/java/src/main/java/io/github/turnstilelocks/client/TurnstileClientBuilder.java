@@ -23,6 +23,7 @@ public final class TurnstileClientBuilder {
   private Path key;
   private String token;
   private Consumer<ClientEvent> events = event -> {};
+  private boolean ownersFollowScope = true;
 
   TurnstileClientBuilder(List<String> addresses) {
     for (String address : addresses) addAddress(address);
@@ -97,10 +98,20 @@ public final class TurnstileClientBuilder {
     return this;
   }
 
+  /**
+   * Whether acquires without an owner take the owner of the thread's unit of work (default true): in a
+   * {@code withLock}/{@code withLocks} body the held lock's, in an {@link TurnstileClient#ownerScope}
+   * that scope's (docs/deadlocks.md). false: a fresh owner per acquire, whatever the thread runs in.
+   */
+  public TurnstileClientBuilder ownersFollowScope(boolean follow) {
+    this.ownersFollowScope = follow;
+    return this;
+  }
+
   /** Builds the client; no connection is made until the first call needs a session. */
   public TurnstileClient build() {
     if (addresses.isEmpty()) throw new IllegalArgumentException("addresses: give at least one coordinator host:port");
     ChannelSecurity security = new ChannelSecurity(tls, ca, cert, key, token);
-    return new TurnstileClient(List.copyOf(addresses), security.credentials(), clientName, ttl, openTimeout, events);
+    return new TurnstileClient(List.copyOf(addresses), security.credentials(), clientName, ttl, openTimeout, events, ownersFollowScope);
   }
 }
