@@ -1,5 +1,11 @@
 import { type CallOptions, Metadata, type ServiceError, status } from "@grpc/grpc-js";
-import { type CredentialOptions, channelCredentials, readableDetails, WatchStream } from "../client/admin.js";
+import {
+  type CredentialOptions,
+  channelCredentials,
+  readableDetails,
+  WatchStream,
+  withTransportHint,
+} from "../client/admin.js";
 import {
   type DescribeResponse,
   type ListRequest,
@@ -16,8 +22,10 @@ const CALL_TIMEOUT_MS = 10_000;
 export class AdminCallError extends Error {
   readonly code: number;
 
-  constructor(method: string, err: ServiceError) {
-    super(`${method} failed: ${status[err.code] ?? err.code} ${readableDetails(err.details)}`.trim(), { cause: err });
+  /** `secure`: the call dialled TLS (for the hint of a TLS/plaintext mix-up). */
+  constructor(method: string, err: ServiceError, secure = false) {
+    const message = `${method} failed: ${status[err.code] ?? err.code} ${readableDetails(err.details)}`.trim();
+    super(withTransportHint(message, err.details ?? "", secure), { cause: err });
     this.name = "AdminCallError";
     this.code = err.code;
   }
@@ -29,10 +37,18 @@ export class AdminCallError extends Error {
  */
 export class AdminClient {
   readonly #rpc: LockServiceClient;
+  readonly #callTimeoutMs: number;
+  readonly #secure: boolean;
 
-  /** Opens a channel to `server` (HOST:PORT); connects lazily on the first call. */
-  constructor(server: string, connection: CredentialOptions = {}) {
-    this.#rpc = new LockServiceClient(server, channelCredentials(connection));
+  /**
+   * Opens a channel to `server` (HOST:PORT); connects lazily on the first call. Each call ends by
+   * `callTimeoutMs` (default 10 s) with DEADLINE_EXCEEDED.
+   */
+  constructor(server: string, connection: CredentialOptions = {}, options: { callTimeoutMs?: number } = {}) {
+    const credentials = channelCredentials(connection);
+    this.#secure = credentials._isSecure();
+    this.#rpc = new LockServiceClient(server, credentials);
+    this.#callTimeoutMs = options.callTimeoutMs ?? CALL_TIMEOUT_MS;
   }
 
   /** One lock's holders and waiters. */
@@ -69,9 +85,9 @@ export class AdminClient {
     ) => unknown,
   ): Promise<T> {
     return new Promise((resolve, reject) => {
-      const options = { deadline: new Date(Date.now() + CALL_TIMEOUT_MS) };
+      const options = { deadline: new Date(Date.now() + this.#callTimeoutMs) };
       call(new Metadata(), options, (err, response) =>
-        err ? reject(new AdminCallError(method, err)) : resolve(response),
+        err ? reject(new AdminCallError(method, err, this.#secure)) : resolve(response),
       );
     });
   }

@@ -38,6 +38,12 @@ SIGTERM and SIGHUP are passed on to COMMAND; SIGINT reaches it from the terminal
 
 const CLOSE_TIMEOUT_MS = 3000;
 
+/**
+ * How long the Describe that names the holders after a refused acquire may take: it adds at most
+ * this to --wait (the acquire's own answer usually names them and no Describe is made).
+ */
+const HOLDERS_TIMEOUT_MS = 2000;
+
 /** `turnstile lock`: holds a lock while a command runs (like flock(1) or etcdctl lock). */
 export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const dash = argv.indexOf("--");
@@ -121,7 +127,8 @@ async function acquire(client: TurnstileClient, args: LockArgs): Promise<Held | 
 
 /** The current holders of every NAME, for one line ("NAME: held by ..." per name when there are several). */
 async function holdersOf(args: LockArgs): Promise<string> {
-  const lines = await Promise.all(args.names.map((n) => currentHoldersLine(args.server, args.connection, n)));
+  const options = { callTimeoutMs: HOLDERS_TIMEOUT_MS };
+  const lines = await Promise.all(args.names.map((n) => currentHoldersLine(args.server, args.connection, n, options)));
   return args.names.length === 1 ? lines[0] : lines.map((line, i) => `${shownName(args.names[i])}: ${line}`).join("; ");
 }
 
@@ -142,7 +149,9 @@ async function acquireFailed(err: unknown, args: LockArgs): Promise<number> {
   const refused =
     reason === "invalid-argument" || message.includes("INVALID_ARGUMENT") ? refusedArgument(message) : undefined;
   if (refused) return usageError(`${refused} (refused by ${args.server})`);
-  process.stderr.write(`turnstile lock: cannot acquire ${name} from ${args.server}: ${message}\n`);
+  // Unreachable says so first: nothing was queued, so nobody is said to hold NAME.
+  const unreachable = reason === "connection" ? "coordinator unreachable: " : "";
+  process.stderr.write(`turnstile lock: ${unreachable}cannot acquire ${name} from ${args.server}: ${message}\n`);
   return LockExit.unavailable;
 }
 

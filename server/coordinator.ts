@@ -2,29 +2,30 @@ import { Server, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { LockServiceService } from "../gen/ts/turnstile/v1/turnstile.js";
 import { DEFAULT_LIMITS, type Limits } from "./config/limits.js";
-import { LockDelayDefaults } from "./config/lock-delay-defaults.js";
-import { HoldChanges } from "./locks/hold-changes.js";
-import { LockTable } from "./locks/lock-table.js";
+import { LockAdmin } from "./edge/grpc/lock-admin.js";
+import { lockService } from "./edge/grpc/lock-service.js";
+import { addReflection } from "./edge/grpc/reflection.js";
+import { StoreHealthService } from "./edge/grpc/store-health-service.js";
+import { RequestValidator } from "./edge/request-validator.js";
+import { OpenIntake } from "./edge/session/open-intake.js";
+import { SessionSlots } from "./edge/session/session-slots.js";
+import type { SessionStream } from "./edge/session/session-stream.js";
+import { StoreAdmission } from "./edge/session/store-admission.js";
+import { rejectMalformedRequests } from "./edge/strict-wire/malformed-interceptor.js";
+import { strictService } from "./edge/strict-wire/strict-service.js";
+import { SessionKeeper } from "./engine/lifecycle/session-keeper.js";
+import { LockDelayDefaults } from "./engine/lock-delay-defaults.js";
+import { HoldChanges } from "./engine/locks/hold-changes.js";
+import { LockTable } from "./engine/locks/lock-table.js";
+import { StoreEvents } from "./engine/locks/store-events.js";
+import { WatchHub } from "./engine/locks/watch-hub.js";
 import { InstrumentedStore } from "./metrics/instrumented-store.js";
 import type { Metrics } from "./metrics/metrics.js";
-import { LockAdmin } from "./rpc/lock-admin.js";
-import { lockService } from "./rpc/lock-service.js";
-import { addReflection } from "./rpc/reflection.js";
-import { RequestValidator } from "./rpc/request-validator.js";
-import { StoreHealthService } from "./rpc/store-health-service.js";
-import { rejectMalformedRequests } from "./rpc/strict-wire/malformed-interceptor.js";
-import { strictService } from "./rpc/strict-wire/strict-service.js";
 import { Security } from "./security/security.js";
-import { OpenIntake } from "./session/open-intake.js";
-import { SessionKeeper } from "./session/session-keeper.js";
-import { SessionSlots } from "./session/session-slots.js";
-import type { SessionStream } from "./session/session-stream.js";
-import { StoreAdmission } from "./session/store-admission.js";
-import type { Store, StoreListener } from "./store/store.js";
+import type { Store } from "./store/store.js";
 import { HolderSpans } from "./tracing/session-tracer.js";
 import { tracedStore } from "./tracing/traced-store.js";
 import type { Tracing } from "./tracing/tracing.js";
-import { WatchHub } from "./watch/watch-hub.js";
 
 /** Settings of one coordinator process. */
 export interface CoordinatorOptions {
@@ -106,7 +107,7 @@ export class Coordinator {
     this.admin = new LockAdmin(this.store, validator, options.log, guard, metrics);
     const deps = {
       table: this.table,
-      holds: new HoldChanges(this.store, (hold, reason) => this.table.holdLost(hold, reason)),
+      holds: new HoldChanges(this.store, (hold, reason) => this.table.ledger.lost(hold, reason)),
       keeper: new SessionKeeper(this.store, this.table, options.log, metrics),
       validator,
       limits: this.limits,
@@ -128,7 +129,10 @@ export class Coordinator {
   }
 
   async start(): Promise<number> {
-    await this.store.start(this.storeListener());
+    // Grants come back through the engine's StoreEvents; a revocation reaches the stream that has the session.
+    await this.store.start(
+      new StoreEvents(this.table, this.watches, (r) => this.sessions.get(r.sessionId)?.revoked(r)),
+    );
     this.port = await new Promise<number>((resolve, reject) =>
       this.server.bindAsync(this.options.listen, this.security.credentials, (err, port) =>
         err ? reject(err) : resolve(port),
@@ -165,24 +169,5 @@ export class Coordinator {
     this.table.stop();
     this.security.close();
     await this.store.close();
-  }
-
-  /** Routes store events: grants to the lock table, holder changes to the watch hub, revocations to their session. */
-  private storeListener(): StoreListener {
-    return {
-      grant: (grant) => this.table.grant(grant),
-      setMayFit: (waiter) => this.table.sets.retry(waiter),
-      resync: () => {
-        this.table.resync();
-        this.watches.resyncAll();
-      },
-      event: (event) => this.watches.event(event),
-      revoked: (revocation) => {
-        this.sessions.get(revocation.sessionId)?.revoked(revocation);
-        // A revoked hold with a lock-delay granted nobody: this coordinator's waiters (if any) re-check now
-        // and so learn when the delay ends, instead of at the revoked hold's lease end.
-        this.table.recheckSoon(revocation.name);
-      },
-    };
   }
 }

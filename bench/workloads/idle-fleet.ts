@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { credentials } from "@grpc/grpc-js";
 import type { Redis } from "ioredis";
 import { LockServiceClient } from "../../gen/ts/turnstile/v1/turnstile.js";
-import { RENEW_LOCKS_PER_SCRIPT } from "../../server/store/redis/run-renew.js";
+import { RENEW_LOCKS_PER_SCRIPT } from "../../server/store/redis/scripts/renew.js";
 import { processUsage } from "../env/process-usage.js";
 import { type RedisDelta, redisDelta, redisSnapshot } from "../env/redis-counters.js";
 import { type LatencySummary, summarize } from "../stats.js";

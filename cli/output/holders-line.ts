@@ -31,10 +31,15 @@ export function blockersLine(blockers: readonly Blocker[]): string | undefined {
 /**
  * The current holders of `name`, read with one Describe on the same connection, for one line:
  * "held by SESSION_ID/OWNER (client …, held for …)"; says so when nobody holds it any more or when they
- * cannot be read (no read grant, coordinator gone).
+ * cannot be read (no read grant, coordinator gone). The Describe ends by `callTimeoutMs` (default 10 s).
  */
-export async function currentHoldersLine(server: string, connection: CredentialOptions, name: string): Promise<string> {
-  const client = new AdminClient(server, connection);
+export async function currentHoldersLine(
+  server: string,
+  connection: CredentialOptions,
+  name: string,
+  options: { callTimeoutMs?: number } = {},
+): Promise<string> {
+  const client = new AdminClient(server, connection, options);
   try {
     const lock = await client.describe(name);
     if (lock.holders.length === 0) return "nobody holds it now";

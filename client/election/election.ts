@@ -37,7 +37,8 @@ export interface ElectionDeps {
   campaign(value: Uint8Array, options: CampaignOptions): Promise<Leadership>;
 }
 
-const BACKOFF_MS = { first: 100, max: 2000 };
+/** Delays between Watch attempts of `observe` after a break: from `first` ms, doubling, at most `max` ms (jittered). */
+export const BACKOFF_MS = { first: 100, max: 2000 };
 
 /**
  * Leader election on one lock name: candidates `campaign` (an exclusive acquire, first come first

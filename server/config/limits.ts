@@ -1,7 +1,8 @@
 import { REQUEST_LIMITS } from "../../wire/request-limits.js";
+import type { LockLimits } from "../engine/lock-limits.js";
 
 /** Bounds on what one client may ask for; every one is checked and named when exceeded. */
-export interface Limits {
+export interface Limits extends LockLimits {
   /** Longest lock name, in UTF-8 bytes. */
   maxNameBytes: number;
   /** Longest owner, request id and client name, in UTF-8 bytes. */
@@ -15,8 +16,6 @@ export interface Limits {
   maxWaitMs: number;
   /** Largest SHARED limit. */
   maxSharedLimit: number;
-  /** Locks held plus acquires pending, per session. */
-  maxLocksPerSession: number;
   /** Open sessions per coordinator. */
   maxSessions: number;
   /** Largest message a client may send, in bytes. */

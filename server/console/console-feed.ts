@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import { nameSessions } from "../session/session-names.js";
+import type { Watcher, WatchHub, WatchSink } from "../engine/locks/watch-hub.js";
+import { nameSessions } from "../engine/sessions/session-names.js";
 import type { LockEvent, LockState, Store } from "../store/store.js";
-import type { Watcher, WatchHub, WatchSink } from "../watch/watch-hub.js";
 import type { ConsoleAccess } from "./access/console-access.js";
 import type { ConsoleLimits, ConsoleStats } from "./console-limits.js";
 import { LockViews } from "./lock-view.js";

@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { experimental } from "@grpc/grpc-js";
-import { closeHttp, listenHttp } from "../rpc/http-listen.js";
+import { closeHttp, listenHttp } from "../metrics/http-listen.js";
 
 /** Where an HTTPS console takes its certificate and key from, and their replacements (a rotation). */
 export type ConsoleCertificates = Pick<

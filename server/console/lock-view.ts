@@ -1,4 +1,4 @@
-import { queueBlockers } from "../locks/queue-blockers.js";
+import { queueBlockers } from "../engine/waits/wait-blockers.js";
 import type { HolderState, LockEvent, LockState, LockSummary } from "../store/store.js";
 
 /** Longest holder value the console shows, in characters (the rest is cut with "…"). */

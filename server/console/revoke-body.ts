@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { ServerError } from "../rpc/server-error.js";
+import { ServerError } from "../engine/server-error.js";
 
 /** Largest revoke request body the console reads, in bytes. */
 export const MAX_REVOKE_BODY_BYTES = 4096;

@@ -1,5 +1,5 @@
 import { createServer, type RequestListener, type Server } from "node:http";
-import { closeHttp, listenHttp } from "../rpc/http-listen.js";
+import { closeHttp, listenHttp } from "./http-listen.js";
 
 /** What the HTTP endpoint serves: a text exposition and its content type. */
 export interface MetricsSource {

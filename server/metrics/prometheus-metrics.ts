@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import { ACQUIRE_FAILURES, type AcquireFailure, HOLD_LOSSES, type HoldLoss } from "./failure-labels.js";
+import { ACQUIRE_FAILURES, type AcquireFailure, HOLD_LOSSES, type HoldLoss } from "../engine/failure-labels.js";
 import { STORE_OPERATIONS } from "./instrumented-store.js";
 import type { GaugeReaders, Metrics } from "./metrics.js";
 import { NamePrefixes, type NamePrefixOptions } from "./name-prefixes.js";

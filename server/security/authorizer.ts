@@ -1,4 +1,4 @@
-import { ServerError } from "../rpc/server-error.js";
+import { ServerError } from "../engine/server-error.js";
 import type { AccessPolicy, Right } from "./access-policy.js";
 import { type CallerCredentials, callerIdentity } from "./caller-identity.js";
 import type { TokenFile } from "./token-file.js";

@@ -2,7 +2,7 @@ import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 
 // Editors and deploy tools replace files in several steps (write, rename, chmod): one reload per burst.
-const SETTLE_MS = 100;
+const QUIET_MS = 100;
 
 /**
  * Calls `onChange` after the file at `path` changed (written, replaced by rename, recreated). It
@@ -19,7 +19,7 @@ export class WatchedFile {
       // file: reloading an unchanged file is harmless, so those count as changes too.
       if (name !== null && name !== file && !name.startsWith(`..`)) return;
       clearTimeout(this.timer);
-      this.timer = setTimeout(onChange, SETTLE_MS);
+      this.timer = setTimeout(onChange, QUIET_MS);
     });
     this.watcher.on("error", () => {});
   }

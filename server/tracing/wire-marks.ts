@@ -16,27 +16,5 @@ export const READ = channel("turnstile:coordinator:read");
 export const ADMITTED = channel("turnstile:coordinator:admitted");
 /** A response was written to the stream: `{ sessionId, kind }` (the SessionResponse kind). */
 export const WRITTEN = channel("turnstile:coordinator:written");
-/** A lock script was handed to the Redis client / answered: `{ phase, op, sessionId, requestId, name }`. */
-export const STORE = channel("turnstile:coordinator:store");
-/** The Redis command socket was uncorked: the scripts of this turn went out in one write. `{}` */
-export const REDIS_FLUSH = channel("turnstile:coordinator:redis-flush");
-
-/** What STORE publishes. */
-interface StoreMark {
-  phase: "sent" | "answered";
-  op: "acquire" | "release";
-  sessionId: string;
-  requestId: string;
-  name: string;
-}
-
-/**
- * Publishes the "sent" mark of a lock script and returns the function that publishes its
- * "answered" mark; undefined (nothing built) while nobody subscribes.
- */
-export function storeMark(op: StoreMark["op"], claim: Omit<StoreMark, "phase" | "op">): (() => void) | undefined {
-  if (!STORE.hasSubscribers) return undefined;
-  const { sessionId, requestId, name } = claim;
-  STORE.publish({ phase: "sent", op, sessionId, requestId, name } satisfies StoreMark);
-  return () => STORE.publish({ phase: "answered", op, sessionId, requestId, name } satisfies StoreMark);
-}
+// The store's two points (a lock script sent and answered, the Redis socket flushed) are in
+// store/store-marks.ts: the store seam publishes them and imports nothing of tracing/.

@@ -97,7 +97,7 @@ describe("turnstile lock", () => {
     expect(missing.stderr).to.match(/^turnstile lock: cannot run no-such-command-here: .*ENOENT/);
     expect(unreachable.code).to.equal(69);
     expect(unreachable.stderr).to.match(
-      /^turnstile lock: cannot acquire "cli\/x" from 127.0.0.1:1: .*ECONNREFUSED 127\.0\.0\.1:1\n$/,
+      /^turnstile lock: coordinator unreachable: cannot acquire "cli\/x" from 127.0.0.1:1: .*ECONNREFUSED 127\.0\.0\.1:1\n$/,
     );
     expect(unreachable.stderr).not.to.include("Resolution note");
     expect([noCommand.code, badWait.code, negativeWait.code]).to.deep.equal([2, 2, 2]);

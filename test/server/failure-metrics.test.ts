@@ -8,7 +8,7 @@ import {
   type RevokeResponse,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { Coordinator } from "../../server/coordinator.js";
-import { ACQUIRE_FAILURES, HOLD_LOSSES } from "../../server/metrics/failure-labels.js";
+import { ACQUIRE_FAILURES, HOLD_LOSSES } from "../../server/engine/failure-labels.js";
 import { PrometheusMetrics } from "../../server/metrics/prometheus-metrics.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
 import { parseExposition } from "../harness/prometheus-scrape.js";

@@ -1,6 +1,7 @@
 import { expect } from "chai";
-import { RenewalPlans } from "../../server/session/renewal-plans.js";
-import { type Hold, holdKey, type Pending, Session } from "../../server/session/session.js";
+import { RenewalPlans } from "../../server/engine/lifecycle/renewal-plans.js";
+import { type Hold, holdKey, type Pending, Session } from "../../server/engine/sessions/session.js";
+import { SILENT_SINK } from "../../server/engine/sessions/session-sink.js";
 
 /**
  * What a keepalive renews (RenewalPlans): the session's holds and queue entries by name, and for a
@@ -9,7 +10,7 @@ import { type Hold, holdKey, type Pending, Session } from "../../server/session/
 describe("RenewalPlans (what a keepalive renews)", () => {
   const hold = (name: string, owner = "o"): Hold => ({ name, owner, token: 1n, count: 1 });
   const sessionWith = (...holds: Hold[]) => {
-    const session = new Session("s1", "test", 30_000, () => {});
+    const session = new Session("s1", "test", 30_000, SILENT_SINK);
     for (const h of holds) session.held.set(holdKey(h.name, h.owner), h);
     return session;
   };

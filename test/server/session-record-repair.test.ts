@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { Coordinator } from "../../server/coordinator.js";
-import { RECORD_REWRITTEN } from "../../server/session/session-keeper.js";
+import { RECORD_REWRITTEN } from "../../server/engine/lifecycle/session-keeper.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
 import { captureLog } from "../harness/log-capture.js";
 import { RawSession } from "../harness/raw-session.js";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { ServerError } from "../../server/rpc/server-error.js";
-import { StoreAdmission } from "../../server/session/store-admission.js";
+import { StoreAdmission } from "../../server/edge/session/store-admission.js";
+import { ServerError } from "../../server/engine/server-error.js";
 
 /** A store operation the test finishes by hand. */
 function gate(): { run: () => Promise<void>; started: boolean; finish: () => void } {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { cycleStillHolds, edgesOf, findDeadlocks } from "../../server/locks/deadlock/wait-for-graph.js";
+import { cycleStillHolds, edgesOf, findDeadlocks } from "../../server/engine/deadlock/wait-for-graph.js";
 import type { HolderState, LockState, StoreMode } from "../../server/store/store.js";
 import type { HeldWait } from "../../server/store/wait-registry.js";
 

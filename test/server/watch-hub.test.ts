@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { pino } from "pino";
+import { WatchHub, type WatchSink } from "../../server/engine/locks/watch-hub.js";
 import { MemoryStore } from "../../server/store/memory/memory-store.js";
 import type { LockEvent, LockState } from "../../server/store/store.js";
-import { WatchHub, type WatchSink } from "../../server/watch/watch-hub.js";
 import { RecordingListener } from "../harness/recording-listener.js";
 import { until } from "../harness/until.js";
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { SessionRequest } from "../../gen/ts/turnstile/v1/turnstile.js";
-import { loadMessageSchema } from "../../server/rpc/strict-wire/message-schema.js";
-import { wireProblem } from "../../server/rpc/strict-wire/wire-problem.js";
+import { loadMessageSchema } from "../../server/edge/strict-wire/message-schema.js";
+import { wireProblem } from "../../server/edge/strict-wire/wire-problem.js";
 import { pb } from "../harness/raw-bytes.js";
 import { acquireMsg } from "../harness/requests.js";
 

@@ -7,6 +7,7 @@ import type { Lock } from "../../locks/lock.js";
 import { currentTraceParent } from "../../trace-context.js";
 import { errorFromFailed, TurnstileError } from "../../turnstile-error.js";
 import { AcquireAttempt, type AttemptOwner, AttemptTicket } from "./acquire-attempt.js";
+import { checkAcquireOptionTypes, checkNameType } from "./acquire-option-types.js";
 import type { ReleasedHold } from "./releases-in-flight.js";
 import type { RequestAnswer, RequestRegistry } from "./request-answer.js";
 
@@ -42,6 +43,8 @@ export function sessionAcquire(
     lockDelayMs?: number;
   },
 ): SessionAcquire {
+  checkNameType(name);
+  checkAcquireOptionTypes(options);
   const { waitMs, value, onQueued, lockDelayMs } = options;
   if (waitMs !== undefined && !(waitMs >= 0)) {
     throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);

@@ -175,7 +175,9 @@ export class MemoryLock {
       .filter((w) => w.deadline > now)
       .map((w, i) => waiterStateOf(w, i + 1, now));
     const delayMs = this.delay.remainingMs(now);
-    return { limit: this.isEmpty ? undefined : this.limit, holders, waiters, ...(delayMs && { delayMs }) };
+    // Nothing but an ended lock-delay left: on Redis the lock's keys expired with the delay (delay-expiry.lua).
+    const idle = this.holders.size === 0 && this.queue.size === 0 && delayMs === undefined;
+    return { limit: idle ? undefined : this.limit, holders, waiters, ...(delayMs && { delayMs }) };
   }
 
   /**

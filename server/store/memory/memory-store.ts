@@ -76,7 +76,7 @@ export class MemoryStore implements Store {
     const lock = this.lockOf(args.name);
     // Copied: the caller may reuse its buffer.
     const outcome = lock.acquire({ ...args, value: new Uint8Array(args.value ?? []) }, now);
-    this.settle(args.name, lock, now);
+    this.keepOrForget(args.name, lock, now);
     return outcome;
   }
 
@@ -84,7 +84,7 @@ export class MemoryStore implements Store {
     const now = this.begin();
     const locks = args.locks.map((l) => this.lockOf(l.name));
     const outcome = acquireSet(locks, args, now);
-    for (const [i, l] of args.locks.entries()) this.settle(l.name, locks[i], now);
+    for (const [i, l] of args.locks.entries()) this.keepOrForget(l.name, locks[i], now);
     return outcome;
   }
 
@@ -100,7 +100,7 @@ export class MemoryStore implements Store {
     const now = this.begin();
     const lock = this.lockOf(name);
     const { statuses, recheckInMs, grants } = lock.check(waiters, now);
-    this.settle(name, lock, now);
+    this.keepOrForget(name, lock, now);
     this.deliver(name, grants);
     return { statuses, recheckInMs };
   }
@@ -150,7 +150,7 @@ export class MemoryStore implements Store {
     const lock = this.locks.get(hold.name);
     if (!lock) return { kind: "not-held" };
     const { outcome, grants } = lock.revoke(hold.sessionId, hold.owner, now);
-    this.settle(hold.name, lock, now);
+    this.keepOrForget(hold.name, lock, now);
     if (outcome.kind === "revoked") this.listener?.revoked({ ...hold, token: outcome.token });
     this.deliver(hold.name, grants);
     return outcome;
@@ -204,7 +204,7 @@ export class MemoryStore implements Store {
     const now = this.begin();
     const lock = this.lockOf(claim.name);
     const { outcome, grants } = lock.letGo(claim.sessionId, claim.owner, claim.requestId, how, now);
-    this.settle(claim.name, lock, now);
+    this.keepOrForget(claim.name, lock, now);
     this.deliver(claim.name, grants, freedAtMs);
     return outcome;
   }
@@ -218,7 +218,7 @@ export class MemoryStore implements Store {
     return now;
   }
 
-  /** The lock of `name`, or a new empty one that `settle` stores only if it gains an entry. */
+  /** The lock of `name`, or a new empty one that `keepOrForget` stores only if it gains an entry. */
   private lockOf(name: string): MemoryLock {
     return (
       this.locks.get(name) ??
@@ -230,7 +230,7 @@ export class MemoryStore implements Store {
   }
 
   /** Keeps a lock that has holders or waiters; forgets an empty one, retaining its counter. */
-  private settle(name: string, lock: MemoryLock, now: number): void {
+  private keepOrForget(name: string, lock: MemoryLock, now: number): void {
     if (!lock.isEmpty) this.locks.set(name, lock);
     else if (this.locks.delete(name)) this.fences.keep(name, now);
   }

@@ -1,23 +1,13 @@
-import type { RedisOptions } from "ioredis";
-import { reconnectDelayMs } from "./connection/reconnect-delay.js";
-import type { RedisAuth, RedisTarget } from "./connection/redis-connection.js";
+import type { ConnectionSettings } from "./connection/redis-connection.js";
 import type { JournalReplayReport } from "./journal/journal-replay.js";
 import type { JournalLimits } from "./journal/release-journal.js";
 
 /** Settings of the Redis store. */
-export interface RedisStoreOptions {
-  /** A single server's URL; shorthand for `target: { kind: "url", url }`. */
-  url?: string;
-  /** Where Redis is: a URL, Sentinels or Cluster nodes (wins over `url`). */
-  target?: RedisTarget;
-  /** Password and TLS for Sentinel and Cluster targets. */
-  auth?: RedisAuth;
+export interface RedisStoreOptions extends ConnectionSettings {
   /** Key and channel prefix (default "turnstile"). */
   prefix?: string;
   /** How long a fencing counter outlives its lock's last grant (default 30 days). */
   fenceRetainMs?: number;
-  /** Per-command timeout; a command over it fails as unavailable (default 2000 ms). */
-  commandTimeoutMs?: number;
   /**
    * Replicas that must hold every state change before anything depends on it (WAIT): a count,
    * "majority" (of master and replicas the Sentinels know; needs a Sentinel target), or 0/absent: off.
@@ -32,15 +22,4 @@ export interface RedisStoreOptions {
   releaseJournal?: Partial<JournalLimits>;
   /** Told after each replay of the journal on a new master (for the log). */
   onJournalReplay?: (report: JournalReplayReport) => void;
-}
-
-/** The ioredis settings of the store's connections: fail fast (no offline queue, no retries), reconnect with backoff. */
-export function commandOptions(options: RedisStoreOptions): RedisOptions {
-  return {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: options.commandTimeoutMs ?? 2000,
-    retryStrategy: reconnectDelayMs,
-  };
 }

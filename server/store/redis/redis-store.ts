@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { Cluster, Redis } from "ioredis";
-import { storeMark } from "../../tracing/wire-marks.js";
 import { HealthSignal } from "../health-signal.js";
 import type {
   AcquireArgs,
@@ -15,7 +14,9 @@ import type {
   Store,
   StoreListener,
 } from "../store.js";
+import { storeMark } from "../store-marks.js";
 import { redisCall } from "./connection/redis-call.js";
+import type { RedisClient } from "./connection/redis-connection.js";
 import { StoreConnections } from "./connection/store-connections.js";
 import { JournalReplay } from "./journal/journal-replay.js";
 import type { HoldClaim } from "./journal/release-journal.js";
@@ -23,29 +24,25 @@ import { EventFeed } from "./records/event-feed.js";
 import { LockKeyCache } from "./records/lock-key-cache.js";
 import { grantChannel } from "./records/lock-keys.js";
 import { LockLister } from "./records/lock-lister.js";
-import { parseLockState } from "./records/lock-state-parser.js";
 import { RedisWaitRegistry } from "./records/redis-wait-registry.js";
-import { SessionRecords } from "./records/session-records.js";
 import type { RedisStoreOptions } from "./redis-store-options.js";
-import { LockScriptArgs } from "./scripts/lock-script-args.js";
-import { LockScripts, type ScriptArg, type ScriptName } from "./scripts/lock-scripts.js";
+import { sendAcquire, translateAcquire } from "./scripts/acquire.js";
+import { runAcquireSet } from "./scripts/acquire-set.js";
+import { checkGrants, sendCheck, translateCheck } from "./scripts/check.js";
+import { runDescribe } from "./scripts/describe.js";
+import { runProclaim } from "./scripts/proclaim.js";
+import { type LetGo, releaseGrants, sendRelease, translateRelease } from "./scripts/release.js";
+import { type RenewScriptDeps, runRenew } from "./scripts/renew.js";
+import { revokeGrants, sendRevoke, translateRevoke } from "./scripts/revoke.js";
+import { LockScripts, type ScriptArg, type ScriptName } from "./scripts/runner/lock-scripts.js";
+import type { ScriptContext } from "./scripts/script-context.js";
+import { SessionRecords } from "./session-records.js";
 import { AckedWriter } from "./writes/acked-writer.js";
 import { ClusterWriter } from "./writes/cluster-writer.js";
 import { GrantOutbox } from "./writes/grant-outbox.js";
 import { SingleWriter, type StoreWriter } from "./writes/store-writer.js";
 
 export type { RedisStoreOptions } from "./redis-store-options.js";
-
-import type { RedisClient } from "./connection/redis-connection.js";
-import { runAcquireSet } from "./run-acquire-set.js";
-import { type RenewScriptDeps, runRenew } from "./run-renew.js";
-import {
-  type ScriptReply,
-  translateCheck,
-  translateProclaim,
-  translateReply,
-  translateRevoke,
-} from "./scripts/script-code.js";
 
 const DAY_MS = 86_400_000;
 
@@ -71,7 +68,8 @@ export class RedisStore implements Store {
   private readonly writer: StoreWriter;
   private readonly sessions: SessionRecords;
   private readonly lockKeys: LockKeyCache;
-  private readonly argv: LockScriptArgs;
+  /** What every script shares: each operation's ARGV, run and reply translation sit beside its .lua. */
+  private readonly context: ScriptContext;
   /** What runRenew needs, made at the first renewal; it keeps the renew.lua bodies of idle sessions' locks. */
   private renewing?: RenewScriptDeps;
   readonly waits: RedisWaitRegistry;
@@ -103,7 +101,14 @@ export class RedisStore implements Store {
           });
     const fenceRetainMs = options.fenceRetainMs ?? 30 * DAY_MS;
     const publish = target.kind === "cluster" ? "always" : "watched";
-    this.argv = new LockScriptArgs(this.coordinatorId, this.prefix, fenceRetainMs, publish, this.lockKeys, this.writer);
+    const [coordinatorId, prefix, lockKeys, writer, run] = [
+      this.coordinatorId,
+      this.prefix,
+      this.lockKeys,
+      this.writer,
+      this.run.bind(this),
+    ];
+    this.context = { coordinatorId, prefix, fenceRetainMs, publish, lockKeys, writer, run };
     this.sessions = new SessionRecords(this.redis, this.prefix, this.writer);
     this.waits = new RedisWaitRegistry(this.redis, this.prefix);
     const retrySet = (waiter: Omit<Claim, "owner">) => this.listener?.setMayFit?.(waiter);
@@ -112,8 +117,7 @@ export class RedisStore implements Store {
     // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).
     this.lister = this.redis instanceof Redis ? new LockLister(this.redis, this.prefix) : undefined;
     if (target.kind !== "sentinel") return;
-    const [argv, lockKeys, deliver] = [this.argv, this.lockKeys, this.outbox.deliver.bind(this.outbox)];
-    this.replay = new JournalReplay(options, { argv, lockKeys, send: this.run.bind(this), deliver });
+    this.replay = new JournalReplay(options, { context: this.context, deliver: this.outbox.deliver.bind(this.outbox) });
   }
 
   async start(listener: StoreListener): Promise<void> {
@@ -138,17 +142,13 @@ export class RedisStore implements Store {
   }
 
   async acquire(args: AcquireArgs): Promise<AcquireOutcome> {
-    const lock = this.lockKeys.of(args.name);
     const answered = storeMark("acquire", args);
-    const reply = await this.run("acquire", lock.keys, this.argv.acquire(args, lock));
+    const reply = await sendAcquire(this.context, args);
     answered?.();
-    return translateReply(reply as ScriptReply) as AcquireOutcome;
+    return translateAcquire(reply as unknown[]);
   }
 
-  acquireSet: Store["acquireSet"] = (args) =>
-    runAcquireSet(args, { lockKeys: this.lockKeys, argv: this.argv, cluster: this.redis instanceof Cluster }, (k, a) =>
-      this.run("acquire-set", k, a),
-    );
+  acquireSet: Store["acquireSet"] = (args) => runAcquireSet(this.context, args, this.redis instanceof Cluster);
 
   release(claim: HoldClaim, all: boolean): Promise<ReleaseOutcome> {
     return this.letGo({ ...claim, requestId: "" }, all ? "all" : "one");
@@ -159,20 +159,15 @@ export class RedisStore implements Store {
   }
 
   async check(name: string, waiters: Claim[]): Promise<CheckOutcome> {
-    const args = this.argv.check(name, waiters);
-    const reply = (await this.run("check", this.lockKeys.of(name).keys, args, name, (r) => r[1])) as [
-      number,
-      string[],
-      string[],
-    ];
-    this.outbox.deliver(name, reply[1]);
+    const reply = (await sendCheck(this.context, name, waiters)) as unknown[];
+    this.outbox.deliver(name, checkGrants(reply));
     return translateCheck(reply);
   }
 
   renew: Store["renew"] = (args) => {
     this.renewing ??= {
       lockKeys: this.lockKeys,
-      argv: this.argv,
+      fenceRetainMs: this.context.fenceRetainMs,
       cluster: this.redis instanceof Cluster,
       sessions: this.sessions,
       // Bodies run on one Redis only (run-renew.ts), where no key routes the write.
@@ -209,11 +204,8 @@ export class RedisStore implements Store {
     return this.health.subscribe(listener);
   }
 
-  async describe(name: string): Promise<LockState> {
-    const [holders, data, queue, leases, , version] = this.lockKeys.of(name).keys;
-    const keys = [holders, data, queue, leases, version];
-    // With acks, after a WAIT covers the writes before it: a release retry trusts a "gone" read here.
-    return parseLockState(name, await this.writer.write(holders, (on) => on.scripts.runBuffer("describe", keys, [])));
+  describe(name: string): Promise<LockState> {
+    return runDescribe(this.context, name);
   }
 
   list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported"> {
@@ -223,26 +215,16 @@ export class RedisStore implements Store {
   }
 
   async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
-    const args = this.argv.revoke(hold);
-    const reply = (await this.run(
-      "revoke",
-      this.lockKeys.of(hold.name).keys,
-      args,
-      hold.name,
-      (r) => r[3],
-    )) as ScriptReply;
+    const reply = (await sendRevoke(this.context, hold)) as unknown[];
     const outcome = translateRevoke(reply);
     // Told first: a holder served here learns now, before a waiter here is granted (its broadcast is then a no-op).
     if (outcome.kind === "revoked") this.listener?.revoked({ ...hold, token: outcome.token });
-    this.outbox.deliver(hold.name, reply[3] as string[]);
+    this.outbox.deliver(hold.name, revokeGrants(reply));
     return outcome;
   }
 
-  async proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
-    const lock = this.lockKeys.of(hold.name);
-    const [holders, data, , , , version] = lock.keys;
-    const args = this.argv.proclaim(hold, value, lock);
-    return translateProclaim((await this.run("proclaim", [holders, data, version], args)) as ScriptReply);
+  proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
+    return runProclaim(this.context, hold, value);
   }
 
   watch(name: string): Promise<void> {
@@ -261,19 +243,13 @@ export class RedisStore implements Store {
 
   private listener?: StoreListener;
 
-  private async letGo(claim: Claim & HoldClaim, how: "one" | "all" | "cancel" | "abandon"): Promise<ReleaseOutcome> {
+  private async letGo(claim: Claim & HoldClaim, how: LetGo): Promise<ReleaseOutcome> {
     const freedAtMs = performance.now();
     const answered = storeMark("release", claim);
-    const reply = (await this.run(
-      "release",
-      this.lockKeys.of(claim.name).keys,
-      this.argv.release(claim, how),
-      claim.name,
-      (r) => r[2],
-    )) as [number, number, string[]];
+    const reply = (await sendRelease(this.context, claim, how)) as unknown[];
     answered?.();
-    this.outbox.deliver(claim.name, reply[2], freedAtMs);
-    const outcome = translateReply(reply) as ReleaseOutcome;
+    this.outbox.deliver(claim.name, releaseGrants(reply), freedAtMs);
+    const outcome = translateRelease(reply);
     this.replay?.journal.letGo(claim, how, outcome);
     return outcome;
   }

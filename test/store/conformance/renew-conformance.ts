@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { RENEW_LOCKS_PER_SCRIPT } from "../../../server/store/redis/run-renew.js";
+import { RENEW_LOCKS_PER_SCRIPT } from "../../../server/store/redis/scripts/renew.js";
 import { ask, holdOf, renewOne, SHORT_TTL, waiterOf } from "./claims.js";
 import type { ConformanceFixture } from "./conformance-fixture.js";
 import { passTime } from "./wait-for.js";

@@ -1,10 +1,8 @@
 import { expect } from "chai";
 import { LockKeyCache } from "../../../server/store/redis/records/lock-key-cache.js";
-import { RENEW_LOCKS_PER_SCRIPT, runRenew } from "../../../server/store/redis/run-renew.js";
-import { LockScriptArgs } from "../../../server/store/redis/scripts/lock-script-args.js";
-import type { ScriptArg } from "../../../server/store/redis/scripts/lock-scripts.js";
-import { ScriptBody } from "../../../server/store/redis/scripts/script-command.js";
-import type { StoreWriter } from "../../../server/store/redis/writes/store-writer.js";
+import { RENEW_LOCKS_PER_SCRIPT, runRenew } from "../../../server/store/redis/scripts/renew.js";
+import type { ScriptArg } from "../../../server/store/redis/scripts/runner/lock-scripts.js";
+import { ScriptBody } from "../../../server/store/redis/scripts/runner/script-command.js";
 import type { RenewLock } from "../../../server/store/store.js";
 import { waiterOf } from "../conformance/claims.js";
 import { sameSlotNames, slotOf } from "../conformance/set-names.js";
@@ -23,7 +21,6 @@ interface Sent {
  */
 describe("runRenew (RedisStore.renew)", () => {
   const lockKeys = new LockKeyCache("t");
-  const argv = new LockScriptArgs("c1", "t", 60_000, "watched", lockKeys, {} as StoreWriter);
 
   /**
    * The scripts and the separate touches of session records sent; a record is alive unless in `lapsed`,
@@ -54,7 +51,7 @@ describe("runRenew (RedisStore.renew)", () => {
         return alive(id);
       },
     };
-    const deps = (cluster: boolean) => ({ lockKeys, argv, cluster, sessions });
+    const deps = (cluster: boolean) => ({ lockKeys, fenceRetainMs: 60_000, cluster, sessions });
     return { sent, touched, run, deps };
   }
 

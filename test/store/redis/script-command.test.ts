@@ -1,6 +1,11 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import { LuaScript, ScriptBody, ScriptCommand, serialize } from "../../../server/store/redis/scripts/script-command.js";
+import {
+  LuaScript,
+  ScriptBody,
+  ScriptCommand,
+  serialize,
+} from "../../../server/store/redis/scripts/runner/script-command.js";
 import { startRedis, type TestRedis } from "../../harness/redis-server.js";
 
 /** RESP as the protocol spells it, one argument at a time: what serialize must write byte for byte. */

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { eventChannel, lockKeys, revocationChannel } from "../../../server/store/redis/records/lock-keys.js";
-import { LockScripts, type ScriptArg } from "../../../server/store/redis/scripts/lock-scripts.js";
+import { LockScripts, type ScriptArg } from "../../../server/store/redis/scripts/runner/lock-scripts.js";
 import { MessageInbox } from "../../harness/message-inbox.js";
 import { startRedis, type TestRedis } from "../../harness/redis-server.js";
 

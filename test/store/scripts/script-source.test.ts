@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { expect } from "chai";
-import { SCRIPTS, SCRIPTS_VERSION, type ScriptName } from "../../../server/store/redis/scripts/lock-scripts.js";
-import { expandIncludes, scriptSource } from "../../../server/store/redis/scripts/script-source.js";
+import { SCRIPTS, SCRIPTS_VERSION, type ScriptName } from "../../../server/store/redis/scripts/runner/lock-scripts.js";
+import { expandIncludes, scriptSource } from "../../../server/store/redis/scripts/runner/script-source.js";
 import { acquire, check, describeLock, keys, proclaim, release, renew, revoke, useScripts } from "./script-fixture.js";
 import { acquireSet } from "./set-fixture.js";
 
@@ -79,6 +79,19 @@ describe("the Lua scripts and their includes", () => {
         expect(line, where).not.to.include(";");
         expect(line, where).not.to.match(/\b(then|do|else)\s+\S/);
         expect(line, where).not.to.match(/\bend\s+[^\s)]/);
+      });
+    }
+  });
+
+  it("name no variable, parameter or loop variable with one letter", () => {
+    const declared =
+      /\blocal\s+(?:function\s+\w+\s*\(([^)]*)\)|([\w\s,]+?)\s*(?:=|$))|\bfor\s+([\w\s,]+?)\s+(?:=|in\b)|\bfunction\s*\w*\s*\(([^)]*)\)/g;
+    for (const path of [...NAMES.map((n) => `${n}.lua`), ...INCLUDES.map((n) => `includes/${n}.lua`)]) {
+      lines(raw(path)).forEach((line, i) => {
+        if (line.trimStart().startsWith("--")) return;
+        const names = [...line.matchAll(declared)].flatMap((m) => m.slice(1).filter(Boolean).join(",").split(","));
+        const short = names.map((n) => n.trim()).filter((n) => n.length === 1 && n !== "_");
+        expect(short, `${path}:${i + 1}: ${line}`).to.deep.equal([]);
       });
     }
   });

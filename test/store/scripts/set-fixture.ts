@@ -1,4 +1,4 @@
-import type { ScriptArg } from "../../../server/store/redis/scripts/lock-scripts.js";
+import type { ScriptArg } from "../../../server/store/redis/scripts/runner/lock-scripts.js";
 import { keys, LONG_TTL, type Publish, RETAIN_MS, type ScriptFixture } from "./script-fixture.js";
 
 export interface AcquireSetInput {

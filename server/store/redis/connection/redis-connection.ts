@@ -30,6 +30,18 @@ export interface RedisAuth {
   tlsCaFile?: string;
 }
 
+/** Where the store connects and how: what its connections need of the store's settings. */
+export interface ConnectionSettings {
+  /** A single server's URL; shorthand for `target: { kind: "url", url }`. */
+  url?: string;
+  /** Where Redis is: a URL, Sentinels or Cluster nodes (wins over `url`). */
+  target?: RedisTarget;
+  /** Password and TLS for Sentinel and Cluster targets. */
+  auth?: RedisAuth;
+  /** Per-command timeout; a command over it fails as unavailable (default 2000 ms). */
+  commandTimeoutMs?: number;
+}
+
 /** A connection to any target: both kinds run the scripts and pub/sub the same way. */
 export type RedisClient = Redis | Cluster;
 

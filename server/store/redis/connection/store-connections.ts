@@ -1,7 +1,7 @@
 import { StoreUnavailableError } from "../../store-unavailable-error.js";
-import { commandOptions, type RedisStoreOptions } from "../redis-store-options.js";
+import { commandOptions } from "./command-options.js";
 import { reviveOnEnd } from "./connection-reviver.js";
-import { createRedisClient, type RedisClient } from "./redis-connection.js";
+import { type ConnectionSettings, createRedisClient, type RedisClient } from "./redis-connection.js";
 
 /**
  * The Redis store's two connections: `redis` runs the scripts, `events` is subscribed (pub/sub
@@ -14,7 +14,7 @@ export class StoreConnections {
   private lastError?: Error;
   private stopReviving = () => {};
 
-  constructor(options: RedisStoreOptions, onStatus: () => void) {
+  constructor(options: ConnectionSettings, onStatus: () => void) {
     const target = options.target ?? (options.url ? { kind: "url" as const, url: options.url } : undefined);
     if (!target) throw new TypeError("RedisStore: give a url or a target");
     const common = commandOptions(options);

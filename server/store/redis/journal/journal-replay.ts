@@ -1,8 +1,7 @@
 import { StoreUnacknowledgedError } from "../../store-unacknowledged-error.js";
-import type { LockKeyCache } from "../records/lock-key-cache.js";
-import type { LockScriptArgs } from "../scripts/lock-script-args.js";
-import type { ScriptArg, ScriptName } from "../scripts/lock-scripts.js";
-import { ScriptCode } from "../scripts/script-code.js";
+import { releaseGrants, sendRelease, translateRelease } from "../scripts/release.js";
+import { runReleaseToken } from "../scripts/release-token.js";
+import type { ScriptContext } from "../scripts/script-context.js";
 import { DEFAULT_JOURNAL_LIMITS, type JournalEntry, type JournalLimits, ReleaseJournal } from "./release-journal.js";
 
 /**
@@ -21,20 +20,9 @@ export interface JournalReplayReport {
   ms: number;
 }
 
-/** How the Redis store runs a script: acknowledged; when the WAIT falls short, `grants` of the reply are held back. */
-export type ScriptSend = (
-  script: ScriptName,
-  keys: readonly string[],
-  args: ScriptArg[],
-  lock?: string,
-  grants?: (reply: unknown[]) => unknown,
-) => Promise<unknown>;
-
-/** The store's side of a replay: the scripts' arguments, the send, grant delivery. */
+/** The store's side of a replay: what its scripts share (scripts/script-context.ts), grant delivery. */
 export interface ReplayTarget {
-  argv: LockScriptArgs;
-  lockKeys: LockKeyCache;
-  send: ScriptSend;
+  context: ScriptContext;
   /** Hands on the grants of an acknowledged reply. */
   deliver(name: string, grants: string[]): void;
 }
@@ -75,7 +63,7 @@ export class JournalReplay {
     const started = performance.now();
     const sent = this.send(entries);
     void Promise.allSettled(sent).then((results) => {
-      const codes = results.map((r) => (r.status === "fulfilled" ? r.value : undefined));
+      const answers = results.map((r) => (r.status === "fulfilled" ? r.value : undefined));
       const unacked = results.filter((r) => r.status === "rejected" && r.reason instanceof StoreUnacknowledgedError);
       const failed = results.filter((r) => r.status === "rejected").length - unacked.length;
       // Unacknowledged scripts still ran on this master; anything else may not have: replay again next time.
@@ -84,8 +72,8 @@ export class JournalReplay {
         epoch,
         entries: entries.length,
         scripts: sent.length,
-        dropped: codes.reduce<number>((sum, c) => sum + (c?.dropped ?? 0), 0),
-        withdrawn: codes.filter((c) => c?.code === ScriptCode.Withdrawn || c?.code === ScriptCode.GrantReleased).length,
+        dropped: answers.reduce<number>((sum, a) => sum + (a?.dropped ?? 0), 0),
+        withdrawn: answers.filter((a) => a?.withdrew).length,
         unacknowledged: unacked.length,
         failed,
         ms: Math.round(performance.now() - started),
@@ -94,32 +82,29 @@ export class JournalReplay {
   }
 
   /** Sends one release-token.lua per lock and one release.lua per cancel, all in this turn. */
-  private send(entries: JournalEntry[]): Promise<{ code: number; dropped: number }>[] {
-    const { argv, lockKeys, send, deliver } = this.target;
+  private send(entries: JournalEntry[]): Promise<{ withdrew: boolean; dropped: number }>[] {
+    const { context, deliver } = this.target;
     const releases = new Map<string, Release[]>();
-    const sent: Promise<{ code: number; dropped: number }>[] = [];
+    const sent: Promise<{ withdrew: boolean; dropped: number }>[] = [];
     for (const e of entries) {
       const same = e.kind === "release" ? releases.get(e.name) : undefined;
       if (e.kind === "release") same ? same.push(e) : releases.set(e.name, [e]);
       else {
         const { name } = e.claim;
-        const reply = send("release", lockKeys.of(name).keys, argv.release(e.claim, e.how), name, (r) => r[2]);
         sent.push(
-          reply.then((r) => {
-            const [code, , grants] = r as [number, number, string[]];
-            deliver(name, grants);
-            return { code, dropped: 0 };
+          sendRelease(context, e.claim, e.how).then((reply) => {
+            deliver(name, releaseGrants(reply as unknown[]));
+            const { kind } = translateRelease(reply as unknown[]);
+            return { withdrew: kind === "withdrawn" || kind === "grant-released", dropped: 0 };
           }),
         );
       }
     }
     for (const [name, holds] of releases) {
-      const reply = send("release-token", lockKeys.of(name).keys, argv.releaseTokens(name, holds), name, (r) => r[2]);
       sent.push(
-        reply.then((r) => {
-          const [code, dropped, grants] = r as [number, number, string[]];
+        runReleaseToken(context, name, holds).then(({ dropped, grants }) => {
           deliver(name, grants);
-          return { code, dropped };
+          return { withdrew: false, dropped };
         }),
       );
     }

@@ -1,7 +1,7 @@
 import type { StoreListener } from "../../store.js";
 import type { RedisClient } from "../connection/redis-connection.js";
+import { parseLockEvent, parseRevocation } from "./lock-event-parser.js";
 import { eventChannel, revocationChannel } from "./lock-keys.js";
-import { parseLockEvent, parseRevocation } from "./lock-state-parser.js";
 
 /**
  * The holder changes of watched locks and the revocation broadcast, on the store's pub/sub

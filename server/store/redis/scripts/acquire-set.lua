@@ -11,47 +11,48 @@
 --   ms: until the earliest holder lease of any name ends, -1: none);  {3, i} BUSY (may wait = 0);
 --   {4, i, limit} CONFLICT: the shared limit in force on name i differs;  {6, i} HELD: the owner holds name i
 local rcall = redis.call
-local holders, data, queue, leases, fence, ver, chan -- set per name by use(i)
 local session, owner, request, ttl, mayWait, coord, retain, value = unpack(ARGV, 1, 8)
 local publish, floors, names = unpack(ARGV, 9, 11)
 local hid, wid = session .. ':' .. owner, session .. ':' .. request
 --- @include "sets-ahead"
 --- @include "set-name"
--- tokens[i]: the token of a name hid already holds under this request (a re-run), else false.
-local k, tokens, held, busy, ms, position = #KEYS / 6, {}, 0, nil, -1, 0
-for i = 1, k do
-  local mode, limit = use(i)
-  local n = purged()
-  local found = rcall('HMGET', data, 'limit', 'h:' .. hid)
-  local token, gw = string.match(found[2] or '', '^(%d+) %d+ %d (.*)$')
-  local refused = found[2] and gw ~= wid and {6, i}
-  refused = refused or mode == '2' and found[1] and found[1] ~= limit and {4, i, found[1]}
+-- tokens[index]: the token of a name hid already holds under this request (a re-run), else false.
+local nameCount, tokens, held, busy, waitMs, position = #KEYS / 6, {}, 0, nil, -1, 0
+for index = 1, nameCount do
+  local lock, mode, limit = nameAt(index)
+  local holderCount = purged(lock)
+  local found = rcall('HMGET', lock.data, 'limit', 'h:' .. hid)
+  local token, grantedTo = string.match(found[2] or '', '^(%d+) %d+ %d (.*)$')
+  local refused = found[2] and grantedTo ~= wid and {6, index}
+  refused = refused or mode == '2' and found[1] and found[1] ~= limit and {4, index, found[1]}
   if refused then
     return refused
   end
-  tokens[i], held = token or false, held + (token and 1 or 0)
-  busy = busy or (not token and not (fits(mode, limit, n) and setsAhead(wid)) and i) or nil
-end
-if held < k and not busy then
-  for i = 1, k do
-    tokens[i] = tokens[i] or take(use(i))
+  tokens[index], held = token or false, held + (token and 1 or 0)
+  if not (busy or token or fits(lock, mode, limit, holderCount) and setsAhead(lock, wid)) then
+    busy = index
   end
-  held = k
 end
-if held == k or mayWait ~= '1' then
-  return held == k and {1, tokens} or {3, busy}
+if held < nameCount and not busy then
+  for index = 1, nameCount do
+    tokens[index] = tokens[index] or take(nameAt(index))
+  end
+  held = nameCount
+end
+if held == nameCount or mayWait ~= '1' then
+  return held == nameCount and {1, tokens} or {3, busy}
 end
 -- Queued on the names it does not hold (a re-run may hold some: it never queues behind itself).
-for i = 1, k do
-  local mode, limit = use(i)
-  if not tokens[i] then
-    if not rcall('ZSCORE', queue, wid) then
-      join(mode, limit)
+for index = 1, nameCount do
+  local lock, mode, limit = nameAt(index)
+  if not tokens[index] then
+    if not rcall('ZSCORE', lock.queue, wid) then
+      join(lock, mode, limit)
     end
-    rcall('ZADD', leases, now + ttl, wid)
-    position = i == busy and rcall('ZRANK', queue, wid) + 1 or position
-    local first = rcall('ZRANGE', holders, 0, 0, 'WITHSCORES')[2]
-    ms = first and math.max(0, math.min(ms < 0 and math.huge or ms, first - now)) or ms
+    rcall('ZADD', lock.leases, now + ttl, wid)
+    position = index == busy and rcall('ZRANK', lock.queue, wid) + 1 or position
+    local first = rcall('ZRANGE', lock.holders, 0, 0, 'WITHSCORES')[2]
+    waitMs = first and math.max(0, math.min(waitMs < 0 and math.huge or waitMs, first - now)) or waitMs
   end
 end
-return {2, busy, position, ms}
+return {2, busy, position, waitMs}

@@ -10,51 +10,51 @@
 --   {2, position, ms} QUEUED (ms until the earliest holder lease ends);  {5} UPGRADE: shared holder asked
 --   exclusive;  {4, limit} CONFLICT: the shared limit in force differs (re-entry too)
 local rcall = redis.call
-local holders, data, queue, leases, fence, ver = unpack(KEYS)
 local session, owner, request, ttl, mode, limit, mayWait = unpack(ARGV, 1, 7)
 local coord, retain, value, chan, publish, floors, lockDelay = unpack(ARGV, 8, 14)
 local hid, wid = session .. ':' .. owner, session .. ':' .. request
+--- @include "lock"
 --- @include "purge"
 --- @include "fits"
 --- @include "grant"
 --- @include "reenter"
+local lock = lockOf(KEYS, 1, chan)
+local holderCount, waiterCount = purge(lock)
 -- Idle: the emptied hash holds no limit, hold or waiter to look up. Past here only a shared claim fits.
-local idle = n == 0 and waiting == 0
+local idle = holderCount == 0 and waiterCount == 0
 if idle then
-  rcall('DEL', data)
-elseif n == 0 then
-  rcall('HDEL', data, 'excl')
+  rcall('DEL', lock.data)
+elseif holderCount == 0 then
+  rcall('HDEL', lock.data, 'excl')
 end
-local found = idle and {} or rcall('HMGET', data, 'limit', 'h:' .. hid, 'delay', 'sets', 'w:' .. wid)
-rest(n, waiting, found[3])
+local found = idle and {} or rcall('HMGET', lock.data, 'limit', 'h:' .. hid, 'delay', 'sets', 'w:' .. wid)
+rest(lock, holderCount, waiterCount, found[3])
 if mode == '2' and found[1] and found[1] ~= limit then
   return {4, found[1]}
 end
 if found[2] then
-  return reenter(found[2])
+  return reenter(lock, found[2])
 end
 local fields = {'w:' .. wid, coord .. ' ' .. mode .. ' ' .. limit .. ' ' .. owner, 'v:' .. hid, value}
 -- Not queued yet without a waiter record (found[5]); a new entry's seq is the highest (seq goes only with
 -- an idle lock's hash), so it is last in line.
-local position = waiting + 1
 if not found[5] then
-  if (waiting == 0 or found[4] and setsAhead(wid)) and fits(mode, limit, n) then
+  if (waiterCount == 0 or found[4] and setsAhead(lock, wid)) and fits(lock, mode, limit, holderCount) then
     local held = mode == '2' and {fields[3], value, 'limit', limit} or {fields[3], value}
-    return {1, grant(hid, wid, mode, now + ttl, withDelay(held, 'd:' .. hid, lockDelay)), 1}
+    return {1, grant(lock, hid, wid, mode, now + ttl, withDelay(held, 'd:' .. hid, lockDelay)), 1}
   end
   if mayWait ~= '1' then
     return {3}
   end
-  rcall('ZADD', queue, rcall('HINCRBY', data, 'seq', 1), wid)
+  rcall('ZADD', lock.queue, rcall('HINCRBY', lock.data, 'seq', 1), wid)
   fields[5], fields[6] = 'q:' .. wid, now
   if mode == '2' then
     fields[7], fields[8] = 'limit', limit
   end
-  keep()
-else
-  position = rcall('ZRANK', queue, wid) + 1
+  keep(lock)
 end
-rcall('ZADD', leases, now + ttl, wid)
-rcall('HSET', data, unpack(withDelay(fields, 'y:' .. wid, lockDelay)))
-local first = rcall('ZRANGE', holders, 0, 0, 'WITHSCORES')
+local position = found[5] and rcall('ZRANK', lock.queue, wid) + 1 or waiterCount + 1
+rcall('ZADD', lock.leases, now + ttl, wid)
+rcall('HSET', lock.data, unpack(withDelay(fields, 'y:' .. wid, lockDelay)))
+local first = rcall('ZRANGE', lock.holders, 0, 0, 'WITHSCORES')
 return {2, position, first[2] and math.max(0, first[2] - now) or 0}

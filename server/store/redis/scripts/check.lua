@@ -9,24 +9,27 @@
 --   ms: until the earliest holder lease or lock-delay ends (-1: neither)
 --   status per pair: 'q' still queued, a token: granted to that waiter, '' gone (expired or never queued)
 local rcall = redis.call
-local holders, data, queue, leases, fence, ver = unpack(KEYS)
 local coord, retain, name, prefix, chan, publish, floors = unpack(ARGV, 1, 7)
+--- @include "lock"
 --- @include "purge"
 --- @include "hand-on"
-local granted = handOn(n, waiting, {})
+local lock = lockOf(KEYS, 1, chan)
+local holderCount, waiterCount = purge(lock)
+local granted = handOn(lock, holderCount, waiterCount, {})
 local statuses = {}
-for i = 8, #ARGV, 2 do
-  local status = rcall('ZSCORE', queue, ARGV[i]) and 'q' or ''
-  local rec = rcall('HGET', data, 'h:' .. ARGV[i + 1])
-  if rec then
-    local token, gw = string.match(rec, '^(%d+) %d+ %d (.*)$')
-    if gw == ARGV[i] then
+for pair = 8, #ARGV, 2 do
+  local waiter, holder = ARGV[pair], ARGV[pair + 1]
+  local status = rcall('ZSCORE', lock.queue, waiter) and 'q' or ''
+  local record = rcall('HGET', lock.data, 'h:' .. holder)
+  if record then
+    local token, grantedTo = string.match(record, '^(%d+) %d+ %d (.*)$')
+    if grantedTo == waiter then
       status = token
     end
   end
   table.insert(statuses, status)
 end
-local first = rcall('ZRANGE', holders, 0, 0, 'WITHSCORES')
+local first = rcall('ZRANGE', lock.holders, 0, 0, 'WITHSCORES')
 -- A lock-delay in force (delay.lua) is a holder here: the re-check falls due at its end.
-rest(n, waiting, first[1] == DELAY and first[2])
+rest(lock, holderCount, waiterCount, first[1] == DELAY and first[2])
 return {first[2] and math.max(0, first[2] - now) or -1, granted, statuses}

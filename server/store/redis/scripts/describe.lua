@@ -10,33 +10,33 @@
 --   (ms held / waited: since the grant / the first queueing, on the Redis clock; 0 when not recorded)
 --   delay: ms until the lock-delay in force ends (delay.lua), -1 when none
 local rcall = redis.call
-local holders, data, queue, leases, ver = unpack(KEYS)
+local holders, data, queue, leases, version = unpack(KEYS)
 --- @include "clock"
-local hs, ws, delay = {}, {}, -1
+local holderList, waiterList, delay = {}, {}, -1
 local live = rcall('ZRANGEBYSCORE', holders, '(' .. now, '+inf', 'WITHSCORES')
-for i = 1, #live, 2 do
-  local h = live[i]
+for at = 1, #live, 2 do
+  local holder = live[at]
   -- The lock-delay's member of the holders set (delay.lua) holds nothing: it is the delay's end.
-  if h == 'delay' then
-    delay = live[i + 1] - now
+  if holder == 'delay' then
+    delay = live[at + 1] - now
   else
-    local rec = rcall('HGET', data, 'h:' .. h)
-    local value = rcall('HGET', data, 'v:' .. h) or ''
-    local since = tonumber(rcall('HGET', data, 'a:' .. h) or now)
-    for _, x in ipairs({h, rec, live[i + 1] - now, value, math.max(0, now - since)}) do
-      table.insert(hs, x)
+    local record = rcall('HGET', data, 'h:' .. holder)
+    local value = rcall('HGET', data, 'v:' .. holder) or ''
+    local since = tonumber(rcall('HGET', data, 'a:' .. holder) or now)
+    for _, field in ipairs({holder, record, live[at + 1] - now, value, math.max(0, now - since)}) do
+      table.insert(holderList, field)
     end
   end
 end
-for _, w in ipairs(rcall('ZRANGE', queue, 0, -1)) do
-  local lease = tonumber(rcall('ZSCORE', leases, w))
+for _, waiter in ipairs(rcall('ZRANGE', queue, 0, -1)) do
+  local lease = tonumber(rcall('ZSCORE', leases, waiter))
   if lease and lease > now then
-    local since = tonumber(rcall('HGET', data, 'q:' .. w) or now)
-    local rec = rcall('HGET', data, 'w:' .. w)
-    local set = string.match(rec, '^%S+ [34]') and rcall('HGET', data, 's:' .. w) or ''
-    for _, x in ipairs({w, rec, lease - now, math.max(0, now - since), set}) do
-      table.insert(ws, x)
+    local since = tonumber(rcall('HGET', data, 'q:' .. waiter) or now)
+    local record = rcall('HGET', data, 'w:' .. waiter)
+    local setNames = string.match(record, '^%S+ [34]') and rcall('HGET', data, 's:' .. waiter) or ''
+    for _, field in ipairs({waiter, record, lease - now, math.max(0, now - since), setNames}) do
+      table.insert(waiterList, field)
     end
   end
 end
-return {rcall('GET', ver) or '0', rcall('HGET', data, 'limit') or '', hs, ws, delay}
+return {rcall('GET', version) or '0', rcall('HGET', data, 'limit') or '', holderList, waiterList, delay}

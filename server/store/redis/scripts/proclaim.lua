@@ -6,14 +6,21 @@
 -- Returns {31}  PROCLAIMED
 --         {32}  NOT_HELD: that session and owner hold no live lease on the lock
 local rcall = redis.call
-local holders, data, ver = unpack(KEYS)
 local session, owner, value, chan, publish, retain, floors = unpack(ARGV)
 local hid = session .. ':' .. owner
+-- The lock as event.lua takes it (lock.lua's shape, with only the keys it reads).
+local lock = {
+  holders = KEYS[1],
+  data = KEYS[2],
+  version = KEYS[3],
+  events = chan,
+  loud = publish ~= 'watched' or nil,
+}
 --- @include "event"
-local deadline = tonumber(rcall('ZSCORE', holders, hid))
+local deadline = tonumber(rcall('ZSCORE', lock.holders, hid))
 if not deadline or deadline <= now then
   return {32}
 end
-rcall('HSET', data, 'v:' .. hid, value)
-event('value', hid, deadline - now)
+rcall('HSET', lock.data, 'v:' .. hid, value)
+event(lock, 'value', hid, deadline - now)
 return {31}

@@ -12,25 +12,27 @@
 --   code 41 DROPPED (at least one hold had its token and is gone now), 42 NOT_HELD (none did; an expired
 --   holder is still purged and the lock handed on)
 local rcall = redis.call
-local holders, data, queue, leases, fence, ver = unpack(KEYS)
 local coord, retain, name, prefix, chan, publish, floors = unpack(ARGV, 1, 7)
+--- @include "lock"
 --- @include "purge"
 --- @include "hand-on"
+local lock = lockOf(KEYS, 1, chan)
+local holderCount, waiterCount = purge(lock)
 local drop, dropped = {}, 0
-for i = 8, #ARGV - 2, 3 do
-  local hid = ARGV[i] .. ':' .. ARGV[i + 1]
-  local rec = rcall('HGET', data, 'h:' .. hid)
-  if rec and string.match(rec, '^%d+') == ARGV[i + 2] then
+for hold = 8, #ARGV - 2, 3 do
+  local hid = ARGV[hold] .. ':' .. ARGV[hold + 1]
+  local record = rcall('HGET', lock.data, 'h:' .. hid)
+  if record and string.match(record, '^%d+') == ARGV[hold + 2] then
     dropped = dropped + 1
-    n = n - rcall('ZREM', holders, hid)
-    event('released', hid, 0)
+    holderCount = holderCount - rcall('ZREM', lock.holders, hid)
+    event(lock, 'released', hid, 0)
     -- Removed after the event, which reads them; hand-on deletes them with the keys when the lock is idle.
-    for _, f in ipairs(holderFields(hid)) do
-      table.insert(drop, f)
+    for _, field in ipairs(holderFields(hid)) do
+      table.insert(drop, field)
     end
   end
 end
-local granted = handOn(n, waiting, drop)
+local granted = handOn(lock, holderCount, waiterCount, drop)
 -- A lock-delay in force (delay.lua) grants nobody; left alone, the delayed lock's keys expire at its end.
-rest(n, waiting, rcall('HGET', data, 'delay'))
+rest(lock, holderCount, waiterCount, rcall('HGET', lock.data, 'delay'))
 return {dropped > 0 and 41 or 42, dropped, granted}

@@ -12,46 +12,43 @@
 --   code 11 RELEASED, 12 NOT_HELD, 13 WITHDRAWN (waiter left the queue),
 --   14 GRANT_RELEASED (raced grant let go), 15 GONE (no such waiter or grant)
 local rcall = redis.call
-local holders, data, queue, leases, fence, ver = unpack(KEYS)
 local session, owner, request, how, coord, retain, name, prefix, chan, publish, floors = unpack(ARGV)
-local hid = session .. ':' .. owner
-local wid = session .. ':' .. request
+local hid, wid = session .. ':' .. owner, session .. ':' .. request
+--- @include "lock"
 --- @include "purge"
 --- @include "hand-on"
+local lock = lockOf(KEYS, 1, chan)
+local holderCount, waiterCount = purge(lock)
 local code, left = 12, 0
-local found = rcall('HMGET', data, 'h:' .. hid, 'delay')
-local rec = found[1]
-local token, count, hmode, gw
-if rec then
-  token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$')
-end
+local found = rcall('HMGET', lock.data, 'h:' .. hid, 'delay')
+local token, count, heldMode, grantedTo = string.match(found[1] or '', '^(%d+) (%d+) (%d) (.*)$')
 if request ~= '' then
-  local w = rcall('HGET', data, 'w:' .. wid)
-  if w and (how == 'cancel' or string.match(w, '^%S+') == coord) then
+  local entry = rcall('HGET', lock.data, 'w:' .. wid)
+  if entry and (how == 'cancel' or string.match(entry, '^%S+') == coord) then
     code = 13
-    waiting = waiting - rcall('ZREM', queue, wid)
-    rcall('ZREM', leases, wid)
-    rcall('HDEL', data, 'w:' .. wid, 'v:' .. hid, 'q:' .. wid, 'y:' .. wid, 's:' .. wid)
-  elseif how == 'cancel' and rec and gw == wid then
+    waiterCount = waiterCount - rcall('ZREM', lock.queue, wid)
+    rcall('ZREM', lock.leases, wid)
+    rcall('HDEL', lock.data, 'w:' .. wid, 'v:' .. hid, 'q:' .. wid, 'y:' .. wid, 's:' .. wid)
+  elseif how == 'cancel' and found[1] and grantedTo == wid then
     code = 14
   else
     code = 15
   end
-elseif rec then
+elseif found[1] then
   code = 11
   left = how == 'all' and 0 or tonumber(count) - 1
   if left > 0 then
-    rcall('HSET', data, 'h:' .. hid, token .. ' ' .. left .. ' ' .. hmode .. ' ' .. gw)
+    rcall('HSET', lock.data, 'h:' .. hid, token .. ' ' .. left .. ' ' .. heldMode .. ' ' .. grantedTo)
   end
 end
 local drop = {}
 if (code == 11 and left == 0) or code == 14 then
-  n = n - rcall('ZREM', holders, hid)
-  event('released', hid, 0)
+  holderCount = holderCount - rcall('ZREM', lock.holders, hid)
+  event(lock, 'released', hid, 0)
   -- Removed after the event, which reads them; hand-on deletes them with the keys when the lock is idle.
   drop = holderFields(hid)
 end
-local granted = handOn(n, waiting, drop)
--- A lock-delay in force (delay.lua) grants nobody, so n and waiting still hold.
-rest(n, waiting, found[2])
+local granted = handOn(lock, holderCount, waiterCount, drop)
+-- A lock-delay in force (delay.lua) grants nobody, so the counts still hold.
+rest(lock, holderCount, waiterCount, found[2])
 return {code, left, granted}

@@ -25,34 +25,35 @@ local function push(set, member)
   rcall('ZADD', set, 'XX', now + ttl, member)
   return true
 end
-local out, a = {}, 4
-local locks = #KEYS - #KEYS % 4
-for k = 1, locks, 4 do
-  local holders, leases, fence, data = unpack(KEYS, k, k + 3)
-  local h, w = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
-  local held, first = false, a + 2 + h
-  for i = a + 2, first - 1 do
-    local hid = session .. ':' .. ARGV[i]
-    local ok = push(holders, hid)
-    held = held or ok
-    table.insert(out, ok and string.match(rcall('HGET', data, 'h:' .. hid), '^%d+ %d+') or 0)
+-- cursor: where the current lock's ARGV starts (its holder count).
+local statuses, cursor = {}, 4
+local lockKeys = #KEYS - #KEYS % 4
+for key = 1, lockKeys, 4 do
+  local holders, leases, fence, data = unpack(KEYS, key, key + 3)
+  local holderCount, waiterCount = tonumber(ARGV[cursor]), tonumber(ARGV[cursor + 1])
+  local held, firstPair = false, cursor + 2 + holderCount
+  for ownerArg = cursor + 2, firstPair - 1 do
+    local hid = session .. ':' .. ARGV[ownerArg]
+    local renewed = push(holders, hid)
+    held = held or renewed
+    table.insert(statuses, renewed and string.match(rcall('HGET', data, 'h:' .. hid), '^%d+ %d+') or 0)
   end
-  for i = first, first + 2 * w - 1, 2 do
+  for pair = firstPair, firstPair + 2 * waiterCount - 1, 2 do
     local status = 0
-    if push(leases, session .. ':' .. ARGV[i]) then
+    if push(leases, session .. ':' .. ARGV[pair]) then
       status = 1
-    elseif push(holders, session .. ':' .. ARGV[i + 1]) then
+    elseif push(holders, session .. ':' .. ARGV[pair + 1]) then
       status = 2
       held = true
     end
-    table.insert(out, status)
+    table.insert(statuses, status)
   end
   if held then
     rcall('PEXPIRE', fence, ttl + retain)
   end
-  a = first + 2 * w
+  cursor = firstPair + 2 * waiterCount
 end
-if locks < #KEYS then
-  table.insert(out, rcall('PEXPIRE', KEYS[#KEYS], ttl))
+if lockKeys < #KEYS then
+  table.insert(statuses, rcall('PEXPIRE', KEYS[#KEYS], ttl))
 end
-return out
+return statuses

@@ -13,29 +13,30 @@
 --   23 INVALID_SESSION (the session contains ':', so "session:owner" could name another session's
 --   hold; nothing is read or changed; token and count 0)
 local rcall = redis.call
-local holders, data, queue, leases, fence, ver = unpack(KEYS)
 local session, owner, coord, retain, name, prefix, chan, publish, floors, revocations = unpack(ARGV)
 if string.find(session, ':', 1, true) then
   return {23, 0, 0, {}}
 end
 local hid = session .. ':' .. owner
+--- @include "lock"
 --- @include "purge"
 --- @include "hand-on"
-local found = rcall('HMGET', data, 'h:' .. hid, 'd:' .. hid, 'delay')
-local rec = found[1]
+local lock = lockOf(KEYS, 1, chan)
+local holderCount, waiterCount = purge(lock)
+local found = rcall('HMGET', lock.data, 'h:' .. hid, 'd:' .. hid, 'delay')
 local code, token, count = 22, 0, 0
 local drop = {}
-if rec then
+if found[1] then
   code = 21
-  token, count = string.match(rec, '^(%d+) (%d+)')
-  n = n - rcall('ZREM', holders, hid)
-  event('revoked', hid, 0)
+  token, count = string.match(found[1], '^(%d+) (%d+)')
+  holderCount = holderCount - rcall('ZREM', lock.holders, hid)
+  event(lock, 'revoked', hid, 0)
   -- Not a release: the hold's lock-delay (delay.lua) starts now.
-  n = n + holdOff(found[2], now)
+  holderCount = holderCount + holdOff(lock, found[2], now)
   -- Removed after the event, which reads them; hand-on deletes them with the keys when the lock is idle.
   drop = holderFields(hid)
   rcall('PUBLISH', revocations, session .. '\n' .. owner .. '\n' .. token .. '\n' .. name)
 end
-local granted = handOn(n, waiting, drop)
-rest(n, waiting, found[3])
+local granted = handOn(lock, holderCount, waiterCount, drop)
+rest(lock, holderCount, waiterCount, found[3])
 return {code, token, tonumber(count), granted}

@@ -2,7 +2,7 @@ import { type Cluster, Command, type Redis } from "ioredis";
 import { StoreUnavailableError } from "../../store-unavailable-error.js";
 import { ClusterEpochs } from "../connection/cluster-epochs.js";
 import { redisCall } from "../connection/redis-call.js";
-import { LockScripts } from "../scripts/lock-scripts.js";
+import { LockScripts } from "../scripts/runner/lock-scripts.js";
 import { type AckResult, ReplicaAcks } from "./replica-acks.js";
 import type { StoreWriter, WriteTarget } from "./store-writer.js";
 

@@ -1,5 +1,5 @@
 import type { RedisClient } from "../connection/redis-connection.js";
-import type { LockScripts } from "../scripts/lock-scripts.js";
+import type { LockScripts } from "../scripts/runner/lock-scripts.js";
 import type { AckedWriter } from "./acked-writer.js";
 
 /** Where one write goes: the client to send plain commands on, and the scripts defined on it. */

@@ -3,35 +3,34 @@
 -- delayed: the member DELAY of the holders set, scored with the delay's end, counts as an exclusive holder
 -- ('excl' is set), so nobody is granted and re-checks fall due at its end; the data-hash field 'delay'
 -- mirrors the end, so a script can read it beside fields it reads anyway (delay-expiry.lua).
--- Expects in scope: rcall, holders, data (keys), now
--- Defines: DELAY; delayEnd (the end in force as far as this run has seen, or nil);
---   holdOff(ms, from): delays the lock to from + ms (ms text, or nil/false: no delay) unless that has passed,
---     never shortening a later end; returns the holders added (1 when there was no delay, else 0)
---   lift(): drops the 'delay' and 'excl' fields and the keys' expiry (purge.lua removed the ended member)
---   withDelay(t, field, ms): appends field and ms to the list t when ms (text) is given; returns t
+-- Expects in scope: rcall, now
+-- Defines: DELAY; holdOff(lock, ms, from): delays the lock to from + ms (ms text, or nil/false: no delay)
+--     unless that has passed, never shortening a later end; notes the end in force in lock.delayEnd;
+--     returns the holders added (1 when there was no delay, else 0)
+--   lift(lock): drops the 'delay' and 'excl' fields and the keys' expiry (purge.lua removed the ended member)
+--   withDelay(fields, field, ms): appends field and ms to the list fields when ms (text) is given; returns it
 local DELAY = 'delay'
-local delayEnd
-local function holdOff(ms, from)
+local function holdOff(lock, ms, from)
   local untilMs = ms and tonumber(from) + tonumber(ms) or 0
-  local cur = untilMs > now and tonumber(rcall('ZSCORE', holders, DELAY))
-  if untilMs <= now or (cur and cur >= untilMs) then
-    delayEnd = cur and math.max(delayEnd or 0, cur) or delayEnd
+  local current = untilMs > now and tonumber(rcall('ZSCORE', lock.holders, DELAY))
+  if untilMs <= now or (current and current >= untilMs) then
+    lock.delayEnd = current and math.max(lock.delayEnd or 0, current) or lock.delayEnd
     return 0
   end
-  delayEnd = math.max(delayEnd or 0, untilMs)
-  rcall('ZADD', holders, untilMs, DELAY)
-  rcall('HSET', data, 'excl', '1', 'delay', untilMs)
-  return cur and 0 or 1
+  lock.delayEnd = math.max(lock.delayEnd or 0, untilMs)
+  rcall('ZADD', lock.holders, untilMs, DELAY)
+  rcall('HSET', lock.data, 'excl', '1', 'delay', untilMs)
+  return current and 0 or 1
 end
-local function lift()
-  rcall('HDEL', data, 'excl', 'delay')
-  rcall('PERSIST', holders)
-  rcall('PERSIST', data)
+local function lift(lock)
+  rcall('HDEL', lock.data, 'excl', 'delay')
+  rcall('PERSIST', lock.holders)
+  rcall('PERSIST', lock.data)
 end
-local function withDelay(t, field, ms)
+local function withDelay(fields, field, ms)
   if ms then
-    table.insert(t, field)
-    table.insert(t, ms)
+    table.insert(fields, field)
+    table.insert(fields, ms)
   end
-  return t
+  return fields
 end

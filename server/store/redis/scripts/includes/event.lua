@@ -2,30 +2,31 @@
 -- as "version kind token count mode holders-left lease-ms\nholder\nvalue" (docs/data-model.md).
 -- Version rule: a new counter starts at the Redis clock in µs and lapses `retain` + 1 day after creation;
 --   a version always exceeds the floor V of `floors` "F V" (the Sentinel master's epoch).
--- Publish rule: 'watched' publishes only while PUBSUB NUMSUB counts a subscriber (asked once per run);
---   'always' publishes regardless (Cluster: NUMSUB is per node).
--- Expects in scope: rcall, holders, data, ver (keys), chan, publish, retain, floors (ARGV)
--- Defines: event(kind, h, ms) for holder h, whose h: record must still be in the data hash; returns nothing.
---   Also t, now (clock.lua), loud (publish decided: true, false, or nil until NUMSUB is asked), versionFloor
+-- Publish rule: 'watched' publishes only while PUBSUB NUMSUB counts a subscriber (asked once per run and
+--   lock: lock.loud, lock.lua); 'always' publishes regardless (Cluster: NUMSUB is per node).
+-- Expects in scope: rcall, retain, floors (ARGV)
+-- Defines: event(lock, kind, holder, leaseMs) for a holder whose h: record is still in the lock's data
+--   hash; returns nothing. Also redisTime, now (clock.lua), versionFloor
 --- @include "clock"
-local loud = publish ~= 'watched' or nil
 local versionFloor = tonumber(string.match(floors, '^%d+ (%d+)$'))
-local function event(kind, h, ms)
-  local v = rcall('INCR', ver)
-  if v == 1 then
-    v = rcall('INCRBY', ver, string.format('%.0f', t[1] * 1e6 + t[2]))
-    rcall('PEXPIRE', ver, retain + 86400000)
+local function event(lock, kind, holder, leaseMs)
+  local version = rcall('INCR', lock.version)
+  if version == 1 then
+    version = rcall('INCRBY', lock.version, string.format('%.0f', redisTime[1] * 1e6 + redisTime[2]))
+    rcall('PEXPIRE', lock.version, retain + 86400000)
   end
-  if v <= versionFloor then
-    v = rcall('INCRBY', ver, string.format('%.0f', versionFloor - v + 1))
+  if version <= versionFloor then
+    version = rcall('INCRBY', lock.version, string.format('%.0f', versionFloor - version + 1))
   end
-  if loud == nil then
-    loud = rcall('PUBSUB', 'NUMSUB', chan)[2] > 0
+  if lock.loud == nil then
+    lock.loud = rcall('PUBSUB', 'NUMSUB', lock.events)[2] > 0
   end
-  if not loud then
+  if not lock.loud then
     return
   end
-  local hold = string.match(rcall('HGET', data, 'h:' .. h), '^%d+ %d+ %d')
-  local head = table.concat({string.format('%.0f', v), kind, hold, rcall('ZCARD', holders), ms}, ' ')
-  rcall('PUBLISH', chan, head .. '\n' .. h .. '\n' .. (rcall('HGET', data, 'v:' .. h) or ''))
+  local hold = string.match(rcall('HGET', lock.data, 'h:' .. holder), '^%d+ %d+ %d')
+  local left = rcall('ZCARD', lock.holders)
+  local head = table.concat({string.format('%.0f', version), kind, hold, left, leaseMs}, ' ')
+  local value = rcall('HGET', lock.data, 'v:' .. holder) or ''
+  rcall('PUBLISH', lock.events, head .. '\n' .. holder .. '\n' .. value)
 end

@@ -2,14 +2,15 @@
 -- exclusively and the holders are fewer than its limit (0: no limit). Nobody jumps the queue but past
 -- acquire-set members (sets-ahead.lua): acquire.lua grants only when nobody else waits, hand-on.lua only to
 -- the head waiter. Its twin is MemoryLock.fits (server/store/memory/memory-lock.ts): change both together.
--- Expects in scope: rcall, data (key); queue (key) where setsAhead is called
--- Defines: fits(mode, limit, n) for a claim of mode '1' (exclusive) or '2' (shared) and limit (decimal
---   text) beside n holders; true or false, and reads the data hash only when n > 0. Also what
---   sets-ahead.lua defines
+-- Expects in scope: rcall
+-- Defines: fits(lock, mode, limit, holderCount) for a claim of mode '1' (exclusive) or '2' (shared) and
+--   limit (decimal text) beside holderCount holders; true or false, and reads the data hash only when there
+--   is a holder. Also what sets-ahead.lua defines
 --- @include "sets-ahead"
-local function fits(mode, limit, n)
-  if n == 0 then
+local function fits(lock, mode, limit, holderCount)
+  if holderCount == 0 then
     return true
   end
-  return mode == '2' and rcall('HEXISTS', data, 'excl') == 0 and (limit == '0' or n < tonumber(limit))
+  local sharedOnly = mode == '2' and rcall('HEXISTS', lock.data, 'excl') == 0
+  return sharedOnly and (limit == '0' or holderCount < tonumber(limit))
 end

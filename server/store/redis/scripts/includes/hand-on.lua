@@ -2,49 +2,49 @@
 -- (fits.lua; none after an exclusive grant), in queue order, passing over acquire-set members (multi-lock);
 -- deletes the lock's keys (not fence or version) when nobody holds or waits (a lock-delay counts as a holder:
 -- delay.lua; a waiter's lock-delay becomes its hold's). Twin: MemoryLock.handOn (memory-lock.ts): edit both.
--- A grant to this coordinator's waiter (or any, when prefix is '') is returned, another's published on its
--- grant channel as "waiter\ntoken\nname"; a set member that fits goes out the same way, token '' (re-run it).
--- Expects in scope: rcall, holders, data, queue, leases (keys), coord, name, prefix (ARGV), now, fits, grant
--- Defines: handOn(n, waiting, drop): deletes the data-hash fields in `drop` (and 'excl' when n = 0), then
---   hands on; returns {waiter, token, ...} (waiter as 'coordinator waiter' when another's). Also fits, grant
+-- Expects in scope: rcall, coord, name, prefix (ARGV), now
+-- Defines: handOn(lock, holderCount, waiterCount, drop): deletes the data-hash fields in the list drop (and
+--   'excl' when nobody holds), then hands on; returns {waiter, token, ...}: this coordinator's grants (all,
+--   others' as 'coordinator waiter', when prefix is ''); others' go out on their coordinator's grant channel
+--   as "waiter\ntoken\nname" (a set member that fits: token '', re-run it). Also fits.lua's, grant.lua's
 --- @include "fits"
 --- @include "grant"
-local function handOn(n, waiting, drop)
+--- @include "waiter-record"
+local function handOn(lock, holderCount, waiterCount, drop)
   local granted = {}
-  if n == 0 and waiting == 0 then
-    rcall('DEL', holders, data, queue, leases)
+  if holderCount == 0 and waiterCount == 0 then
+    rcall('DEL', lock.holders, lock.data, lock.queue, lock.leases)
     return granted
   end
-  drop[#drop + 1] = n == 0 and 'excl' or nil
+  drop[#drop + 1] = holderCount == 0 and 'excl' or nil
   if #drop > 0 then
-    rcall('HDEL', data, unpack(drop))
+    rcall('HDEL', lock.data, unpack(drop))
   end
-  local head, skipped = waiting > 0 and rcall('ZRANGE', queue, 0, 0)[1], 0
+  local head, skipped = waiterCount > 0 and rcall('ZRANGE', lock.queue, 0, 0)[1], 0
   while head do
-    local w = rcall('HMGET', data, 'w:' .. head, 'y:' .. head)
-    local wc, wm, wl, wo = string.match(w[1], '^(%S+) (%d) (%d+) (.*)$')
-    local set, h = wm > '2', string.match(head, '^[^:]*:') .. wo
-    local fit = fits(set and (wm == '3' and '1' or '2') or wm, wl, n)
-    if not (fit or set) then
+    local waiterCoord, inSet, mode, waiterLimit, holder, lockDelay = waiterRecord(lock, head)
+    local fit = fits(lock, mode, waiterLimit, holderCount)
+    if not (fit or inSet) then
       break
     end
-    local held = w[2] and {'d:' .. h, w[2]} or {}
-    local token = set and '' or grant(h, head, wm, rcall('ZSCORE', leases, head), held)
-    if set then
+    local held = lockDelay and {'d:' .. holder, lockDelay} or {}
+    local token = inSet and '' or grant(lock, holder, head, mode, rcall('ZSCORE', lock.leases, head), held)
+    if inSet then
       skipped = skipped + 1
     else
-      rcall('ZREM', queue, head)
-      rcall('ZREM', leases, head)
-      rcall('HDEL', data, 'w:' .. head, 'q:' .. head, 'y:' .. head)
-      n = n + 1
+      rcall('ZREM', lock.queue, head)
+      rcall('ZREM', lock.leases, head)
+      rcall('HDEL', lock.data, 'w:' .. head, 'q:' .. head, 'y:' .. head)
+      holderCount = holderCount + 1
     end
-    if fit and (wc == coord or prefix == '') then
-      table.insert(granted, wc == coord and head or wc .. ' ' .. head)
+    if fit and (waiterCoord == coord or prefix == '') then
+      table.insert(granted, waiterCoord == coord and head or waiterCoord .. ' ' .. head)
       table.insert(granted, token)
     elseif fit then
-      rcall('PUBLISH', prefix .. wc, head .. '\n' .. token .. '\n' .. name)
+      rcall('PUBLISH', prefix .. waiterCoord, head .. '\n' .. token .. '\n' .. name)
     end
-    head = wm ~= '1' and rcall('ZRANGE', queue, skipped, skipped)[1]
+    -- After an exclusive grant nobody else fits (a set member's turn passed over, the next one may).
+    head = (inSet or mode ~= '1') and rcall('ZRANGE', lock.queue, skipped, skipped)[1]
   end
   return granted
 end

@@ -2,8 +2,8 @@
 -- its record h:, value v:, grant time a:, latest re-entry r: and lock-delay d:, all removed together when its
 -- hold ends.
 -- Expects in scope: nothing
--- Defines: holderFields(h) for holder h; returns a new table of those fields
---   {'h:' .. h, 'v:' .. h, 'a:' .. h, 'r:' .. h, 'd:' .. h}
-local function holderFields(h)
-  return {'h:' .. h, 'v:' .. h, 'a:' .. h, 'r:' .. h, 'd:' .. h}
+-- Defines: holderFields(holder); returns a new table of those fields
+--   {'h:' .. holder, 'v:' .. holder, 'a:' .. holder, 'r:' .. holder, 'd:' .. holder}
+local function holderFields(holder)
+  return {'h:' .. holder, 'v:' .. holder, 'a:' .. holder, 'r:' .. holder, 'd:' .. holder}
 end

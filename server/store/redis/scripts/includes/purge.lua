@@ -2,9 +2,9 @@
 -- holder with a lock-delay delays the lock from its lease's end, and an ended delay is lifted (delay.lua).
 -- Each set is read once, its PEEK lowest scores (the ended ones come first): that read also counts it, so a
 -- lock with fewer members costs one call per set, not a count and a range (docs/data-model.md).
--- Expects in scope: rcall, holders, data, queue, leases (keys), now, event (included)
--- Defines: n, the live holders left (a delay in force counts as one); waiting, the live waiters left (both
---   counted, not re-read); also what event.lua, holder-fields.lua and delay-expiry.lua define
+-- Expects in scope: rcall, now
+-- Defines: purge(lock); returns the live holders left (a delay in force counts as one) and live waiters left
+--   (both counted, not re-read). Also what event.lua, holder-fields.lua and delay-expiry.lua define
 --- @include "event"
 --- @include "holder-fields"
 --- @include "delay-expiry"
@@ -12,38 +12,39 @@ local PEEK = 16
 -- The members of `key` whose score has passed (name, score, ...) and how many it had: one call when it has
 -- fewer than PEEK; else a count too, and a range as well when all PEEK read have passed.
 local function ended(key)
-  local low = rcall('ZRANGE', key, 0, PEEK - 1, 'WITHSCORES')
+  local lowest = rcall('ZRANGE', key, 0, PEEK - 1, 'WITHSCORES')
   local past = 0
-  while past < #low and tonumber(low[past + 2]) <= now do
+  while past < #lowest and tonumber(lowest[past + 2]) <= now do
     past = past + 2
   end
-  if #low < 2 * PEEK then
-    return {unpack(low, 1, past)}, #low / 2
-  elseif past < #low then
-    return {unpack(low, 1, past)}, rcall('ZCARD', key)
+  if #lowest < 2 * PEEK then
+    return {unpack(lowest, 1, past)}, #lowest / 2
+  elseif past < #lowest then
+    return {unpack(lowest, 1, past)}, rcall('ZCARD', key)
   end
   return rcall('ZRANGEBYSCORE', key, '-inf', now, 'WITHSCORES'), rcall('ZCARD', key)
 end
-local gone, n = ended(holders)
-for i = 1, #gone, 2 do
-  local h = gone[i]
-  if h ~= DELAY then
-    rcall('ZREM', holders, h)
-    n = n - 1
-    event('expired', h, 0)
-    n = n + holdOff(rcall('HGET', data, 'd:' .. h), gone[i + 1])
-    rcall('HDEL', data, unpack(holderFields(h)))
-  elseif not delayEnd then
-    -- Unless a holder purged just now delayed the lock again (holdOff moved the member's end).
-    n = n - rcall('ZREM', holders, DELAY)
-    lift()
+local function purge(lock)
+  local gone, holderCount = ended(lock.holders)
+  for at = 1, #gone, 2 do
+    local holder = gone[at]
+    if holder ~= DELAY then
+      rcall('ZREM', lock.holders, holder)
+      event(lock, 'expired', holder, 0)
+      holderCount = holderCount - 1 + holdOff(lock, rcall('HGET', lock.data, 'd:' .. holder), gone[at + 1])
+      rcall('HDEL', lock.data, unpack(holderFields(holder)))
+    elseif not lock.delayEnd then
+      -- Unless a holder purged just now delayed the lock again (holdOff moved the member's end).
+      holderCount = holderCount - rcall('ZREM', lock.holders, DELAY)
+      lift(lock)
+    end
   end
-end
--- Every queue member has a lease and every lease is queued (each script adds and removes both together).
-local lapsed, waiting = ended(leases)
-for i = 1, #lapsed, 2 do
-  local w = lapsed[i]
-  rcall('ZREM', leases, w)
-  waiting = waiting - rcall('ZREM', queue, w)
-  rcall('HDEL', data, 'w:' .. w, 'q:' .. w, 'y:' .. w, 's:' .. w)
+  -- Every queue member has a lease and every lease is queued (each script adds and removes both together).
+  local lapsed, waiterCount = ended(lock.leases)
+  for at = 1, #lapsed, 2 do
+    rcall('ZREM', lock.leases, lapsed[at])
+    waiterCount = waiterCount - rcall('ZREM', lock.queue, lapsed[at])
+    rcall('HDEL', lock.data, 'w:' .. lapsed[at], 'q:' .. lapsed[at], 'y:' .. lapsed[at], 's:' .. lapsed[at])
+  end
+  return holderCount, waiterCount
 end

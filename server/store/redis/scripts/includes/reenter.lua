@@ -3,23 +3,24 @@
 -- "token request", the token binding it to this very hold) gets the hold's count as it stands, never one
 -- more; any other request counts one more hold (same token). Only the latest re-entry is remembered: a
 -- re-run of an older one counts again (over, never under: docs/data-model.md).
--- Expects in scope: rcall, holders, data (keys), hid, wid, mode, ttl (ARGV), now
--- Defines: reenter(rec) for hid's record rec "token count mode waiter"; returns acquire's reply:
+-- Expects in scope: rcall, hid, wid, mode, ttl (ARGV), now
+-- Defines: reenter(lock, record) for hid's record "token count mode waiter"; returns acquire's reply:
 --   {1, token, count} GRANTED, or {5} UPGRADE (a shared holder asked exclusive)
-local function reenter(rec)
-  local token, count, hmode, gw = string.match(rec, '^(%d+) (%d+) (%d) (.*)$')
-  if gw == wid then
-    rcall('ZADD', holders, now + ttl, hid)
+local function reenter(lock, record)
+  local token, count, heldMode, grantedTo = string.match(record, '^(%d+) (%d+) (%d) (.*)$')
+  if grantedTo == wid then
+    rcall('ZADD', lock.holders, now + ttl, hid)
     return {1, token, tonumber(count)}
   end
   local latest = token .. ' ' .. wid
-  if rcall('HGET', data, 'r:' .. hid) == latest then
+  if rcall('HGET', lock.data, 'r:' .. hid) == latest then
     return {1, token, tonumber(count)}
   end
-  if hmode == '2' and mode == '1' then
+  if heldMode == '2' and mode == '1' then
     return {5}
   end
   count = tonumber(count) + 1
-  rcall('HSET', data, 'h:' .. hid, token .. ' ' .. count .. ' ' .. hmode .. ' ' .. gw, 'r:' .. hid, latest)
+  local updated = token .. ' ' .. count .. ' ' .. heldMode .. ' ' .. grantedTo
+  rcall('HSET', lock.data, 'h:' .. hid, updated, 'r:' .. hid, latest)
   return {1, token, count}
 end
