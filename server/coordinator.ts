@@ -86,7 +86,7 @@ export class Coordinator {
       locksHeld: () => [...this.sessions.values()].reduce((n, s) => n + s.heldCount, 0),
       waiters: () => this.table.waiterCount,
       storeHealthy: () => this.store.healthy(),
-      queuedWaiters: () => [...this.table.waiters.values()].filter((p) => p.queued),
+      queuedWaiters: () => this.table.queuedWaits(),
     });
     this.server = new Server({
       "grpc.max_receive_message_length": this.limits.maxMessageBytes,

@@ -87,6 +87,12 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     return this.pending.byId.size + this.sets.size;
   }
 
+  /** Acquires and AcquireAll sets answered Queued and still waiting: the names each waits on, and when it arrived. */
+  *queuedWaits(): Generator<{ names: readonly string[]; receivedAtMs: number }> {
+    for (const p of this.pending.byId.values()) if (p.queued) yield { names: [p.name], receivedAtMs: p.receivedAtMs };
+    for (const s of this.sets.queued()) yield { names: s.locks.map((l) => l.name), receivedAtMs: s.receivedAtMs };
+  }
+
   async acquire(session: Session, a: ValidAcquire): Promise<void> {
     checkAcquirePreconditions(session, a, this.limits);
     const p: Pending = {

@@ -62,6 +62,11 @@ export class SetAcquires {
     return this.byId.size;
   }
 
+  /** The sets answered Queued and still waiting. */
+  *queued(): Generator<PendingSet> {
+    for (const p of this.byId.values()) if (p.queued && !p.done) yield p;
+  }
+
   /** Answers AcquiredAll or Failed, after Queued when it waits; rejects with a ServerError for the request. */
   async acquire(session: Session, a: ValidAcquireAll): Promise<void> {
     checkSetPreconditions(session, a, this.limits);
