@@ -70,6 +70,18 @@ describe("turnstile ls / describe / watch / revoke", () => {
       ]);
       expect(JSON.parse(limited.stdout)).to.have.length(1);
     });
+
+    it("prints the first --limit locks by name, wherever List's pages (SCAN order on Redis) put them", async () => {
+      const names = Array.from({ length: 20 }, (_, i) => `ord/${String(i).padStart(2, "0")}`);
+      const locks = await Promise.all(names.map((n) => holder.acquire(n)));
+      try {
+        const limited = await runTurnstile(["ls", "--limit", "2", "--output", "json", "ord/"], { env });
+        expect([limited.code, limited.stderr]).to.deep.equal([0, ""]);
+        expect(JSON.parse(limited.stdout).map((l: { name: string }) => l.name)).to.deep.equal(["ord/00", "ord/01"]);
+      } finally {
+        await Promise.all(locks.map((l) => l.release()));
+      }
+    });
   });
 
   describe("describe", () => {
