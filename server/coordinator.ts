@@ -6,6 +6,7 @@ import { LockAdmin } from "./edge/grpc/lock-admin.js";
 import { lockService } from "./edge/grpc/lock-service.js";
 import { addReflection } from "./edge/grpc/reflection.js";
 import { StoreHealthService } from "./edge/grpc/store-health-service.js";
+import { logTransportMismatches } from "./edge/grpc/transport-mismatch.js";
 import { RequestValidator } from "./edge/request-validator.js";
 import { OpenIntake } from "./edge/session/open-intake.js";
 import { SessionSlots } from "./edge/session/session-slots.js";
@@ -138,6 +139,7 @@ export class Coordinator {
         err ? reject(err) : resolve(port),
       ),
     );
+    logTransportMismatches(this.server, this.options.log);
     this.options.log.info(
       {
         listen: this.options.listen,
