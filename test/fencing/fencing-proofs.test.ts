@@ -234,6 +234,19 @@ describe("fencing proofs (serve --fencing-key)", () => {
       await lock.release();
     });
 
+    it("`turnstile lock` exports TURNSTILE_FENCING_PROOF, and TURNSTILE_FENCING_PROOFS per name for a set", async () => {
+      const script = 'echo "$TURNSTILE_FENCING_TOKEN|$TURNSTILE_FENCING_PROOF"; echo "$TURNSTILE_FENCING_PROOFS"';
+      const run = await runTurnstile(["lock", "--server", serve.address, "cli/a", "cli/b", "--", "sh", "-c", script]);
+      expect(run.code, run.stderr).to.equal(0);
+      const [first, all] = run.stdout.trim().split("\n");
+      const [token, proof] = first.split("|");
+      expect((await verified(proof)).payload).to.include({ lock: "cli/a", fence: token });
+      const proofs = all.split(",").map((entry) => entry.split("="));
+      expect(proofs.map(([name]) => name)).to.deep.equal(["cli/a", "cli/b"]);
+      expect(proofs[0][1]).to.equal(proof);
+      expect((await verified(proofs[1][1])).payload).to.include({ lock: "cli/b" });
+    });
+
     it("`turnstile keys --server` prints the key set", async () => {
       const run = await runTurnstile(["keys", "--server", `127.0.0.1:${httpPort}`]);
       expect(run.code, run.stderr).to.equal(0);
