@@ -1,11 +1,13 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { generateKeyPairSync, sign } from "node:crypto";
+import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import type { JSONWebKeySet } from "jose";
 import pg from "pg";
+import { FENCE_WRITE_SCRIPT } from "../../client/fencing/fence-write-script.js";
 import {
   FencingProofError,
   JwksFetcher,
@@ -284,5 +286,25 @@ describe("fencing guards (Redis, PostgreSQL) against a paused holder, forged and
     expect(f.fetches).to.equal(2);
     await verifyFencingProof(lock.fencingProof, f);
     expect(f.fetches, "cached").to.equal(2);
+  });
+
+  it("the TypeScript, Go and Java guards run the same script, line for line", () => {
+    const lines = (text: string) =>
+      text
+        .split("\n")
+        .map((l) => l.trim())
+        .filter((l) => l !== "");
+    const go = readFileSync(new URL("../../clients/go/fencing/redis_guard.go", import.meta.url), "utf8");
+    const java = readFileSync(
+      new URL(
+        "../../clients/java/src/main/java/io/github/turnstilelocks/client/fencing/RedisFenceGuard.java",
+        import.meta.url,
+      ),
+      "utf8",
+    );
+    const goScript = /const FenceWriteScript = `([^`]*)`/.exec(go)?.[1] ?? "";
+    const javaScript = /FENCE_WRITE_SCRIPT = """([\s\S]*?)""";/.exec(java)?.[1] ?? "";
+    expect(lines(goScript)).to.deep.equal(lines(FENCE_WRITE_SCRIPT));
+    expect(lines(javaScript)).to.deep.equal(lines(FENCE_WRITE_SCRIPT));
   });
 });
