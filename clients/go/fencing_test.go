@@ -11,8 +11,10 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -335,6 +337,73 @@ func TestFencing(t *testing.T) {
 			if err != nil || claims.Fence != l.Token() {
 				t.Fatalf("lock %s: %+v, %v", l.Name(), claims, err)
 			}
+		}
+	})
+
+	t.Run("JWKSFetcherRefetchesOnUnknownKID", func(t *testing.T) {
+		// The first answer predates the rotation (the retired key only); the next is the coordinator's.
+		served := 0
+		stale, err := s.keys.Keys(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old, _ := json.Marshal(jose.JSONWebKeySet{Keys: stale.Keys[1:]})
+		server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			served++
+			if served == 1 {
+				_, _ = w.Write(old)
+				return
+			}
+			res, err := http.Get(s.jwksURL)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			defer res.Body.Close()
+			_, _ = io.Copy(w, res.Body)
+		}))
+		defer server.Close()
+		fetcher := fencing.NewJWKSFetcher(server.URL)
+		fetcher.RefreshCooldown = time.Nanosecond
+		fetcher.HTTPClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		lock, err := newClient(t, []string{s.main.address}, turnstile.Options{}).Acquire(ctx, lockName(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fencing.Verify(ctx, lock.FencingProof(), fetcher, fencing.VerifyOptions{Lock: lockName(t)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fencing.Verify(ctx, lock.FencingProof(), fetcher, fencing.VerifyOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if fetcher.Fetches() != 2 {
+			t.Fatalf("%d fetches, want 2: one stale, one on the unknown kid, then the cache", fetcher.Fetches())
+		}
+	})
+
+	t.Run("CheckFence", func(t *testing.T) {
+		name := lockName(t)
+		c := newClient(t, []string{s.main.address}, turnstile.Options{})
+		a, err := c.Acquire(ctx, name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := c.CheckFence(ctx, name, a.Token()); err != nil || got.Status != turnstile.FenceCurrent {
+			t.Fatalf("held: %+v, %v", got, err)
+		}
+		if err := a.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		b, err := c.Acquire(ctx, name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := c.CheckFence(ctx, name, a.Token()); err != nil || got != (turnstile.FenceCheck{Status: turnstile.FenceSuperseded, NewerToken: b.Token()}) {
+			t.Fatalf("after the next grant: %+v, %v", got, err)
+		}
+		_ = b.Release(ctx)
+		if got, err := c.CheckFence(ctx, name, b.Token()); err != nil || got.Status != turnstile.FenceUnknown {
+			t.Fatalf("released: %+v, %v", got, err)
 		}
 	})
 }
