@@ -22,6 +22,8 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -183,6 +185,47 @@ class FencingTest {
         assertEquals(l.fencingToken(), FencingProofs.verify(l.fencingProof(), keys, n, null).fence());
       }
       set.release();
+    }
+  }
+
+  @Test
+  void theKeyFetcherFetchesAgainOnAnUnknownKid() throws Exception {
+    // The first answer predates the rotation (the retired key only); the next is the coordinator's.
+    JWKSet published = keys.keys(false);
+    String stale = new JWKSet(List.of(published.getKeys().get(1))).toString();
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    int[] served = {0};
+    String current = published.toString();
+    server.createContext("/", exchange -> {
+      byte[] body = (served[0]++ == 0 ? stale : current).getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(200, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    server.start();
+    try (TurnstileClient c = client(main)) {
+      JwksFetcher fetcher = new JwksFetcher("http://127.0.0.1:" + server.getAddress().getPort() + "/jwks.json", Duration.ofMinutes(5), Duration.ZERO);
+      Lock lock = c.acquire("java/fencing/fetcher");
+      assertEquals(lock.fencingToken(), FencingProofs.verify(lock.fencingProof(), fetcher, "java/fencing/fetcher", null).fence());
+      FencingProofs.verify(lock.fencingProof(), fetcher, null, null);
+      assertEquals(2, fetcher.fetches(), "one stale fetch, one on the unknown kid, then the cache");
+      lock.release();
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  @Test
+  void checkFenceAnswersCurrentSupersededAndUnknown() throws Exception {
+    String name = "java/fencing/check";
+    try (TurnstileClient c = client(main)) {
+      Lock a = c.acquire(name);
+      assertEquals(new FenceCheck(FenceCheck.Status.CURRENT, 0), c.checkFence(name, a.fencingToken()));
+      a.release();
+      Lock b = c.acquire(name);
+      assertEquals(new FenceCheck(FenceCheck.Status.SUPERSEDED, b.fencingToken()), c.checkFence(name, a.fencingToken()));
+      b.release();
+      assertEquals(FenceCheck.Status.UNKNOWN, c.checkFence(name, b.fencingToken()).status());
     }
   }
 
