@@ -30,6 +30,7 @@ export class JwksFetcher {
   #cached: { keys: JSONWebKeySet; atMs: number } | undefined;
   #inFlight: Promise<JSONWebKeySet> | undefined;
   #lastFetchMs = Number.NEGATIVE_INFINITY;
+  #fetches = 0;
 
   /** `url`: the JWKS URL, or the coordinator's `--http` HOST:PORT (then http://HOST:PORT/.well-known/jwks.json). */
   constructor(url: string, options: JwksFetcherOptions = {}) {
@@ -40,8 +41,10 @@ export class JwksFetcher {
     this.#fetch = options.fetch ?? fetch;
   }
 
-  /** How many times the key set was fetched (for tests and metrics). */
-  fetches = 0;
+  /** How many times the key set was fetched. */
+  get fetches(): number {
+    return this.#fetches;
+  }
 
   /** The cached keys, fetched when there are none or they are older than `maxAgeMs`. */
   async keys(options: { signal?: AbortSignal } = {}): Promise<JSONWebKeySet> {
@@ -65,7 +68,7 @@ export class JwksFetcher {
 
   async #load(): Promise<JSONWebKeySet> {
     this.#lastFetchMs = performance.now();
-    this.fetches += 1;
+    this.#fetches += 1;
     try {
       const res = await this.#fetch(this.url, { signal: AbortSignal.timeout(this.#timeoutMs) });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
