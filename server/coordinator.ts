@@ -22,6 +22,7 @@ import { StoreEvents } from "./engine/locks/store-events.js";
 import { WatchHub } from "./engine/locks/watch-hub.js";
 import { InstrumentedStore } from "./metrics/instrumented-store.js";
 import type { Metrics } from "./metrics/metrics.js";
+import type { FencingSigner } from "./security/fencing/fencing-signer.js";
 import { Security } from "./security/security.js";
 import type { Store } from "./store/store.js";
 import { HolderSpans } from "./tracing/session-tracer.js";
@@ -45,6 +46,8 @@ export interface CoordinatorOptions {
   security?: Security;
   /** Lock-delay in ms of acquires that set none, by lock-name prefix (default: none). */
   lockDelays?: Readonly<Record<string, number>>;
+  /** Signs a fencing proof into every grant (`serve --fencing-key`; docs/fencing.md); default: no proofs. */
+  fencing?: FencingSigner;
 }
 
 /**
@@ -121,6 +124,7 @@ export class Coordinator {
       watches: this.watches,
       guard,
       admin: this.admin,
+      fencing: options.fencing,
     };
     // Requests are read strictly: a malformed one is answered INVALID_ARGUMENT, not INTERNAL.
     this.server.addService(strictService(LockServiceService), lockService(deps));

@@ -1,12 +1,15 @@
 import type { handleUnaryCall } from "@grpc/grpc-js";
 import type { Logger } from "pino";
-import type {
-  DescribeRequest,
-  DescribeResponse,
-  ListRequest,
-  ListResponse,
-  RevokeRequest,
-  RevokeResponse,
+import {
+  type CheckFenceRequest,
+  type CheckFenceResponse,
+  type DescribeRequest,
+  type DescribeResponse,
+  FenceStatus,
+  type ListRequest,
+  type ListResponse,
+  type RevokeRequest,
+  type RevokeResponse,
 } from "../../../gen/ts/turnstile/v1/turnstile.js";
 import { MAX_OPERATOR_CHARS, OPERATOR_METADATA } from "../../../wire/operator-metadata.js";
 import { ServerError, toServerError } from "../../engine/server-error.js";
@@ -28,8 +31,8 @@ export interface CallOrigin {
 }
 
 /**
- * The unary admin RPCs: Describe, List and Revoke. Each validates its request, checks the caller's
- * grant (read, read, admin), makes one store call and builds the answer; failures reject with a
+ * The unary admin RPCs: Describe, List, Revoke and CheckFence. Each validates its request, checks the
+ * caller's grant (read, read, admin, read), makes one store call and builds the answer; failures reject with a
  * ServerError (see `unary` for the status). `caller` is the authenticated identity ("" when
  * security is off).
  */
@@ -47,6 +50,25 @@ export class LockAdmin {
     this.guard.require(caller, "read", name);
     // Client names and identities (empty when security is off) come from the session records.
     return reply.describe(await nameSessions(this.store, await this.store.describe(name)));
+  }
+
+  /**
+   * Whether `fencing_token` is still current for `name`: CURRENT when a live hold has it, SUPERSEDED
+   * (with the newest live hold's token) when a live hold has a newer one, UNKNOWN otherwise (the hold
+   * ended and nobody newer holds the name, or the token was never issued). One store read.
+   */
+  async checkFence(request: CheckFenceRequest, caller = ""): Promise<CheckFenceResponse> {
+    const name = this.validator.name("check_fence.name", request.name);
+    if (request.fencingToken === 0n)
+      throw new ServerError("invalid-argument", "check_fence.fencing_token: must be at least 1 (a token a grant gave)");
+    this.guard.require(caller, "read", name);
+    const { holders } = await this.store.describe(name);
+    if (holders.some((h) => h.token === request.fencingToken))
+      return { status: FenceStatus.FENCE_STATUS_CURRENT, newerFencingToken: 0n };
+    const newest = holders.reduce((max, h) => (h.token > max ? h.token : max), 0n);
+    if (newest > request.fencingToken)
+      return { status: FenceStatus.FENCE_STATUS_SUPERSEDED, newerFencingToken: newest };
+    return { status: FenceStatus.FENCE_STATUS_UNKNOWN, newerFencingToken: 0n };
   }
 
   /** One page of active locks; with a policy, only names the caller may read (a page may then hold fewer). */

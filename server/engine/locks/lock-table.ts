@@ -267,7 +267,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   private hold(p: Pending, token: bigint, count: number): void {
     const hold = this.ledger.held(p.session, p.name, p.owner, token, count);
     this.heldWaits.granted(p.session, p.owner);
-    p.session.tell.granted(p.requestId, p.name, token, count);
+    p.session.tell.granted(p.requestId, p.name, token, count, p.owner);
     if (count === 1) this.ledger.granted(hold, p.queued ? p.receivedAtMs : undefined);
   }
 }

@@ -208,7 +208,7 @@ export class SetAcquires {
       return { name: l.name, token };
     });
     this.waits.granted(p.session, p.owner);
-    p.session.tell.grantedSet(p.requestId, locks);
+    p.session.tell.grantedSet(p.requestId, locks, p.owner);
   }
 
   /**
