@@ -19,6 +19,7 @@ const COMMANDS: Record<string, Command> = {
   watch: { module: "../cli/watch-command.js", summary: "stream a lock's holder changes until interrupted" },
   revoke: { module: "../cli/revoke-command.js", summary: "take a holder's hold away (operator action)" },
   health: { module: "../cli/health-command.js", summary: "ask a coordinator's gRPC health service once" },
+  keys: { module: "../cli/keys-command.js", summary: "print the coordinators' published fencing keys (JWKS)" },
 };
 
 const USAGE = `Usage: turnstile <command> [options]

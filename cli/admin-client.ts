@@ -1,3 +1,4 @@
+import { hostname, userInfo } from "node:os";
 import { type CallOptions, Metadata, type ServiceError, status } from "@grpc/grpc-js";
 import {
   type CredentialOptions,
@@ -14,6 +15,7 @@ import {
   type RevokeRequest,
   type RevokeResponse,
 } from "../gen/ts/turnstile/v1/turnstile.js";
+import { OPERATOR_METADATA } from "../wire/operator-metadata.js";
 
 // Unary calls fail fast on a refused connection; this bounds a coordinator that accepts and hangs.
 const CALL_TIMEOUT_MS = 10_000;
@@ -61,9 +63,12 @@ export class AdminClient {
     return this.#unary("list", (m, o, cb) => this.#rpc.list(request, m, o, cb));
   }
 
-  /** Takes one holder's hold away. */
+  /** Takes one holder's hold away, naming the operator (user@host) for the coordinator's log. */
   revoke(request: RevokeRequest): Promise<RevokeResponse> {
-    return this.#unary("revoke", (m, o, cb) => this.#rpc.revoke(request, m, o, cb));
+    return this.#unary("revoke", (m, o, cb) => {
+      m.set(OPERATOR_METADATA, operatorName());
+      return this.#rpc.revoke(request, m, o, cb);
+    });
   }
 
   /** Starts a Watch of one lock (a snapshot, then its changes). */
@@ -91,4 +96,15 @@ export class AdminClient {
       );
     });
   }
+}
+
+/** Who runs the command, as `user@host` (unverified: the coordinator logs it only when security is off). */
+function operatorName(): string {
+  let user = process.env.USER ?? "";
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry for this uid (containers): $USER, or nothing.
+  }
+  return `${user || "unknown"}@${hostname()}`;
 }

@@ -12,12 +12,15 @@ const USAGE = `Usage: turnstile lock [options] NAME... -- COMMAND [ARGS...]
 
 Acquires the exclusive lock NAME, runs COMMAND while holding it, releases it when COMMAND ends
 and exits with COMMAND's exit code (128+N if a signal N ended it). COMMAND gets the lock's
-fencing token in env TURNSTILE_FENCING_TOKEN and its name in TURNSTILE_LOCK_NAME. If the lock
+fencing token in env TURNSTILE_FENCING_TOKEN, its signed fencing proof (empty when the coordinator
+has no --fencing-key; docs/fencing.md) in TURNSTILE_FENCING_PROOF and its name in
+TURNSTILE_LOCK_NAME. If the lock
 is lost while COMMAND runs (lease not renewed in time, session ended), COMMAND gets SIGTERM,
 then SIGKILL after --grace, and the exit code is 76.
 With several NAMEs it acquires them all together or none (docs/multi-lock.md): COMMAND gets
-TURNSTILE_FENCING_TOKENS="NAME=TOKEN,..." in the order given (",", "=" and "%" in a NAME
-percent-encoded), and the first NAME's token and name in the two variables above.
+TURNSTILE_FENCING_TOKENS="NAME=TOKEN,..." and TURNSTILE_FENCING_PROOFS="NAME=PROOF,..." in the
+order given (",", "=" and "%" in a NAME percent-encoded), and the first NAME's token, proof and
+name in the variables above.
 
 Options:
 ${CONNECTION_HELP}
@@ -171,6 +174,8 @@ async function runHolding(held: Held, args: LockArgs, env: NodeJS.ProcessEnv): P
     TURNSTILE_FENCING_TOKEN: String(held.locks[0].fencingToken),
     TURNSTILE_LOCK_NAME: args.name,
     TURNSTILE_FENCING_TOKENS: tokensVariable(held.locks),
+    TURNSTILE_FENCING_PROOF: held.locks[0].fencingProof,
+    TURNSTILE_FENCING_PROOFS: proofsVariable(held.locks),
   });
   const onLost = () => {
     process.stderr.write(lostMessage(`stopping the command (SIGTERM, SIGKILL after ${args.graceMs} ms)`));
@@ -188,6 +193,14 @@ async function runHolding(held: Held, args: LockArgs, env: NodeJS.ProcessEnv): P
 
 /** TURNSTILE_FENCING_TOKENS: "NAME=TOKEN" per lock, comma-separated, with ",", "=" and "%" in a NAME percent-encoded. */
 export function tokensVariable(locks: readonly Lock[]): string {
-  const encode = (name: string) => name.replace(/[%,=]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return locks.map((l) => `${encode(l.name)}=${l.fencingToken}`).join(",");
+  return locks.map((l) => `${encodeName(l.name)}=${l.fencingToken}`).join(",");
+}
+
+/** TURNSTILE_FENCING_PROOFS: "NAME=PROOF" per lock, encoded as TURNSTILE_FENCING_TOKENS (a proof has no "," or "="). */
+export function proofsVariable(locks: readonly Lock[]): string {
+  return locks.map((l) => `${encodeName(l.name)}=${l.fencingProof}`).join(",");
+}
+
+function encodeName(name: string): string {
+  return name.replace(/[%,=]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }

@@ -1,7 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
-import { LockMode, type LockServiceClient } from "../gen/ts/turnstile/v1/turnstile.js";
+import type { ServiceError } from "@grpc/grpc-js";
+import {
+  type CheckFenceResponse,
+  FenceStatus,
+  LockMode,
+  type LockServiceClient,
+} from "../gen/ts/turnstile/v1/turnstile.js";
 import { Backoff, type BackoffOptions } from "./connection/backoff.js";
 import { channelCredentials } from "./connection/channel-credentials.js";
 import { ChannelPool } from "./connection/channel-pool.js";
@@ -17,6 +23,7 @@ import { raceSignal } from "./race-signal.js";
 import { sessionAcquire } from "./session/requests/acquires-in-flight.js";
 import { type LockClaimInput, sessionSetAcquire } from "./session/requests/set-acquires-in-flight.js";
 import { Session } from "./session/session.js";
+import { errorFromStatus, readableDetails } from "./session/status-error.js";
 import type { TurnstileClientEvents, TurnstileClientState } from "./turnstile-client-events.js";
 import type { AcquireOptions, TryAcquireOptions, TurnstileClientOptions } from "./turnstile-client-options.js";
 import { TurnstileError } from "./turnstile-error.js";
@@ -235,6 +242,35 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
     }
   }
 
+  /**
+   * Asks the coordinator whether `fencingToken` is still current for `name` (CheckFence, authorized
+   * as `read`), for a resource about to take an irreversible step: "current" (a live hold has it),
+   * "superseded" (a live hold has `newerFencingToken`), or "unknown" (no live hold has it or a newer
+   * one: act as if it were not current). Rejects with a TurnstileError.
+   */
+  checkFence(name: string, fencingToken: bigint, options: { signal?: AbortSignal } = {}): Promise<FenceCheck> {
+    const { signal } = options;
+    signal?.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      const onAbort = () => call.cancel();
+      const call = this.#nextChannel().checkFence(
+        { name, fencingToken },
+        (err: ServiceError | null, r: CheckFenceResponse) => {
+          signal?.removeEventListener("abort", onAbort);
+          if (signal?.aborted) return reject(signal.reason);
+          if (!err) return resolve(fenceCheckOf(r));
+          const { reason } = errorFromStatus({ code: err.code, details: err.details });
+          reject(
+            new TurnstileError(reason, `checkFence of "${name}" failed: ${readableDetails(err.details)}`, {
+              cause: err,
+            }),
+          );
+        },
+      );
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
   /** A channel for calls outside the session (Describe, Watch): the addresses in turn. */
   #nextChannel(): LockServiceClient {
     return this.#channels.channel(this.#channels.addressAt(this.#callCount++));
@@ -256,4 +292,17 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
     }
     return this.#session;
   }
+}
+
+/** CheckFence's answer: `newerFencingToken` is set with "superseded". */
+export interface FenceCheck {
+  status: "current" | "superseded" | "unknown";
+  newerFencingToken?: bigint;
+}
+
+function fenceCheckOf(r: CheckFenceResponse): FenceCheck {
+  if (r.status === FenceStatus.FENCE_STATUS_CURRENT) return { status: "current" };
+  if (r.status === FenceStatus.FENCE_STATUS_SUPERSEDED)
+    return { status: "superseded", newerFencingToken: r.newerFencingToken };
+  return { status: "unknown" };
 }

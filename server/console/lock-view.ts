@@ -48,6 +48,8 @@ export interface WaiterView {
   clientName: string;
   /** The holders it waits behind. */
   blockedBy: BlockerView[];
+  /** For a member of a waiting AcquireAll set: every name of the set, this one included. */
+  setNames?: string[];
 }
 
 /** One lock's holders and queue as the page shows it, with what the caller may do to it. */
@@ -94,6 +96,7 @@ export const LockViews = {
         waitedMs: w.waitedMs,
         clientName: w.clientName ?? "",
         blockedBy,
+        ...(w.setNames && { setNames: w.setNames }),
       })),
       mayRevoke,
       ...(state.delayMs !== undefined && { delayMs: state.delayMs }),

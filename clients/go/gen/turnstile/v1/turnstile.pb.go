@@ -300,6 +300,64 @@ func (HolderChange) EnumDescriptor() ([]byte, []int) {
 	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{3}
 }
 
+// FenceStatus is CheckFence's answer.
+type FenceStatus int32
+
+const (
+	// Not set by the coordinator.
+	FenceStatus_FENCE_STATUS_UNSPECIFIED FenceStatus = 0
+	// A live hold of the name has this token.
+	FenceStatus_FENCE_STATUS_CURRENT FenceStatus = 1
+	// A live hold of the name has a newer token (newer_fencing_token).
+	FenceStatus_FENCE_STATUS_SUPERSEDED FenceStatus = 2
+	// No live hold has this token or a newer one: the hold ended (or the token was
+	// never issued). Not current: a resource must not act on it.
+	FenceStatus_FENCE_STATUS_UNKNOWN FenceStatus = 3
+)
+
+// Enum value maps for FenceStatus.
+var (
+	FenceStatus_name = map[int32]string{
+		0: "FENCE_STATUS_UNSPECIFIED",
+		1: "FENCE_STATUS_CURRENT",
+		2: "FENCE_STATUS_SUPERSEDED",
+		3: "FENCE_STATUS_UNKNOWN",
+	}
+	FenceStatus_value = map[string]int32{
+		"FENCE_STATUS_UNSPECIFIED": 0,
+		"FENCE_STATUS_CURRENT":     1,
+		"FENCE_STATUS_SUPERSEDED":  2,
+		"FENCE_STATUS_UNKNOWN":     3,
+	}
+)
+
+func (x FenceStatus) Enum() *FenceStatus {
+	p := new(FenceStatus)
+	*p = x
+	return p
+}
+
+func (x FenceStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (FenceStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_turnstile_v1_turnstile_proto_enumTypes[4].Descriptor()
+}
+
+func (FenceStatus) Type() protoreflect.EnumType {
+	return &file_turnstile_v1_turnstile_proto_enumTypes[4]
+}
+
+func (x FenceStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use FenceStatus.Descriptor instead.
+func (FenceStatus) EnumDescriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{4}
+}
+
 // SessionRequest is one client-to-server message on a session stream.
 type SessionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1468,11 +1526,16 @@ func (x *HeldLock) GetHoldCount() uint32 {
 // Acquired: the lock is held. The fencing token is strictly greater than any
 // token issued before for this name; a re-entry keeps the token.
 type Acquired struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	RequestId     string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	FencingToken  uint64                 `protobuf:"varint,3,opt,name=fencing_token,json=fencingToken,proto3" json:"fencing_token,omitempty"`
-	HoldCount     uint32                 `protobuf:"varint,4,opt,name=hold_count,json=holdCount,proto3" json:"hold_count,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	RequestId    string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Name         string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	FencingToken uint64                 `protobuf:"varint,3,opt,name=fencing_token,json=fencingToken,proto3" json:"fencing_token,omitempty"`
+	HoldCount    uint32                 `protobuf:"varint,4,opt,name=hold_count,json=holdCount,proto3" json:"hold_count,omitempty"`
+	// With `serve --fencing-key`: a compact JWS (EdDSA, Ed25519, `kid` header)
+	// whose claims bind lock, fence (decimal), holder, iat and iss; resources
+	// verify it against the coordinator's JWKS (docs/fencing.md). Empty without
+	// a key. Set on every grant: a first acquire, a re-entry, each lock of a set.
+	FencingProof  string `protobuf:"bytes,5,opt,name=fencing_proof,json=fencingProof,proto3" json:"fencing_proof,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1533,6 +1596,13 @@ func (x *Acquired) GetHoldCount() uint32 {
 		return x.HoldCount
 	}
 	return 0
+}
+
+func (x *Acquired) GetFencingProof() string {
+	if x != nil {
+		return x.FencingProof
+	}
+	return ""
 }
 
 // Queued: the acquire waits; position 1 is the head of the queue.
@@ -3207,6 +3277,113 @@ func (x *RevokeResponse) GetHoldCount() uint32 {
 	return 0
 }
 
+// CheckFenceRequest asks whether `fencing_token` is still current for `name`.
+type CheckFenceRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	FencingToken  uint64                 `protobuf:"varint,2,opt,name=fencing_token,json=fencingToken,proto3" json:"fencing_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckFenceRequest) Reset() {
+	*x = CheckFenceRequest{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckFenceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckFenceRequest) ProtoMessage() {}
+
+func (x *CheckFenceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckFenceRequest.ProtoReflect.Descriptor instead.
+func (*CheckFenceRequest) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *CheckFenceRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CheckFenceRequest) GetFencingToken() uint64 {
+	if x != nil {
+		return x.FencingToken
+	}
+	return 0
+}
+
+// CheckFenceResponse answers CheckFenceRequest.
+type CheckFenceResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Status FenceStatus            `protobuf:"varint,1,opt,name=status,proto3,enum=turnstile.v1.FenceStatus" json:"status,omitempty"`
+	// With SUPERSEDED: the newest live hold's token.
+	NewerFencingToken uint64 `protobuf:"varint,2,opt,name=newer_fencing_token,json=newerFencingToken,proto3" json:"newer_fencing_token,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *CheckFenceResponse) Reset() {
+	*x = CheckFenceResponse{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckFenceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckFenceResponse) ProtoMessage() {}
+
+func (x *CheckFenceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckFenceResponse.ProtoReflect.Descriptor instead.
+func (*CheckFenceResponse) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *CheckFenceResponse) GetStatus() FenceStatus {
+	if x != nil {
+		return x.Status
+	}
+	return FenceStatus_FENCE_STATUS_UNSPECIFIED
+}
+
+func (x *CheckFenceResponse) GetNewerFencingToken() uint64 {
+	if x != nil {
+		return x.NewerFencingToken
+	}
+	return 0
+}
+
 var File_turnstile_v1_turnstile_proto protoreflect.FileDescriptor
 
 const file_turnstile_v1_turnstile_proto_rawDesc = "" +
@@ -3301,14 +3478,15 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x05owner\x18\x02 \x01(\tR\x05owner\x12#\n" +
 	"\rfencing_token\x18\x03 \x01(\x04R\ffencingToken\x12\x1d\n" +
 	"\n" +
-	"hold_count\x18\x04 \x01(\rR\tholdCount\"\x81\x01\n" +
+	"hold_count\x18\x04 \x01(\rR\tholdCount\"\xa6\x01\n" +
 	"\bAcquired\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12#\n" +
 	"\rfencing_token\x18\x03 \x01(\x04R\ffencingToken\x12\x1d\n" +
 	"\n" +
-	"hold_count\x18\x04 \x01(\rR\tholdCount\"W\n" +
+	"hold_count\x18\x04 \x01(\rR\tholdCount\x12#\n" +
+	"\rfencing_proof\x18\x05 \x01(\tR\ffencingProof\"W\n" +
 	"\x06Queued\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -3452,7 +3630,13 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x0eRevokeResponse\x12#\n" +
 	"\rfencing_token\x18\x01 \x01(\x04R\ffencingToken\x12\x1d\n" +
 	"\n" +
-	"hold_count\x18\x02 \x01(\rR\tholdCount*T\n" +
+	"hold_count\x18\x02 \x01(\rR\tholdCount\"L\n" +
+	"\x11CheckFenceRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
+	"\rfencing_token\x18\x02 \x01(\x04R\ffencingToken\"w\n" +
+	"\x12CheckFenceResponse\x121\n" +
+	"\x06status\x18\x01 \x01(\x0e2\x19.turnstile.v1.FenceStatusR\x06status\x12.\n" +
+	"\x13newer_fencing_token\x18\x02 \x01(\x04R\x11newerFencingToken*T\n" +
 	"\bLockMode\x12\x19\n" +
 	"\x15LOCK_MODE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13LOCK_MODE_EXCLUSIVE\x10\x01\x12\x14\n" +
@@ -3485,13 +3669,20 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x16HOLDER_CHANGE_RELEASED\x10\x02\x12\x19\n" +
 	"\x15HOLDER_CHANGE_EXPIRED\x10\x03\x12\x19\n" +
 	"\x15HOLDER_CHANGE_REVOKED\x10\x04\x12\x17\n" +
-	"\x13HOLDER_CHANGE_VALUE\x10\x052\xec\x02\n" +
+	"\x13HOLDER_CHANGE_VALUE\x10\x05*|\n" +
+	"\vFenceStatus\x12\x1c\n" +
+	"\x18FENCE_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14FENCE_STATUS_CURRENT\x10\x01\x12\x1b\n" +
+	"\x17FENCE_STATUS_SUPERSEDED\x10\x02\x12\x18\n" +
+	"\x14FENCE_STATUS_UNKNOWN\x10\x032\xbd\x03\n" +
 	"\vLockService\x12J\n" +
 	"\aSession\x12\x1c.turnstile.v1.SessionRequest\x1a\x1d.turnstile.v1.SessionResponse(\x010\x01\x12B\n" +
 	"\x05Watch\x12\x1a.turnstile.v1.WatchRequest\x1a\x1b.turnstile.v1.WatchResponse0\x01\x12I\n" +
 	"\bDescribe\x12\x1d.turnstile.v1.DescribeRequest\x1a\x1e.turnstile.v1.DescribeResponse\x12=\n" +
 	"\x04List\x12\x19.turnstile.v1.ListRequest\x1a\x1a.turnstile.v1.ListResponse\x12C\n" +
-	"\x06Revoke\x12\x1b.turnstile.v1.RevokeRequest\x1a\x1c.turnstile.v1.RevokeResponseb\x06proto3"
+	"\x06Revoke\x12\x1b.turnstile.v1.RevokeRequest\x1a\x1c.turnstile.v1.RevokeResponse\x12O\n" +
+	"\n" +
+	"CheckFence\x12\x1f.turnstile.v1.CheckFenceRequest\x1a .turnstile.v1.CheckFenceResponseb\x06proto3"
 
 var (
 	file_turnstile_v1_turnstile_proto_rawDescOnce sync.Once
@@ -3505,123 +3696,129 @@ func file_turnstile_v1_turnstile_proto_rawDescGZIP() []byte {
 	return file_turnstile_v1_turnstile_proto_rawDescData
 }
 
-var file_turnstile_v1_turnstile_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_turnstile_v1_turnstile_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_turnstile_v1_turnstile_proto_goTypes = []any{
 	(LockMode)(0),               // 0: turnstile.v1.LockMode
 	(LostReason)(0),             // 1: turnstile.v1.LostReason
 	(FailureReason)(0),          // 2: turnstile.v1.FailureReason
 	(HolderChange)(0),           // 3: turnstile.v1.HolderChange
-	(*SessionRequest)(nil),      // 4: turnstile.v1.SessionRequest
-	(*Open)(nil),                // 5: turnstile.v1.Open
-	(*Acquire)(nil),             // 6: turnstile.v1.Acquire
-	(*AcquireAll)(nil),          // 7: turnstile.v1.AcquireAll
-	(*LockClaim)(nil),           // 8: turnstile.v1.LockClaim
-	(*Release)(nil),             // 9: turnstile.v1.Release
-	(*Proclaim)(nil),            // 10: turnstile.v1.Proclaim
-	(*KeepAlive)(nil),           // 11: turnstile.v1.KeepAlive
-	(*Cancel)(nil),              // 12: turnstile.v1.Cancel
-	(*Close)(nil),               // 13: turnstile.v1.Close
-	(*SessionResponse)(nil),     // 14: turnstile.v1.SessionResponse
-	(*Opened)(nil),              // 15: turnstile.v1.Opened
-	(*HeldLock)(nil),            // 16: turnstile.v1.HeldLock
-	(*Acquired)(nil),            // 17: turnstile.v1.Acquired
-	(*Queued)(nil),              // 18: turnstile.v1.Queued
-	(*AcquiredAll)(nil),         // 19: turnstile.v1.AcquiredAll
-	(*Released)(nil),            // 20: turnstile.v1.Released
-	(*Proclaimed)(nil),          // 21: turnstile.v1.Proclaimed
-	(*Lost)(nil),                // 22: turnstile.v1.Lost
-	(*KeepAliveAck)(nil),        // 23: turnstile.v1.KeepAliveAck
-	(*Failed)(nil),              // 24: turnstile.v1.Failed
-	(*DeadlockStep)(nil),        // 25: turnstile.v1.DeadlockStep
-	(*Blocker)(nil),             // 26: turnstile.v1.Blocker
-	(*WatchRequest)(nil),        // 27: turnstile.v1.WatchRequest
-	(*WatchResponse)(nil),       // 28: turnstile.v1.WatchResponse
-	(*LockSnapshot)(nil),        // 29: turnstile.v1.LockSnapshot
-	(*Holder)(nil),              // 30: turnstile.v1.Holder
-	(*HolderEvent)(nil),         // 31: turnstile.v1.HolderEvent
-	(*DescribeRequest)(nil),     // 32: turnstile.v1.DescribeRequest
-	(*DescribeResponse)(nil),    // 33: turnstile.v1.DescribeResponse
-	(*Waiter)(nil),              // 34: turnstile.v1.Waiter
-	(*ListRequest)(nil),         // 35: turnstile.v1.ListRequest
-	(*ListResponse)(nil),        // 36: turnstile.v1.ListResponse
-	(*LockSummary)(nil),         // 37: turnstile.v1.LockSummary
-	(*RevokeRequest)(nil),       // 38: turnstile.v1.RevokeRequest
-	(*RevokeResponse)(nil),      // 39: turnstile.v1.RevokeResponse
-	(*durationpb.Duration)(nil), // 40: google.protobuf.Duration
+	(FenceStatus)(0),            // 4: turnstile.v1.FenceStatus
+	(*SessionRequest)(nil),      // 5: turnstile.v1.SessionRequest
+	(*Open)(nil),                // 6: turnstile.v1.Open
+	(*Acquire)(nil),             // 7: turnstile.v1.Acquire
+	(*AcquireAll)(nil),          // 8: turnstile.v1.AcquireAll
+	(*LockClaim)(nil),           // 9: turnstile.v1.LockClaim
+	(*Release)(nil),             // 10: turnstile.v1.Release
+	(*Proclaim)(nil),            // 11: turnstile.v1.Proclaim
+	(*KeepAlive)(nil),           // 12: turnstile.v1.KeepAlive
+	(*Cancel)(nil),              // 13: turnstile.v1.Cancel
+	(*Close)(nil),               // 14: turnstile.v1.Close
+	(*SessionResponse)(nil),     // 15: turnstile.v1.SessionResponse
+	(*Opened)(nil),              // 16: turnstile.v1.Opened
+	(*HeldLock)(nil),            // 17: turnstile.v1.HeldLock
+	(*Acquired)(nil),            // 18: turnstile.v1.Acquired
+	(*Queued)(nil),              // 19: turnstile.v1.Queued
+	(*AcquiredAll)(nil),         // 20: turnstile.v1.AcquiredAll
+	(*Released)(nil),            // 21: turnstile.v1.Released
+	(*Proclaimed)(nil),          // 22: turnstile.v1.Proclaimed
+	(*Lost)(nil),                // 23: turnstile.v1.Lost
+	(*KeepAliveAck)(nil),        // 24: turnstile.v1.KeepAliveAck
+	(*Failed)(nil),              // 25: turnstile.v1.Failed
+	(*DeadlockStep)(nil),        // 26: turnstile.v1.DeadlockStep
+	(*Blocker)(nil),             // 27: turnstile.v1.Blocker
+	(*WatchRequest)(nil),        // 28: turnstile.v1.WatchRequest
+	(*WatchResponse)(nil),       // 29: turnstile.v1.WatchResponse
+	(*LockSnapshot)(nil),        // 30: turnstile.v1.LockSnapshot
+	(*Holder)(nil),              // 31: turnstile.v1.Holder
+	(*HolderEvent)(nil),         // 32: turnstile.v1.HolderEvent
+	(*DescribeRequest)(nil),     // 33: turnstile.v1.DescribeRequest
+	(*DescribeResponse)(nil),    // 34: turnstile.v1.DescribeResponse
+	(*Waiter)(nil),              // 35: turnstile.v1.Waiter
+	(*ListRequest)(nil),         // 36: turnstile.v1.ListRequest
+	(*ListResponse)(nil),        // 37: turnstile.v1.ListResponse
+	(*LockSummary)(nil),         // 38: turnstile.v1.LockSummary
+	(*RevokeRequest)(nil),       // 39: turnstile.v1.RevokeRequest
+	(*RevokeResponse)(nil),      // 40: turnstile.v1.RevokeResponse
+	(*CheckFenceRequest)(nil),   // 41: turnstile.v1.CheckFenceRequest
+	(*CheckFenceResponse)(nil),  // 42: turnstile.v1.CheckFenceResponse
+	(*durationpb.Duration)(nil), // 43: google.protobuf.Duration
 }
 var file_turnstile_v1_turnstile_proto_depIdxs = []int32{
-	5,  // 0: turnstile.v1.SessionRequest.open:type_name -> turnstile.v1.Open
-	6,  // 1: turnstile.v1.SessionRequest.acquire:type_name -> turnstile.v1.Acquire
-	9,  // 2: turnstile.v1.SessionRequest.release:type_name -> turnstile.v1.Release
-	11, // 3: turnstile.v1.SessionRequest.keep_alive:type_name -> turnstile.v1.KeepAlive
-	12, // 4: turnstile.v1.SessionRequest.cancel:type_name -> turnstile.v1.Cancel
-	13, // 5: turnstile.v1.SessionRequest.close:type_name -> turnstile.v1.Close
-	10, // 6: turnstile.v1.SessionRequest.proclaim:type_name -> turnstile.v1.Proclaim
-	7,  // 7: turnstile.v1.SessionRequest.acquire_all:type_name -> turnstile.v1.AcquireAll
-	40, // 8: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
-	16, // 9: turnstile.v1.Open.held:type_name -> turnstile.v1.HeldLock
+	6,  // 0: turnstile.v1.SessionRequest.open:type_name -> turnstile.v1.Open
+	7,  // 1: turnstile.v1.SessionRequest.acquire:type_name -> turnstile.v1.Acquire
+	10, // 2: turnstile.v1.SessionRequest.release:type_name -> turnstile.v1.Release
+	12, // 3: turnstile.v1.SessionRequest.keep_alive:type_name -> turnstile.v1.KeepAlive
+	13, // 4: turnstile.v1.SessionRequest.cancel:type_name -> turnstile.v1.Cancel
+	14, // 5: turnstile.v1.SessionRequest.close:type_name -> turnstile.v1.Close
+	11, // 6: turnstile.v1.SessionRequest.proclaim:type_name -> turnstile.v1.Proclaim
+	8,  // 7: turnstile.v1.SessionRequest.acquire_all:type_name -> turnstile.v1.AcquireAll
+	43, // 8: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
+	17, // 9: turnstile.v1.Open.held:type_name -> turnstile.v1.HeldLock
 	0,  // 10: turnstile.v1.Acquire.mode:type_name -> turnstile.v1.LockMode
-	40, // 11: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
-	40, // 12: turnstile.v1.Acquire.lock_delay:type_name -> google.protobuf.Duration
-	8,  // 13: turnstile.v1.AcquireAll.locks:type_name -> turnstile.v1.LockClaim
-	40, // 14: turnstile.v1.AcquireAll.wait:type_name -> google.protobuf.Duration
-	40, // 15: turnstile.v1.AcquireAll.lock_delay:type_name -> google.protobuf.Duration
+	43, // 11: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
+	43, // 12: turnstile.v1.Acquire.lock_delay:type_name -> google.protobuf.Duration
+	9,  // 13: turnstile.v1.AcquireAll.locks:type_name -> turnstile.v1.LockClaim
+	43, // 14: turnstile.v1.AcquireAll.wait:type_name -> google.protobuf.Duration
+	43, // 15: turnstile.v1.AcquireAll.lock_delay:type_name -> google.protobuf.Duration
 	0,  // 16: turnstile.v1.LockClaim.mode:type_name -> turnstile.v1.LockMode
-	15, // 17: turnstile.v1.SessionResponse.opened:type_name -> turnstile.v1.Opened
-	17, // 18: turnstile.v1.SessionResponse.acquired:type_name -> turnstile.v1.Acquired
-	18, // 19: turnstile.v1.SessionResponse.queued:type_name -> turnstile.v1.Queued
-	20, // 20: turnstile.v1.SessionResponse.released:type_name -> turnstile.v1.Released
-	22, // 21: turnstile.v1.SessionResponse.lost:type_name -> turnstile.v1.Lost
-	23, // 22: turnstile.v1.SessionResponse.keep_alive_ack:type_name -> turnstile.v1.KeepAliveAck
-	24, // 23: turnstile.v1.SessionResponse.failed:type_name -> turnstile.v1.Failed
-	21, // 24: turnstile.v1.SessionResponse.proclaimed:type_name -> turnstile.v1.Proclaimed
-	19, // 25: turnstile.v1.SessionResponse.acquired_all:type_name -> turnstile.v1.AcquiredAll
-	40, // 26: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
-	16, // 27: turnstile.v1.Opened.held:type_name -> turnstile.v1.HeldLock
-	17, // 28: turnstile.v1.AcquiredAll.locks:type_name -> turnstile.v1.Acquired
+	16, // 17: turnstile.v1.SessionResponse.opened:type_name -> turnstile.v1.Opened
+	18, // 18: turnstile.v1.SessionResponse.acquired:type_name -> turnstile.v1.Acquired
+	19, // 19: turnstile.v1.SessionResponse.queued:type_name -> turnstile.v1.Queued
+	21, // 20: turnstile.v1.SessionResponse.released:type_name -> turnstile.v1.Released
+	23, // 21: turnstile.v1.SessionResponse.lost:type_name -> turnstile.v1.Lost
+	24, // 22: turnstile.v1.SessionResponse.keep_alive_ack:type_name -> turnstile.v1.KeepAliveAck
+	25, // 23: turnstile.v1.SessionResponse.failed:type_name -> turnstile.v1.Failed
+	22, // 24: turnstile.v1.SessionResponse.proclaimed:type_name -> turnstile.v1.Proclaimed
+	20, // 25: turnstile.v1.SessionResponse.acquired_all:type_name -> turnstile.v1.AcquiredAll
+	43, // 26: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
+	17, // 27: turnstile.v1.Opened.held:type_name -> turnstile.v1.HeldLock
+	18, // 28: turnstile.v1.AcquiredAll.locks:type_name -> turnstile.v1.Acquired
 	1,  // 29: turnstile.v1.Lost.reason:type_name -> turnstile.v1.LostReason
-	40, // 30: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
+	43, // 30: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
 	2,  // 31: turnstile.v1.Failed.reason:type_name -> turnstile.v1.FailureReason
-	26, // 32: turnstile.v1.Failed.blocked_by:type_name -> turnstile.v1.Blocker
-	25, // 33: turnstile.v1.Failed.deadlock_cycle:type_name -> turnstile.v1.DeadlockStep
-	40, // 34: turnstile.v1.Blocker.held_for:type_name -> google.protobuf.Duration
+	27, // 32: turnstile.v1.Failed.blocked_by:type_name -> turnstile.v1.Blocker
+	26, // 33: turnstile.v1.Failed.deadlock_cycle:type_name -> turnstile.v1.DeadlockStep
+	43, // 34: turnstile.v1.Blocker.held_for:type_name -> google.protobuf.Duration
 	0,  // 35: turnstile.v1.Blocker.mode:type_name -> turnstile.v1.LockMode
-	29, // 36: turnstile.v1.WatchResponse.snapshot:type_name -> turnstile.v1.LockSnapshot
-	31, // 37: turnstile.v1.WatchResponse.event:type_name -> turnstile.v1.HolderEvent
+	30, // 36: turnstile.v1.WatchResponse.snapshot:type_name -> turnstile.v1.LockSnapshot
+	32, // 37: turnstile.v1.WatchResponse.event:type_name -> turnstile.v1.HolderEvent
 	0,  // 38: turnstile.v1.LockSnapshot.mode:type_name -> turnstile.v1.LockMode
-	30, // 39: turnstile.v1.LockSnapshot.holders:type_name -> turnstile.v1.Holder
-	34, // 40: turnstile.v1.LockSnapshot.waiters:type_name -> turnstile.v1.Waiter
+	31, // 39: turnstile.v1.LockSnapshot.holders:type_name -> turnstile.v1.Holder
+	35, // 40: turnstile.v1.LockSnapshot.waiters:type_name -> turnstile.v1.Waiter
 	0,  // 41: turnstile.v1.Holder.mode:type_name -> turnstile.v1.LockMode
-	40, // 42: turnstile.v1.Holder.lease_remaining:type_name -> google.protobuf.Duration
-	40, // 43: turnstile.v1.Holder.held_for:type_name -> google.protobuf.Duration
+	43, // 42: turnstile.v1.Holder.lease_remaining:type_name -> google.protobuf.Duration
+	43, // 43: turnstile.v1.Holder.held_for:type_name -> google.protobuf.Duration
 	3,  // 44: turnstile.v1.HolderEvent.change:type_name -> turnstile.v1.HolderChange
-	30, // 45: turnstile.v1.HolderEvent.holder:type_name -> turnstile.v1.Holder
+	31, // 45: turnstile.v1.HolderEvent.holder:type_name -> turnstile.v1.Holder
 	0,  // 46: turnstile.v1.DescribeResponse.mode:type_name -> turnstile.v1.LockMode
-	30, // 47: turnstile.v1.DescribeResponse.holders:type_name -> turnstile.v1.Holder
-	34, // 48: turnstile.v1.DescribeResponse.waiters:type_name -> turnstile.v1.Waiter
-	40, // 49: turnstile.v1.DescribeResponse.delay_remaining:type_name -> google.protobuf.Duration
+	31, // 47: turnstile.v1.DescribeResponse.holders:type_name -> turnstile.v1.Holder
+	35, // 48: turnstile.v1.DescribeResponse.waiters:type_name -> turnstile.v1.Waiter
+	43, // 49: turnstile.v1.DescribeResponse.delay_remaining:type_name -> google.protobuf.Duration
 	0,  // 50: turnstile.v1.Waiter.mode:type_name -> turnstile.v1.LockMode
-	40, // 51: turnstile.v1.Waiter.lease_remaining:type_name -> google.protobuf.Duration
-	40, // 52: turnstile.v1.Waiter.waited:type_name -> google.protobuf.Duration
-	26, // 53: turnstile.v1.Waiter.blocked_by:type_name -> turnstile.v1.Blocker
-	37, // 54: turnstile.v1.ListResponse.locks:type_name -> turnstile.v1.LockSummary
+	43, // 51: turnstile.v1.Waiter.lease_remaining:type_name -> google.protobuf.Duration
+	43, // 52: turnstile.v1.Waiter.waited:type_name -> google.protobuf.Duration
+	27, // 53: turnstile.v1.Waiter.blocked_by:type_name -> turnstile.v1.Blocker
+	38, // 54: turnstile.v1.ListResponse.locks:type_name -> turnstile.v1.LockSummary
 	0,  // 55: turnstile.v1.LockSummary.mode:type_name -> turnstile.v1.LockMode
-	4,  // 56: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
-	27, // 57: turnstile.v1.LockService.Watch:input_type -> turnstile.v1.WatchRequest
-	32, // 58: turnstile.v1.LockService.Describe:input_type -> turnstile.v1.DescribeRequest
-	35, // 59: turnstile.v1.LockService.List:input_type -> turnstile.v1.ListRequest
-	38, // 60: turnstile.v1.LockService.Revoke:input_type -> turnstile.v1.RevokeRequest
-	14, // 61: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
-	28, // 62: turnstile.v1.LockService.Watch:output_type -> turnstile.v1.WatchResponse
-	33, // 63: turnstile.v1.LockService.Describe:output_type -> turnstile.v1.DescribeResponse
-	36, // 64: turnstile.v1.LockService.List:output_type -> turnstile.v1.ListResponse
-	39, // 65: turnstile.v1.LockService.Revoke:output_type -> turnstile.v1.RevokeResponse
-	61, // [61:66] is the sub-list for method output_type
-	56, // [56:61] is the sub-list for method input_type
-	56, // [56:56] is the sub-list for extension type_name
-	56, // [56:56] is the sub-list for extension extendee
-	0,  // [0:56] is the sub-list for field type_name
+	4,  // 56: turnstile.v1.CheckFenceResponse.status:type_name -> turnstile.v1.FenceStatus
+	5,  // 57: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
+	28, // 58: turnstile.v1.LockService.Watch:input_type -> turnstile.v1.WatchRequest
+	33, // 59: turnstile.v1.LockService.Describe:input_type -> turnstile.v1.DescribeRequest
+	36, // 60: turnstile.v1.LockService.List:input_type -> turnstile.v1.ListRequest
+	39, // 61: turnstile.v1.LockService.Revoke:input_type -> turnstile.v1.RevokeRequest
+	41, // 62: turnstile.v1.LockService.CheckFence:input_type -> turnstile.v1.CheckFenceRequest
+	15, // 63: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
+	29, // 64: turnstile.v1.LockService.Watch:output_type -> turnstile.v1.WatchResponse
+	34, // 65: turnstile.v1.LockService.Describe:output_type -> turnstile.v1.DescribeResponse
+	37, // 66: turnstile.v1.LockService.List:output_type -> turnstile.v1.ListResponse
+	40, // 67: turnstile.v1.LockService.Revoke:output_type -> turnstile.v1.RevokeResponse
+	42, // 68: turnstile.v1.LockService.CheckFence:output_type -> turnstile.v1.CheckFenceResponse
+	63, // [63:69] is the sub-list for method output_type
+	57, // [57:63] is the sub-list for method input_type
+	57, // [57:57] is the sub-list for extension type_name
+	57, // [57:57] is the sub-list for extension extendee
+	0,  // [0:57] is the sub-list for field type_name
 }
 
 func init() { file_turnstile_v1_turnstile_proto_init() }
@@ -3659,8 +3856,8 @@ func file_turnstile_v1_turnstile_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turnstile_v1_turnstile_proto_rawDesc), len(file_turnstile_v1_turnstile_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   36,
+			NumEnums:      5,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

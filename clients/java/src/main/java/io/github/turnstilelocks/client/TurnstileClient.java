@@ -172,6 +172,15 @@ public final class TurnstileClient implements AutoCloseable {
     return new Election(this, name);
   }
 
+  /**
+   * Whether {@code fencingToken} is still current for {@code name} (LockService.CheckFence,
+   * authorized as read), for a resource about to do something irreversible (docs/fencing.md).
+   * Throws a TurnstileException when the call fails.
+   */
+  public FenceCheck checkFence(String name, long fencingToken) {
+    return FenceCheck.ask(context(), name, fencingToken);
+  }
+
   /** The current session's id, or "" before the first session opened. */
   public synchronized String sessionId() {
     Session s = session == null ? null : session.getNow(null);
