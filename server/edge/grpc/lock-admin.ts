@@ -5,9 +5,12 @@ import type {
   DescribeResponse,
   ListRequest,
   ListResponse,
+  RequestReleaseRequest,
+  RequestReleaseResponse,
   RevokeRequest,
   RevokeResponse,
 } from "../../../gen/ts/turnstile/v1/turnstile.js";
+import { operatorRequester } from "../../engine/locks/hand-overs.js";
 import { ServerError, toServerError } from "../../engine/server-error.js";
 import { nameSessions } from "../../engine/sessions/session-names.js";
 import { type Metrics, NO_METRICS } from "../../metrics/metrics.js";
@@ -19,8 +22,8 @@ import { LockStateReplies as reply } from "../replies/lock-state-replies.js";
 import type { RequestValidator } from "../request-validator.js";
 
 /**
- * The unary admin RPCs: Describe, List and Revoke. Each validates its request, checks the caller's
- * grant (read, read, admin), makes one store call and builds the answer; failures reject with a
+ * The unary admin RPCs: Describe, List, Revoke and RequestRelease. Each validates its request, checks the
+ * caller's grant (read, read, admin, admin), makes one store call and builds the answer; failures reject with a
  * ServerError (see `unary` for the status). `caller` is the authenticated identity ("" when
  * security is off).
  */
@@ -74,6 +77,16 @@ export class LockAdmin {
     this.log.info({ ...hold, token: String(outcome.token), by: caller }, "hold revoked");
     this.metrics.revoked();
     return { fencingToken: outcome.token, holdCount: outcome.holdCount };
+  }
+
+  /** Asks every holder of a lock to let go (an operator's request: nothing is enforced); NOT_FOUND when nobody holds it. */
+  async requestRelease(request: RequestReleaseRequest, caller = ""): Promise<RequestReleaseResponse> {
+    const { name, reason } = this.validator.requestReleaseCall(request);
+    this.guard.require(caller, "admin", name);
+    const holders = await this.store.requestRelease({ name, requester: operatorRequester(caller), reason });
+    if (holders === 0) throw new ServerError("not-found", `request_release: nobody holds "${name}"`);
+    this.log.info({ name, reason, by: caller, holders }, "release requested");
+    return { holders };
   }
 }
 

@@ -27,6 +27,7 @@ export function lockService(deps: ServiceDeps): LockServiceServer {
     describe: unary((request, caller) => admin.describe(request, caller), log, guard, tracing, "Describe"),
     list: unary((request, caller) => admin.list(request, caller), log, guard, tracing, "List"),
     revoke: unary((request, caller) => admin.revoke(request, caller), log, guard, tracing, "Revoke"),
+    requestRelease: unary((r, caller) => admin.requestRelease(r, caller), log, guard, tracing, "RequestRelease"),
   };
 }
 

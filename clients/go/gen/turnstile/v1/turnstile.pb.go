@@ -171,6 +171,9 @@ const (
 	// cycle); Failed.deadlock_cycle and the message name the cycle. Nothing it held
 	// was released. See docs/multi-lock.md.
 	FailureReason_FAILURE_REASON_DEADLOCK FailureReason = 13
+	// Transfer named a successor that is not waiting for the lock (or nobody waits), or
+	// RequestRelease found no holder; the message names who does wait.
+	FailureReason_FAILURE_REASON_NOT_FOUND FailureReason = 14
 )
 
 // Enum value maps for FailureReason.
@@ -190,6 +193,7 @@ var (
 		11: "FAILURE_REASON_EXPIRED",
 		12: "FAILURE_REASON_PERMISSION_DENIED",
 		13: "FAILURE_REASON_DEADLOCK",
+		14: "FAILURE_REASON_NOT_FOUND",
 	}
 	FailureReason_value = map[string]int32{
 		"FAILURE_REASON_UNSPECIFIED":       0,
@@ -206,6 +210,7 @@ var (
 		"FAILURE_REASON_EXPIRED":           11,
 		"FAILURE_REASON_PERMISSION_DENIED": 12,
 		"FAILURE_REASON_DEADLOCK":          13,
+		"FAILURE_REASON_NOT_FOUND":         14,
 	}
 )
 
@@ -251,6 +256,9 @@ const (
 	HolderChange_HOLDER_CHANGE_REVOKED HolderChange = 4
 	// Its value changed (Proclaim).
 	HolderChange_HOLDER_CHANGE_VALUE HolderChange = 5
+	// Handed over by its holder (Transfer): HolderEvent.from left and holder took over, in one
+	// change; the lock was never without a holder.
+	HolderChange_HOLDER_CHANGE_TRANSFERRED HolderChange = 6
 )
 
 // Enum value maps for HolderChange.
@@ -262,6 +270,7 @@ var (
 		3: "HOLDER_CHANGE_EXPIRED",
 		4: "HOLDER_CHANGE_REVOKED",
 		5: "HOLDER_CHANGE_VALUE",
+		6: "HOLDER_CHANGE_TRANSFERRED",
 	}
 	HolderChange_value = map[string]int32{
 		"HOLDER_CHANGE_UNSPECIFIED": 0,
@@ -270,6 +279,7 @@ var (
 		"HOLDER_CHANGE_EXPIRED":     3,
 		"HOLDER_CHANGE_REVOKED":     4,
 		"HOLDER_CHANGE_VALUE":       5,
+		"HOLDER_CHANGE_TRANSFERRED": 6,
 	}
 )
 
@@ -313,6 +323,8 @@ type SessionRequest struct {
 	//	*SessionRequest_Close
 	//	*SessionRequest_Proclaim
 	//	*SessionRequest_AcquireAll
+	//	*SessionRequest_Transfer
+	//	*SessionRequest_RequestRelease
 	Kind          isSessionRequest_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -427,6 +439,24 @@ func (x *SessionRequest) GetAcquireAll() *AcquireAll {
 	return nil
 }
 
+func (x *SessionRequest) GetTransfer() *Transfer {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionRequest_Transfer); ok {
+			return x.Transfer
+		}
+	}
+	return nil
+}
+
+func (x *SessionRequest) GetRequestRelease() *RequestRelease {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionRequest_RequestRelease); ok {
+			return x.RequestRelease
+		}
+	}
+	return nil
+}
+
 type isSessionRequest_Kind interface {
 	isSessionRequest_Kind()
 }
@@ -463,6 +493,14 @@ type SessionRequest_AcquireAll struct {
 	AcquireAll *AcquireAll `protobuf:"bytes,8,opt,name=acquire_all,json=acquireAll,proto3,oneof"`
 }
 
+type SessionRequest_Transfer struct {
+	Transfer *Transfer `protobuf:"bytes,9,opt,name=transfer,proto3,oneof"`
+}
+
+type SessionRequest_RequestRelease struct {
+	RequestRelease *RequestRelease `protobuf:"bytes,10,opt,name=request_release,json=requestRelease,proto3,oneof"`
+}
+
 func (*SessionRequest_Open) isSessionRequest_Kind() {}
 
 func (*SessionRequest_Acquire) isSessionRequest_Kind() {}
@@ -478,6 +516,10 @@ func (*SessionRequest_Close) isSessionRequest_Kind() {}
 func (*SessionRequest_Proclaim) isSessionRequest_Kind() {}
 
 func (*SessionRequest_AcquireAll) isSessionRequest_Kind() {}
+
+func (*SessionRequest_Transfer) isSessionRequest_Kind() {}
+
+func (*SessionRequest_RequestRelease) isSessionRequest_Kind() {}
 
 // Open starts (or resumes) the session. It must be the first message.
 type Open struct {
@@ -588,7 +630,11 @@ type Acquire struct {
 	// session was lost), the name is not granted to anyone again until this much time has passed;
 	// a Release hands it on at once. Absent: the server's default for the name's prefix (none unless
 	// configured). At most 60 s: above, INVALID_ARGUMENT naming acquire.lock_delay and the limit.
-	LockDelay     *durationpb.Duration `protobuf:"bytes,9,opt,name=lock_delay,json=lockDelay,proto3" json:"lock_delay,omitempty"`
+	LockDelay *durationpb.Duration `protobuf:"bytes,9,opt,name=lock_delay,json=lockDelay,proto3" json:"lock_delay,omitempty"`
+	// Queue rank: a waiter is queued ahead of every waiter of lower priority, FIFO within one
+	// priority; a holder is never pre-empted. 0..100, default 0; outside, INVALID_ARGUMENT naming
+	// acquire.priority and the range.
+	Priority      int32 `protobuf:"varint,10,opt,name=priority,proto3" json:"priority,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -684,6 +730,13 @@ func (x *Acquire) GetLockDelay() *durationpb.Duration {
 		return x.LockDelay
 	}
 	return nil
+}
+
+func (x *Acquire) GetPriority() int32 {
+	if x != nil {
+		return x.Priority
+	}
+	return 0
 }
 
 // AcquireAll asks for a set of locks all or nothing: answered by Queued (zero or
@@ -1133,6 +1186,9 @@ type SessionResponse struct {
 	//	*SessionResponse_Failed
 	//	*SessionResponse_Proclaimed
 	//	*SessionResponse_AcquiredAll
+	//	*SessionResponse_Transferred
+	//	*SessionResponse_ReleaseRequested
+	//	*SessionResponse_ReleaseRequestSent
 	Kind          isSessionResponse_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1256,6 +1312,33 @@ func (x *SessionResponse) GetAcquiredAll() *AcquiredAll {
 	return nil
 }
 
+func (x *SessionResponse) GetTransferred() *Transferred {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionResponse_Transferred); ok {
+			return x.Transferred
+		}
+	}
+	return nil
+}
+
+func (x *SessionResponse) GetReleaseRequested() *ReleaseRequested {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionResponse_ReleaseRequested); ok {
+			return x.ReleaseRequested
+		}
+	}
+	return nil
+}
+
+func (x *SessionResponse) GetReleaseRequestSent() *ReleaseRequestSent {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionResponse_ReleaseRequestSent); ok {
+			return x.ReleaseRequestSent
+		}
+	}
+	return nil
+}
+
 type isSessionResponse_Kind interface {
 	isSessionResponse_Kind()
 }
@@ -1296,6 +1379,18 @@ type SessionResponse_AcquiredAll struct {
 	AcquiredAll *AcquiredAll `protobuf:"bytes,9,opt,name=acquired_all,json=acquiredAll,proto3,oneof"`
 }
 
+type SessionResponse_Transferred struct {
+	Transferred *Transferred `protobuf:"bytes,10,opt,name=transferred,proto3,oneof"`
+}
+
+type SessionResponse_ReleaseRequested struct {
+	ReleaseRequested *ReleaseRequested `protobuf:"bytes,11,opt,name=release_requested,json=releaseRequested,proto3,oneof"`
+}
+
+type SessionResponse_ReleaseRequestSent struct {
+	ReleaseRequestSent *ReleaseRequestSent `protobuf:"bytes,12,opt,name=release_request_sent,json=releaseRequestSent,proto3,oneof"`
+}
+
 func (*SessionResponse_Opened) isSessionResponse_Kind() {}
 
 func (*SessionResponse_Acquired) isSessionResponse_Kind() {}
@@ -1313,6 +1408,12 @@ func (*SessionResponse_Failed) isSessionResponse_Kind() {}
 func (*SessionResponse_Proclaimed) isSessionResponse_Kind() {}
 
 func (*SessionResponse_AcquiredAll) isSessionResponse_Kind() {}
+
+func (*SessionResponse_Transferred) isSessionResponse_Kind() {}
+
+func (*SessionResponse_ReleaseRequested) isSessionResponse_Kind() {}
+
+func (*SessionResponse_ReleaseRequestSent) isSessionResponse_Kind() {}
 
 // Opened answers Open.
 type Opened struct {
@@ -2430,9 +2531,11 @@ type Holder struct {
 	// Set in Describe and snapshots; absent in HolderEvent.
 	HeldFor *durationpb.Duration `protobuf:"bytes,9,opt,name=held_for,json=heldFor,proto3" json:"held_for,omitempty"`
 	// The holding session's Open.client_name ("" when unknown). Set in Describe and snapshots.
-	ClientName    string `protobuf:"bytes,10,opt,name=client_name,json=clientName,proto3" json:"client_name,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ClientName string `protobuf:"bytes,10,opt,name=client_name,json=clientName,proto3" json:"client_name,omitempty"`
+	// The latest release request made to this holder while it holds (Describe and snapshots).
+	ReleaseRequest *ReleaseRequested `protobuf:"bytes,11,opt,name=release_request,json=releaseRequest,proto3" json:"release_request,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Holder) Reset() {
@@ -2535,6 +2638,13 @@ func (x *Holder) GetClientName() string {
 	return ""
 }
 
+func (x *Holder) GetReleaseRequest() *ReleaseRequested {
+	if x != nil {
+		return x.ReleaseRequest
+	}
+	return nil
+}
+
 // HolderEvent is one change of a lock's holders. Versions of one lock increase
 // by exactly one per change; a gap means changes were missed.
 type HolderEvent struct {
@@ -2547,7 +2657,9 @@ type HolderEvent struct {
 	// How many holders the lock has after this change.
 	HoldersLeft uint32 `protobuf:"varint,5,opt,name=holders_left,json=holdersLeft,proto3" json:"holders_left,omitempty"`
 	// True exactly when holders_left is 0: the lock has no holder ("no leader").
-	NoHolder      bool `protobuf:"varint,6,opt,name=no_holder,json=noHolder,proto3" json:"no_holder,omitempty"`
+	NoHolder bool `protobuf:"varint,6,opt,name=no_holder,json=noHolder,proto3" json:"no_holder,omitempty"`
+	// For TRANSFERRED: the holder that handed over (holder is its successor).
+	From          *Holder `protobuf:"bytes,7,opt,name=from,proto3" json:"from,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2622,6 +2734,13 @@ func (x *HolderEvent) GetNoHolder() bool {
 		return x.NoHolder
 	}
 	return false
+}
+
+func (x *HolderEvent) GetFrom() *Holder {
+	if x != nil {
+		return x.From
+	}
+	return nil
 }
 
 // DescribeRequest names the lock to describe.
@@ -2787,7 +2906,9 @@ type Waiter struct {
 	// enough of them have left and every waiter ahead of it has been served).
 	BlockedBy []*Blocker `protobuf:"bytes,9,rep,name=blocked_by,json=blockedBy,proto3" json:"blocked_by,omitempty"`
 	// For a waiter of an AcquireAll set: every lock of the set, this one included (empty otherwise).
-	SetNames      []string `protobuf:"bytes,10,rep,name=set_names,json=setNames,proto3" json:"set_names,omitempty"`
+	SetNames []string `protobuf:"bytes,10,rep,name=set_names,json=setNames,proto3" json:"set_names,omitempty"`
+	// Its Acquire.priority.
+	Priority      int32 `protobuf:"varint,11,opt,name=priority,proto3" json:"priority,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2890,6 +3011,13 @@ func (x *Waiter) GetSetNames() []string {
 		return x.SetNames
 	}
 	return nil
+}
+
+func (x *Waiter) GetPriority() int32 {
+	if x != nil {
+		return x.Priority
+	}
+	return 0
 }
 
 // ListRequest pages through the active locks whose names start with prefix.
@@ -3207,11 +3335,465 @@ func (x *RevokeResponse) GetHoldCount() uint32 {
 	return 0
 }
 
+// Transfer hands an exclusive hold of (name, owner) to a waiter in one step: the successor
+// holds with a new, higher fencing token (its Acquire is answered Acquired as usual), the
+// lock is never without a holder, and no lock-delay applies. Answered by Transferred, or
+// Failed: NOT_HELD, CONFLICT (a shared hold, or the successor is an AcquireAll member),
+// NOT_FOUND (the successor does not wait; the message names who does).
+type Transfer struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Name      string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The holder handing over: every hold count of it ends.
+	Owner string `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
+	// The successor's session; empty: the head of the queue.
+	ToSessionId string `protobuf:"bytes,4,opt,name=to_session_id,json=toSessionId,proto3" json:"to_session_id,omitempty"`
+	// The successor's owner; empty: that session's first waiter.
+	ToOwner       string `protobuf:"bytes,5,opt,name=to_owner,json=toOwner,proto3" json:"to_owner,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Transfer) Reset() {
+	*x = Transfer{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Transfer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Transfer) ProtoMessage() {}
+
+func (x *Transfer) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Transfer.ProtoReflect.Descriptor instead.
+func (*Transfer) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *Transfer) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *Transfer) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Transfer) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *Transfer) GetToSessionId() string {
+	if x != nil {
+		return x.ToSessionId
+	}
+	return ""
+}
+
+func (x *Transfer) GetToOwner() string {
+	if x != nil {
+		return x.ToOwner
+	}
+	return ""
+}
+
+// Transferred answers Transfer: the successor holds the lock.
+type Transferred struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	RequestId   string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Name        string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	ToSessionId string                 `protobuf:"bytes,3,opt,name=to_session_id,json=toSessionId,proto3" json:"to_session_id,omitempty"`
+	ToOwner     string                 `protobuf:"bytes,4,opt,name=to_owner,json=toOwner,proto3" json:"to_owner,omitempty"`
+	// The successor's token: greater than the one handed over.
+	FencingToken  uint64 `protobuf:"varint,5,opt,name=fencing_token,json=fencingToken,proto3" json:"fencing_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Transferred) Reset() {
+	*x = Transferred{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Transferred) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Transferred) ProtoMessage() {}
+
+func (x *Transferred) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Transferred.ProtoReflect.Descriptor instead.
+func (*Transferred) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *Transferred) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *Transferred) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Transferred) GetToSessionId() string {
+	if x != nil {
+		return x.ToSessionId
+	}
+	return ""
+}
+
+func (x *Transferred) GetToOwner() string {
+	if x != nil {
+		return x.ToOwner
+	}
+	return ""
+}
+
+func (x *Transferred) GetFencingToken() uint64 {
+	if x != nil {
+		return x.FencingToken
+	}
+	return 0
+}
+
+// RequestRelease asks the holders of a lock to let go; needs the lock permission on the name.
+// Answered by ReleaseRequestSent, or Failed NOT_FOUND when nobody holds it.
+type RequestRelease struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Name      string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Free text for the holder, at most 256 bytes.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestRelease) Reset() {
+	*x = RequestRelease{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestRelease) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestRelease) ProtoMessage() {}
+
+func (x *RequestRelease) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestRelease.ProtoReflect.Descriptor instead.
+func (*RequestRelease) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *RequestRelease) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *RequestRelease) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RequestRelease) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// ReleaseRequestSent answers RequestRelease: the holders' sessions are told.
+type ReleaseRequestSent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RequestId     string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Holders       uint32                 `protobuf:"varint,3,opt,name=holders,proto3" json:"holders,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseRequestSent) Reset() {
+	*x = ReleaseRequestSent{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseRequestSent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseRequestSent) ProtoMessage() {}
+
+func (x *ReleaseRequestSent) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseRequestSent.ProtoReflect.Descriptor instead.
+func (*ReleaseRequestSent) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *ReleaseRequestSent) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *ReleaseRequestSent) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ReleaseRequestSent) GetHolders() uint32 {
+	if x != nil {
+		return x.Holders
+	}
+	return 0
+}
+
+// ReleaseRequested tells a holder that someone asks it to let go; the holder decides.
+type ReleaseRequested struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Owner string                 `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	// Who asks: "session <session id>" (with the client name), or "operator <identity>".
+	Requester     string `protobuf:"bytes,3,opt,name=requester,proto3" json:"requester,omitempty"`
+	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseRequested) Reset() {
+	*x = ReleaseRequested{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseRequested) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseRequested) ProtoMessage() {}
+
+func (x *ReleaseRequested) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseRequested.ProtoReflect.Descriptor instead.
+func (*ReleaseRequested) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *ReleaseRequested) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ReleaseRequested) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ReleaseRequested) GetRequester() string {
+	if x != nil {
+		return x.Requester
+	}
+	return ""
+}
+
+func (x *ReleaseRequested) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// RequestReleaseRequest names the lock whose holders an operator asks to let go.
+type RequestReleaseRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestReleaseRequest) Reset() {
+	*x = RequestReleaseRequest{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestReleaseRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestReleaseRequest) ProtoMessage() {}
+
+func (x *RequestReleaseRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestReleaseRequest.ProtoReflect.Descriptor instead.
+func (*RequestReleaseRequest) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *RequestReleaseRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RequestReleaseRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// RequestReleaseResponse: how many holders were asked.
+type RequestReleaseResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Holders       uint32                 `protobuf:"varint,1,opt,name=holders,proto3" json:"holders,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestReleaseResponse) Reset() {
+	*x = RequestReleaseResponse{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestReleaseResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestReleaseResponse) ProtoMessage() {}
+
+func (x *RequestReleaseResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestReleaseResponse.ProtoReflect.Descriptor instead.
+func (*RequestReleaseResponse) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *RequestReleaseResponse) GetHolders() uint32 {
+	if x != nil {
+		return x.Holders
+	}
+	return 0
+}
+
 var File_turnstile_v1_turnstile_proto protoreflect.FileDescriptor
 
 const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\n" +
-	"\x1cturnstile/v1/turnstile.proto\x12\fturnstile.v1\x1a\x1egoogle/protobuf/duration.proto\"\xb2\x03\n" +
+	"\x1cturnstile/v1/turnstile.proto\x12\fturnstile.v1\x1a\x1egoogle/protobuf/duration.proto\"\xb1\x04\n" +
 	"\x0eSessionRequest\x12(\n" +
 	"\x04open\x18\x01 \x01(\v2\x12.turnstile.v1.OpenH\x00R\x04open\x121\n" +
 	"\aacquire\x18\x02 \x01(\v2\x15.turnstile.v1.AcquireH\x00R\aacquire\x121\n" +
@@ -3222,7 +3804,10 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x05close\x18\x06 \x01(\v2\x13.turnstile.v1.CloseH\x00R\x05close\x124\n" +
 	"\bproclaim\x18\a \x01(\v2\x16.turnstile.v1.ProclaimH\x00R\bproclaim\x12;\n" +
 	"\vacquire_all\x18\b \x01(\v2\x18.turnstile.v1.AcquireAllH\x00R\n" +
-	"acquireAllB\x06\n" +
+	"acquireAll\x124\n" +
+	"\btransfer\x18\t \x01(\v2\x16.turnstile.v1.TransferH\x00R\btransfer\x12G\n" +
+	"\x0frequest_release\x18\n" +
+	" \x01(\v2\x1c.turnstile.v1.RequestReleaseH\x00R\x0erequestReleaseB\x06\n" +
 	"\x04kind\"\xd1\x01\n" +
 	"\x04Open\x12\x1f\n" +
 	"\vclient_name\x18\x01 \x01(\tR\n" +
@@ -3230,7 +3815,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x03ttl\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12*\n" +
 	"\x11resume_session_id\x18\x03 \x01(\tR\x0fresumeSessionId\x12#\n" +
 	"\rresume_secret\x18\x04 \x01(\tR\fresumeSecret\x12*\n" +
-	"\x04held\x18\x05 \x03(\v2\x16.turnstile.v1.HeldLockR\x04held\"\xb6\x02\n" +
+	"\x04held\x18\x05 \x03(\v2\x16.turnstile.v1.HeldLockR\x04held\"\xd2\x02\n" +
 	"\aAcquire\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -3242,7 +3827,9 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x05value\x18\a \x01(\fR\x05value\x12!\n" +
 	"\ftrace_parent\x18\b \x01(\tR\vtraceParent\x128\n" +
 	"\n" +
-	"lock_delay\x18\t \x01(\v2\x19.google.protobuf.DurationR\tlockDelay\"\x92\x02\n" +
+	"lock_delay\x18\t \x01(\v2\x19.google.protobuf.DurationR\tlockDelay\x12\x1a\n" +
+	"\bpriority\x18\n" +
+	" \x01(\x05R\bpriority\"\x92\x02\n" +
 	"\n" +
 	"AcquireAll\x12\x1d\n" +
 	"\n" +
@@ -3275,7 +3862,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x06Cancel\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\"\a\n" +
-	"\x05Close\"\xff\x03\n" +
+	"\x05Close\"\xe3\x05\n" +
 	"\x0fSessionResponse\x12.\n" +
 	"\x06opened\x18\x01 \x01(\v2\x14.turnstile.v1.OpenedH\x00R\x06opened\x124\n" +
 	"\bacquired\x18\x02 \x01(\v2\x16.turnstile.v1.AcquiredH\x00R\bacquired\x12.\n" +
@@ -3287,7 +3874,11 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\n" +
 	"proclaimed\x18\b \x01(\v2\x18.turnstile.v1.ProclaimedH\x00R\n" +
 	"proclaimed\x12>\n" +
-	"\facquired_all\x18\t \x01(\v2\x19.turnstile.v1.AcquiredAllH\x00R\vacquiredAllB\x06\n" +
+	"\facquired_all\x18\t \x01(\v2\x19.turnstile.v1.AcquiredAllH\x00R\vacquiredAll\x12=\n" +
+	"\vtransferred\x18\n" +
+	" \x01(\v2\x19.turnstile.v1.TransferredH\x00R\vtransferred\x12M\n" +
+	"\x11release_requested\x18\v \x01(\v2\x1e.turnstile.v1.ReleaseRequestedH\x00R\x10releaseRequested\x12T\n" +
+	"\x14release_request_sent\x18\f \x01(\v2 .turnstile.v1.ReleaseRequestSentH\x00R\x12releaseRequestSentB\x06\n" +
 	"\x04kind\"\xbf\x01\n" +
 	"\x06Opened\x12\x1d\n" +
 	"\n" +
@@ -3381,7 +3972,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\fwaiter_count\x18\x06 \x01(\rR\vwaiterCount\x12\x16\n" +
 	"\x06resync\x18\a \x01(\bR\x06resync\x12\x1b\n" +
 	"\tno_holder\x18\b \x01(\bR\bnoHolder\x12.\n" +
-	"\awaiters\x18\t \x03(\v2\x14.turnstile.v1.WaiterR\awaiters\"\xfa\x02\n" +
+	"\awaiters\x18\t \x03(\v2\x14.turnstile.v1.WaiterR\awaiters\"\xc3\x03\n" +
 	"\x06Holder\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
@@ -3396,14 +3987,16 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\bheld_for\x18\t \x01(\v2\x19.google.protobuf.DurationR\aheldFor\x12\x1f\n" +
 	"\vclient_name\x18\n" +
 	" \x01(\tR\n" +
-	"clientName\"\xdd\x01\n" +
+	"clientName\x12G\n" +
+	"\x0frelease_request\x18\v \x01(\v2\x1e.turnstile.v1.ReleaseRequestedR\x0ereleaseRequest\"\x87\x02\n" +
 	"\vHolderEvent\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x122\n" +
 	"\x06change\x18\x03 \x01(\x0e2\x1a.turnstile.v1.HolderChangeR\x06change\x12,\n" +
 	"\x06holder\x18\x04 \x01(\v2\x14.turnstile.v1.HolderR\x06holder\x12!\n" +
 	"\fholders_left\x18\x05 \x01(\rR\vholdersLeft\x12\x1b\n" +
-	"\tno_holder\x18\x06 \x01(\bR\bnoHolder\"%\n" +
+	"\tno_holder\x18\x06 \x01(\bR\bnoHolder\x12(\n" +
+	"\x04from\x18\a \x01(\v2\x14.turnstile.v1.HolderR\x04from\"%\n" +
 	"\x0fDescribeRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"\xa6\x02\n" +
 	"\x10DescribeResponse\x12\x12\n" +
@@ -3413,7 +4006,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\aholders\x18\x04 \x03(\v2\x14.turnstile.v1.HolderR\aholders\x12.\n" +
 	"\awaiters\x18\x05 \x03(\v2\x14.turnstile.v1.WaiterR\awaiters\x12\x18\n" +
 	"\aversion\x18\x06 \x01(\x04R\aversion\x12B\n" +
-	"\x0fdelay_remaining\x18\a \x01(\v2\x19.google.protobuf.DurationR\x0edelayRemaining\"\x8f\x03\n" +
+	"\x0fdelay_remaining\x18\a \x01(\v2\x19.google.protobuf.DurationR\x0edelayRemaining\"\xab\x03\n" +
 	"\x06Waiter\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
@@ -3429,7 +4022,8 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\n" +
 	"blocked_by\x18\t \x03(\v2\x15.turnstile.v1.BlockerR\tblockedBy\x12\x1b\n" +
 	"\tset_names\x18\n" +
-	" \x03(\tR\bsetNames\"a\n" +
+	" \x03(\tR\bsetNames\x12\x1a\n" +
+	"\bpriority\x18\v \x01(\x05R\bpriority\"a\n" +
 	"\vListRequest\x12\x16\n" +
 	"\x06prefix\x18\x01 \x01(\tR\x06prefix\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\rR\bpageSize\x12\x1d\n" +
@@ -3452,7 +4046,41 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x0eRevokeResponse\x12#\n" +
 	"\rfencing_token\x18\x01 \x01(\x04R\ffencingToken\x12\x1d\n" +
 	"\n" +
-	"hold_count\x18\x02 \x01(\rR\tholdCount*T\n" +
+	"hold_count\x18\x02 \x01(\rR\tholdCount\"\x92\x01\n" +
+	"\bTransfer\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05owner\x18\x03 \x01(\tR\x05owner\x12\"\n" +
+	"\rto_session_id\x18\x04 \x01(\tR\vtoSessionId\x12\x19\n" +
+	"\bto_owner\x18\x05 \x01(\tR\atoOwner\"\xa4\x01\n" +
+	"\vTransferred\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\"\n" +
+	"\rto_session_id\x18\x03 \x01(\tR\vtoSessionId\x12\x19\n" +
+	"\bto_owner\x18\x04 \x01(\tR\atoOwner\x12#\n" +
+	"\rfencing_token\x18\x05 \x01(\x04R\ffencingToken\"[\n" +
+	"\x0eRequestRelease\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"a\n" +
+	"\x12ReleaseRequestSent\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
+	"\aholders\x18\x03 \x01(\rR\aholders\"r\n" +
+	"\x10ReleaseRequested\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1c\n" +
+	"\trequester\x18\x03 \x01(\tR\trequester\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"C\n" +
+	"\x15RequestReleaseRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"2\n" +
+	"\x16RequestReleaseResponse\x12\x18\n" +
+	"\aholders\x18\x01 \x01(\rR\aholders*T\n" +
 	"\bLockMode\x12\x19\n" +
 	"\x15LOCK_MODE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13LOCK_MODE_EXCLUSIVE\x10\x01\x12\x14\n" +
@@ -3462,7 +4090,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x17LOST_REASON_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13LOST_REASON_EXPIRED\x10\x01\x12\x17\n" +
 	"\x13LOST_REASON_REVOKED\x10\x02\x12\x1d\n" +
-	"\x19LOST_REASON_SESSION_ENDED\x10\x03*\xbd\x03\n" +
+	"\x19LOST_REASON_SESSION_ENDED\x10\x03*\xdb\x03\n" +
 	"\rFailureReason\x12\x1e\n" +
 	"\x1aFAILURE_REASON_UNSPECIFIED\x10\x00\x12#\n" +
 	"\x1fFAILURE_REASON_INVALID_ARGUMENT\x10\x01\x12\x1a\n" +
@@ -3478,20 +4106,23 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x12\x1a\n" +
 	"\x16FAILURE_REASON_EXPIRED\x10\v\x12$\n" +
 	" FAILURE_REASON_PERMISSION_DENIED\x10\f\x12\x1b\n" +
-	"\x17FAILURE_REASON_DEADLOCK\x10\r*\xb4\x01\n" +
+	"\x17FAILURE_REASON_DEADLOCK\x10\r\x12\x1c\n" +
+	"\x18FAILURE_REASON_NOT_FOUND\x10\x0e*\xd3\x01\n" +
 	"\fHolderChange\x12\x1d\n" +
 	"\x19HOLDER_CHANGE_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16HOLDER_CHANGE_ACQUIRED\x10\x01\x12\x1a\n" +
 	"\x16HOLDER_CHANGE_RELEASED\x10\x02\x12\x19\n" +
 	"\x15HOLDER_CHANGE_EXPIRED\x10\x03\x12\x19\n" +
 	"\x15HOLDER_CHANGE_REVOKED\x10\x04\x12\x17\n" +
-	"\x13HOLDER_CHANGE_VALUE\x10\x052\xec\x02\n" +
+	"\x13HOLDER_CHANGE_VALUE\x10\x05\x12\x1d\n" +
+	"\x19HOLDER_CHANGE_TRANSFERRED\x10\x062\xc9\x03\n" +
 	"\vLockService\x12J\n" +
 	"\aSession\x12\x1c.turnstile.v1.SessionRequest\x1a\x1d.turnstile.v1.SessionResponse(\x010\x01\x12B\n" +
 	"\x05Watch\x12\x1a.turnstile.v1.WatchRequest\x1a\x1b.turnstile.v1.WatchResponse0\x01\x12I\n" +
 	"\bDescribe\x12\x1d.turnstile.v1.DescribeRequest\x1a\x1e.turnstile.v1.DescribeResponse\x12=\n" +
 	"\x04List\x12\x19.turnstile.v1.ListRequest\x1a\x1a.turnstile.v1.ListResponse\x12C\n" +
-	"\x06Revoke\x12\x1b.turnstile.v1.RevokeRequest\x1a\x1c.turnstile.v1.RevokeResponseb\x06proto3"
+	"\x06Revoke\x12\x1b.turnstile.v1.RevokeRequest\x1a\x1c.turnstile.v1.RevokeResponse\x12[\n" +
+	"\x0eRequestRelease\x12#.turnstile.v1.RequestReleaseRequest\x1a$.turnstile.v1.RequestReleaseResponseb\x06proto3"
 
 var (
 	file_turnstile_v1_turnstile_proto_rawDescOnce sync.Once
@@ -3506,49 +4137,56 @@ func file_turnstile_v1_turnstile_proto_rawDescGZIP() []byte {
 }
 
 var file_turnstile_v1_turnstile_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_turnstile_v1_turnstile_proto_goTypes = []any{
-	(LockMode)(0),               // 0: turnstile.v1.LockMode
-	(LostReason)(0),             // 1: turnstile.v1.LostReason
-	(FailureReason)(0),          // 2: turnstile.v1.FailureReason
-	(HolderChange)(0),           // 3: turnstile.v1.HolderChange
-	(*SessionRequest)(nil),      // 4: turnstile.v1.SessionRequest
-	(*Open)(nil),                // 5: turnstile.v1.Open
-	(*Acquire)(nil),             // 6: turnstile.v1.Acquire
-	(*AcquireAll)(nil),          // 7: turnstile.v1.AcquireAll
-	(*LockClaim)(nil),           // 8: turnstile.v1.LockClaim
-	(*Release)(nil),             // 9: turnstile.v1.Release
-	(*Proclaim)(nil),            // 10: turnstile.v1.Proclaim
-	(*KeepAlive)(nil),           // 11: turnstile.v1.KeepAlive
-	(*Cancel)(nil),              // 12: turnstile.v1.Cancel
-	(*Close)(nil),               // 13: turnstile.v1.Close
-	(*SessionResponse)(nil),     // 14: turnstile.v1.SessionResponse
-	(*Opened)(nil),              // 15: turnstile.v1.Opened
-	(*HeldLock)(nil),            // 16: turnstile.v1.HeldLock
-	(*Acquired)(nil),            // 17: turnstile.v1.Acquired
-	(*Queued)(nil),              // 18: turnstile.v1.Queued
-	(*AcquiredAll)(nil),         // 19: turnstile.v1.AcquiredAll
-	(*Released)(nil),            // 20: turnstile.v1.Released
-	(*Proclaimed)(nil),          // 21: turnstile.v1.Proclaimed
-	(*Lost)(nil),                // 22: turnstile.v1.Lost
-	(*KeepAliveAck)(nil),        // 23: turnstile.v1.KeepAliveAck
-	(*Failed)(nil),              // 24: turnstile.v1.Failed
-	(*DeadlockStep)(nil),        // 25: turnstile.v1.DeadlockStep
-	(*Blocker)(nil),             // 26: turnstile.v1.Blocker
-	(*WatchRequest)(nil),        // 27: turnstile.v1.WatchRequest
-	(*WatchResponse)(nil),       // 28: turnstile.v1.WatchResponse
-	(*LockSnapshot)(nil),        // 29: turnstile.v1.LockSnapshot
-	(*Holder)(nil),              // 30: turnstile.v1.Holder
-	(*HolderEvent)(nil),         // 31: turnstile.v1.HolderEvent
-	(*DescribeRequest)(nil),     // 32: turnstile.v1.DescribeRequest
-	(*DescribeResponse)(nil),    // 33: turnstile.v1.DescribeResponse
-	(*Waiter)(nil),              // 34: turnstile.v1.Waiter
-	(*ListRequest)(nil),         // 35: turnstile.v1.ListRequest
-	(*ListResponse)(nil),        // 36: turnstile.v1.ListResponse
-	(*LockSummary)(nil),         // 37: turnstile.v1.LockSummary
-	(*RevokeRequest)(nil),       // 38: turnstile.v1.RevokeRequest
-	(*RevokeResponse)(nil),      // 39: turnstile.v1.RevokeResponse
-	(*durationpb.Duration)(nil), // 40: google.protobuf.Duration
+	(LockMode)(0),                  // 0: turnstile.v1.LockMode
+	(LostReason)(0),                // 1: turnstile.v1.LostReason
+	(FailureReason)(0),             // 2: turnstile.v1.FailureReason
+	(HolderChange)(0),              // 3: turnstile.v1.HolderChange
+	(*SessionRequest)(nil),         // 4: turnstile.v1.SessionRequest
+	(*Open)(nil),                   // 5: turnstile.v1.Open
+	(*Acquire)(nil),                // 6: turnstile.v1.Acquire
+	(*AcquireAll)(nil),             // 7: turnstile.v1.AcquireAll
+	(*LockClaim)(nil),              // 8: turnstile.v1.LockClaim
+	(*Release)(nil),                // 9: turnstile.v1.Release
+	(*Proclaim)(nil),               // 10: turnstile.v1.Proclaim
+	(*KeepAlive)(nil),              // 11: turnstile.v1.KeepAlive
+	(*Cancel)(nil),                 // 12: turnstile.v1.Cancel
+	(*Close)(nil),                  // 13: turnstile.v1.Close
+	(*SessionResponse)(nil),        // 14: turnstile.v1.SessionResponse
+	(*Opened)(nil),                 // 15: turnstile.v1.Opened
+	(*HeldLock)(nil),               // 16: turnstile.v1.HeldLock
+	(*Acquired)(nil),               // 17: turnstile.v1.Acquired
+	(*Queued)(nil),                 // 18: turnstile.v1.Queued
+	(*AcquiredAll)(nil),            // 19: turnstile.v1.AcquiredAll
+	(*Released)(nil),               // 20: turnstile.v1.Released
+	(*Proclaimed)(nil),             // 21: turnstile.v1.Proclaimed
+	(*Lost)(nil),                   // 22: turnstile.v1.Lost
+	(*KeepAliveAck)(nil),           // 23: turnstile.v1.KeepAliveAck
+	(*Failed)(nil),                 // 24: turnstile.v1.Failed
+	(*DeadlockStep)(nil),           // 25: turnstile.v1.DeadlockStep
+	(*Blocker)(nil),                // 26: turnstile.v1.Blocker
+	(*WatchRequest)(nil),           // 27: turnstile.v1.WatchRequest
+	(*WatchResponse)(nil),          // 28: turnstile.v1.WatchResponse
+	(*LockSnapshot)(nil),           // 29: turnstile.v1.LockSnapshot
+	(*Holder)(nil),                 // 30: turnstile.v1.Holder
+	(*HolderEvent)(nil),            // 31: turnstile.v1.HolderEvent
+	(*DescribeRequest)(nil),        // 32: turnstile.v1.DescribeRequest
+	(*DescribeResponse)(nil),       // 33: turnstile.v1.DescribeResponse
+	(*Waiter)(nil),                 // 34: turnstile.v1.Waiter
+	(*ListRequest)(nil),            // 35: turnstile.v1.ListRequest
+	(*ListResponse)(nil),           // 36: turnstile.v1.ListResponse
+	(*LockSummary)(nil),            // 37: turnstile.v1.LockSummary
+	(*RevokeRequest)(nil),          // 38: turnstile.v1.RevokeRequest
+	(*RevokeResponse)(nil),         // 39: turnstile.v1.RevokeResponse
+	(*Transfer)(nil),               // 40: turnstile.v1.Transfer
+	(*Transferred)(nil),            // 41: turnstile.v1.Transferred
+	(*RequestRelease)(nil),         // 42: turnstile.v1.RequestRelease
+	(*ReleaseRequestSent)(nil),     // 43: turnstile.v1.ReleaseRequestSent
+	(*ReleaseRequested)(nil),       // 44: turnstile.v1.ReleaseRequested
+	(*RequestReleaseRequest)(nil),  // 45: turnstile.v1.RequestReleaseRequest
+	(*RequestReleaseResponse)(nil), // 46: turnstile.v1.RequestReleaseResponse
+	(*durationpb.Duration)(nil),    // 47: google.protobuf.Duration
 }
 var file_turnstile_v1_turnstile_proto_depIdxs = []int32{
 	5,  // 0: turnstile.v1.SessionRequest.open:type_name -> turnstile.v1.Open
@@ -3559,69 +4197,78 @@ var file_turnstile_v1_turnstile_proto_depIdxs = []int32{
 	13, // 5: turnstile.v1.SessionRequest.close:type_name -> turnstile.v1.Close
 	10, // 6: turnstile.v1.SessionRequest.proclaim:type_name -> turnstile.v1.Proclaim
 	7,  // 7: turnstile.v1.SessionRequest.acquire_all:type_name -> turnstile.v1.AcquireAll
-	40, // 8: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
-	16, // 9: turnstile.v1.Open.held:type_name -> turnstile.v1.HeldLock
-	0,  // 10: turnstile.v1.Acquire.mode:type_name -> turnstile.v1.LockMode
-	40, // 11: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
-	40, // 12: turnstile.v1.Acquire.lock_delay:type_name -> google.protobuf.Duration
-	8,  // 13: turnstile.v1.AcquireAll.locks:type_name -> turnstile.v1.LockClaim
-	40, // 14: turnstile.v1.AcquireAll.wait:type_name -> google.protobuf.Duration
-	40, // 15: turnstile.v1.AcquireAll.lock_delay:type_name -> google.protobuf.Duration
-	0,  // 16: turnstile.v1.LockClaim.mode:type_name -> turnstile.v1.LockMode
-	15, // 17: turnstile.v1.SessionResponse.opened:type_name -> turnstile.v1.Opened
-	17, // 18: turnstile.v1.SessionResponse.acquired:type_name -> turnstile.v1.Acquired
-	18, // 19: turnstile.v1.SessionResponse.queued:type_name -> turnstile.v1.Queued
-	20, // 20: turnstile.v1.SessionResponse.released:type_name -> turnstile.v1.Released
-	22, // 21: turnstile.v1.SessionResponse.lost:type_name -> turnstile.v1.Lost
-	23, // 22: turnstile.v1.SessionResponse.keep_alive_ack:type_name -> turnstile.v1.KeepAliveAck
-	24, // 23: turnstile.v1.SessionResponse.failed:type_name -> turnstile.v1.Failed
-	21, // 24: turnstile.v1.SessionResponse.proclaimed:type_name -> turnstile.v1.Proclaimed
-	19, // 25: turnstile.v1.SessionResponse.acquired_all:type_name -> turnstile.v1.AcquiredAll
-	40, // 26: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
-	16, // 27: turnstile.v1.Opened.held:type_name -> turnstile.v1.HeldLock
-	17, // 28: turnstile.v1.AcquiredAll.locks:type_name -> turnstile.v1.Acquired
-	1,  // 29: turnstile.v1.Lost.reason:type_name -> turnstile.v1.LostReason
-	40, // 30: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
-	2,  // 31: turnstile.v1.Failed.reason:type_name -> turnstile.v1.FailureReason
-	26, // 32: turnstile.v1.Failed.blocked_by:type_name -> turnstile.v1.Blocker
-	25, // 33: turnstile.v1.Failed.deadlock_cycle:type_name -> turnstile.v1.DeadlockStep
-	40, // 34: turnstile.v1.Blocker.held_for:type_name -> google.protobuf.Duration
-	0,  // 35: turnstile.v1.Blocker.mode:type_name -> turnstile.v1.LockMode
-	29, // 36: turnstile.v1.WatchResponse.snapshot:type_name -> turnstile.v1.LockSnapshot
-	31, // 37: turnstile.v1.WatchResponse.event:type_name -> turnstile.v1.HolderEvent
-	0,  // 38: turnstile.v1.LockSnapshot.mode:type_name -> turnstile.v1.LockMode
-	30, // 39: turnstile.v1.LockSnapshot.holders:type_name -> turnstile.v1.Holder
-	34, // 40: turnstile.v1.LockSnapshot.waiters:type_name -> turnstile.v1.Waiter
-	0,  // 41: turnstile.v1.Holder.mode:type_name -> turnstile.v1.LockMode
-	40, // 42: turnstile.v1.Holder.lease_remaining:type_name -> google.protobuf.Duration
-	40, // 43: turnstile.v1.Holder.held_for:type_name -> google.protobuf.Duration
-	3,  // 44: turnstile.v1.HolderEvent.change:type_name -> turnstile.v1.HolderChange
-	30, // 45: turnstile.v1.HolderEvent.holder:type_name -> turnstile.v1.Holder
-	0,  // 46: turnstile.v1.DescribeResponse.mode:type_name -> turnstile.v1.LockMode
-	30, // 47: turnstile.v1.DescribeResponse.holders:type_name -> turnstile.v1.Holder
-	34, // 48: turnstile.v1.DescribeResponse.waiters:type_name -> turnstile.v1.Waiter
-	40, // 49: turnstile.v1.DescribeResponse.delay_remaining:type_name -> google.protobuf.Duration
-	0,  // 50: turnstile.v1.Waiter.mode:type_name -> turnstile.v1.LockMode
-	40, // 51: turnstile.v1.Waiter.lease_remaining:type_name -> google.protobuf.Duration
-	40, // 52: turnstile.v1.Waiter.waited:type_name -> google.protobuf.Duration
-	26, // 53: turnstile.v1.Waiter.blocked_by:type_name -> turnstile.v1.Blocker
-	37, // 54: turnstile.v1.ListResponse.locks:type_name -> turnstile.v1.LockSummary
-	0,  // 55: turnstile.v1.LockSummary.mode:type_name -> turnstile.v1.LockMode
-	4,  // 56: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
-	27, // 57: turnstile.v1.LockService.Watch:input_type -> turnstile.v1.WatchRequest
-	32, // 58: turnstile.v1.LockService.Describe:input_type -> turnstile.v1.DescribeRequest
-	35, // 59: turnstile.v1.LockService.List:input_type -> turnstile.v1.ListRequest
-	38, // 60: turnstile.v1.LockService.Revoke:input_type -> turnstile.v1.RevokeRequest
-	14, // 61: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
-	28, // 62: turnstile.v1.LockService.Watch:output_type -> turnstile.v1.WatchResponse
-	33, // 63: turnstile.v1.LockService.Describe:output_type -> turnstile.v1.DescribeResponse
-	36, // 64: turnstile.v1.LockService.List:output_type -> turnstile.v1.ListResponse
-	39, // 65: turnstile.v1.LockService.Revoke:output_type -> turnstile.v1.RevokeResponse
-	61, // [61:66] is the sub-list for method output_type
-	56, // [56:61] is the sub-list for method input_type
-	56, // [56:56] is the sub-list for extension type_name
-	56, // [56:56] is the sub-list for extension extendee
-	0,  // [0:56] is the sub-list for field type_name
+	40, // 8: turnstile.v1.SessionRequest.transfer:type_name -> turnstile.v1.Transfer
+	42, // 9: turnstile.v1.SessionRequest.request_release:type_name -> turnstile.v1.RequestRelease
+	47, // 10: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
+	16, // 11: turnstile.v1.Open.held:type_name -> turnstile.v1.HeldLock
+	0,  // 12: turnstile.v1.Acquire.mode:type_name -> turnstile.v1.LockMode
+	47, // 13: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
+	47, // 14: turnstile.v1.Acquire.lock_delay:type_name -> google.protobuf.Duration
+	8,  // 15: turnstile.v1.AcquireAll.locks:type_name -> turnstile.v1.LockClaim
+	47, // 16: turnstile.v1.AcquireAll.wait:type_name -> google.protobuf.Duration
+	47, // 17: turnstile.v1.AcquireAll.lock_delay:type_name -> google.protobuf.Duration
+	0,  // 18: turnstile.v1.LockClaim.mode:type_name -> turnstile.v1.LockMode
+	15, // 19: turnstile.v1.SessionResponse.opened:type_name -> turnstile.v1.Opened
+	17, // 20: turnstile.v1.SessionResponse.acquired:type_name -> turnstile.v1.Acquired
+	18, // 21: turnstile.v1.SessionResponse.queued:type_name -> turnstile.v1.Queued
+	20, // 22: turnstile.v1.SessionResponse.released:type_name -> turnstile.v1.Released
+	22, // 23: turnstile.v1.SessionResponse.lost:type_name -> turnstile.v1.Lost
+	23, // 24: turnstile.v1.SessionResponse.keep_alive_ack:type_name -> turnstile.v1.KeepAliveAck
+	24, // 25: turnstile.v1.SessionResponse.failed:type_name -> turnstile.v1.Failed
+	21, // 26: turnstile.v1.SessionResponse.proclaimed:type_name -> turnstile.v1.Proclaimed
+	19, // 27: turnstile.v1.SessionResponse.acquired_all:type_name -> turnstile.v1.AcquiredAll
+	41, // 28: turnstile.v1.SessionResponse.transferred:type_name -> turnstile.v1.Transferred
+	44, // 29: turnstile.v1.SessionResponse.release_requested:type_name -> turnstile.v1.ReleaseRequested
+	43, // 30: turnstile.v1.SessionResponse.release_request_sent:type_name -> turnstile.v1.ReleaseRequestSent
+	47, // 31: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
+	16, // 32: turnstile.v1.Opened.held:type_name -> turnstile.v1.HeldLock
+	17, // 33: turnstile.v1.AcquiredAll.locks:type_name -> turnstile.v1.Acquired
+	1,  // 34: turnstile.v1.Lost.reason:type_name -> turnstile.v1.LostReason
+	47, // 35: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
+	2,  // 36: turnstile.v1.Failed.reason:type_name -> turnstile.v1.FailureReason
+	26, // 37: turnstile.v1.Failed.blocked_by:type_name -> turnstile.v1.Blocker
+	25, // 38: turnstile.v1.Failed.deadlock_cycle:type_name -> turnstile.v1.DeadlockStep
+	47, // 39: turnstile.v1.Blocker.held_for:type_name -> google.protobuf.Duration
+	0,  // 40: turnstile.v1.Blocker.mode:type_name -> turnstile.v1.LockMode
+	29, // 41: turnstile.v1.WatchResponse.snapshot:type_name -> turnstile.v1.LockSnapshot
+	31, // 42: turnstile.v1.WatchResponse.event:type_name -> turnstile.v1.HolderEvent
+	0,  // 43: turnstile.v1.LockSnapshot.mode:type_name -> turnstile.v1.LockMode
+	30, // 44: turnstile.v1.LockSnapshot.holders:type_name -> turnstile.v1.Holder
+	34, // 45: turnstile.v1.LockSnapshot.waiters:type_name -> turnstile.v1.Waiter
+	0,  // 46: turnstile.v1.Holder.mode:type_name -> turnstile.v1.LockMode
+	47, // 47: turnstile.v1.Holder.lease_remaining:type_name -> google.protobuf.Duration
+	47, // 48: turnstile.v1.Holder.held_for:type_name -> google.protobuf.Duration
+	44, // 49: turnstile.v1.Holder.release_request:type_name -> turnstile.v1.ReleaseRequested
+	3,  // 50: turnstile.v1.HolderEvent.change:type_name -> turnstile.v1.HolderChange
+	30, // 51: turnstile.v1.HolderEvent.holder:type_name -> turnstile.v1.Holder
+	30, // 52: turnstile.v1.HolderEvent.from:type_name -> turnstile.v1.Holder
+	0,  // 53: turnstile.v1.DescribeResponse.mode:type_name -> turnstile.v1.LockMode
+	30, // 54: turnstile.v1.DescribeResponse.holders:type_name -> turnstile.v1.Holder
+	34, // 55: turnstile.v1.DescribeResponse.waiters:type_name -> turnstile.v1.Waiter
+	47, // 56: turnstile.v1.DescribeResponse.delay_remaining:type_name -> google.protobuf.Duration
+	0,  // 57: turnstile.v1.Waiter.mode:type_name -> turnstile.v1.LockMode
+	47, // 58: turnstile.v1.Waiter.lease_remaining:type_name -> google.protobuf.Duration
+	47, // 59: turnstile.v1.Waiter.waited:type_name -> google.protobuf.Duration
+	26, // 60: turnstile.v1.Waiter.blocked_by:type_name -> turnstile.v1.Blocker
+	37, // 61: turnstile.v1.ListResponse.locks:type_name -> turnstile.v1.LockSummary
+	0,  // 62: turnstile.v1.LockSummary.mode:type_name -> turnstile.v1.LockMode
+	4,  // 63: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
+	27, // 64: turnstile.v1.LockService.Watch:input_type -> turnstile.v1.WatchRequest
+	32, // 65: turnstile.v1.LockService.Describe:input_type -> turnstile.v1.DescribeRequest
+	35, // 66: turnstile.v1.LockService.List:input_type -> turnstile.v1.ListRequest
+	38, // 67: turnstile.v1.LockService.Revoke:input_type -> turnstile.v1.RevokeRequest
+	45, // 68: turnstile.v1.LockService.RequestRelease:input_type -> turnstile.v1.RequestReleaseRequest
+	14, // 69: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
+	28, // 70: turnstile.v1.LockService.Watch:output_type -> turnstile.v1.WatchResponse
+	33, // 71: turnstile.v1.LockService.Describe:output_type -> turnstile.v1.DescribeResponse
+	36, // 72: turnstile.v1.LockService.List:output_type -> turnstile.v1.ListResponse
+	39, // 73: turnstile.v1.LockService.Revoke:output_type -> turnstile.v1.RevokeResponse
+	46, // 74: turnstile.v1.LockService.RequestRelease:output_type -> turnstile.v1.RequestReleaseResponse
+	69, // [69:75] is the sub-list for method output_type
+	63, // [63:69] is the sub-list for method input_type
+	63, // [63:63] is the sub-list for extension type_name
+	63, // [63:63] is the sub-list for extension extendee
+	0,  // [0:63] is the sub-list for field type_name
 }
 
 func init() { file_turnstile_v1_turnstile_proto_init() }
@@ -3638,6 +4285,8 @@ func file_turnstile_v1_turnstile_proto_init() {
 		(*SessionRequest_Close)(nil),
 		(*SessionRequest_Proclaim)(nil),
 		(*SessionRequest_AcquireAll)(nil),
+		(*SessionRequest_Transfer)(nil),
+		(*SessionRequest_RequestRelease)(nil),
 	}
 	file_turnstile_v1_turnstile_proto_msgTypes[10].OneofWrappers = []any{
 		(*SessionResponse_Opened)(nil),
@@ -3649,6 +4298,9 @@ func file_turnstile_v1_turnstile_proto_init() {
 		(*SessionResponse_Failed)(nil),
 		(*SessionResponse_Proclaimed)(nil),
 		(*SessionResponse_AcquiredAll)(nil),
+		(*SessionResponse_Transferred)(nil),
+		(*SessionResponse_ReleaseRequested)(nil),
+		(*SessionResponse_ReleaseRequestSent)(nil),
 	}
 	file_turnstile_v1_turnstile_proto_msgTypes[24].OneofWrappers = []any{
 		(*WatchResponse_Snapshot)(nil),
@@ -3660,7 +4312,7 @@ func file_turnstile_v1_turnstile_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turnstile_v1_turnstile_proto_rawDesc), len(file_turnstile_v1_turnstile_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   36,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

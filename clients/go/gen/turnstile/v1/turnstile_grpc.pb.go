@@ -23,11 +23,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	LockService_Session_FullMethodName  = "/turnstile.v1.LockService/Session"
-	LockService_Watch_FullMethodName    = "/turnstile.v1.LockService/Watch"
-	LockService_Describe_FullMethodName = "/turnstile.v1.LockService/Describe"
-	LockService_List_FullMethodName     = "/turnstile.v1.LockService/List"
-	LockService_Revoke_FullMethodName   = "/turnstile.v1.LockService/Revoke"
+	LockService_Session_FullMethodName        = "/turnstile.v1.LockService/Session"
+	LockService_Watch_FullMethodName          = "/turnstile.v1.LockService/Watch"
+	LockService_Describe_FullMethodName       = "/turnstile.v1.LockService/Describe"
+	LockService_List_FullMethodName           = "/turnstile.v1.LockService/List"
+	LockService_Revoke_FullMethodName         = "/turnstile.v1.LockService/Revoke"
+	LockService_RequestRelease_FullMethodName = "/turnstile.v1.LockService/RequestRelease"
 )
 
 // LockServiceClient is the client API for LockService service.
@@ -53,6 +54,10 @@ type LockServiceClient interface {
 	// Lost{REVOKED} and the lock is handed to the next waiter at once. Ends with
 	// NOT_FOUND when that (session, owner) does not hold the lock.
 	Revoke(ctx context.Context, in *RevokeRequest, opts ...grpc.CallOption) (*RevokeResponse, error)
+	// RequestRelease asks every holder of a lock to let go (an operator action, with Revoke's
+	// permission): each holder's session gets ReleaseRequested; nothing is enforced. Ends with
+	// NOT_FOUND when nobody holds the lock. See docs/elections.md.
+	RequestRelease(ctx context.Context, in *RequestReleaseRequest, opts ...grpc.CallOption) (*RequestReleaseResponse, error)
 }
 
 type lockServiceClient struct {
@@ -125,6 +130,16 @@ func (c *lockServiceClient) Revoke(ctx context.Context, in *RevokeRequest, opts 
 	return out, nil
 }
 
+func (c *lockServiceClient) RequestRelease(ctx context.Context, in *RequestReleaseRequest, opts ...grpc.CallOption) (*RequestReleaseResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RequestReleaseResponse)
+	err := c.cc.Invoke(ctx, LockService_RequestRelease_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LockServiceServer is the server API for LockService service.
 // All implementations must embed UnimplementedLockServiceServer
 // for forward compatibility.
@@ -148,6 +163,10 @@ type LockServiceServer interface {
 	// Lost{REVOKED} and the lock is handed to the next waiter at once. Ends with
 	// NOT_FOUND when that (session, owner) does not hold the lock.
 	Revoke(context.Context, *RevokeRequest) (*RevokeResponse, error)
+	// RequestRelease asks every holder of a lock to let go (an operator action, with Revoke's
+	// permission): each holder's session gets ReleaseRequested; nothing is enforced. Ends with
+	// NOT_FOUND when nobody holds the lock. See docs/elections.md.
+	RequestRelease(context.Context, *RequestReleaseRequest) (*RequestReleaseResponse, error)
 	mustEmbedUnimplementedLockServiceServer()
 }
 
@@ -172,6 +191,9 @@ func (UnimplementedLockServiceServer) List(context.Context, *ListRequest) (*List
 }
 func (UnimplementedLockServiceServer) Revoke(context.Context, *RevokeRequest) (*RevokeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Revoke not implemented")
+}
+func (UnimplementedLockServiceServer) RequestRelease(context.Context, *RequestReleaseRequest) (*RequestReleaseResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RequestRelease not implemented")
 }
 func (UnimplementedLockServiceServer) mustEmbedUnimplementedLockServiceServer() {}
 func (UnimplementedLockServiceServer) testEmbeddedByValue()                     {}
@@ -266,6 +288,24 @@ func _LockService_Revoke_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LockService_RequestRelease_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RequestReleaseRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LockServiceServer).RequestRelease(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LockService_RequestRelease_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LockServiceServer).RequestRelease(ctx, req.(*RequestReleaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LockService_ServiceDesc is the grpc.ServiceDesc for LockService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -284,6 +324,10 @@ var LockService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Revoke",
 			Handler:    _LockService_Revoke_Handler,
+		},
+		{
+			MethodName: "RequestRelease",
+			Handler:    _LockService_RequestRelease_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
