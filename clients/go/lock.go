@@ -23,6 +23,9 @@ type Lock struct {
 	ctx         context.Context
 	cancel      context.CancelCauseFunc
 
+	// requests carries release requests to the holder (ReleaseRequests); buffered 1.
+	requests chan ReleaseRequest
+
 	// Guarded by session.mu.
 	holds    uint32
 	err      *Error // the loss, once lost
@@ -34,7 +37,7 @@ func newLock(s *session, key holdKey, token uint64, acquireSent time.Time) *Lock
 	ctx, cancel := context.WithCancelCause(context.Background())
 	return &Lock{
 		name: key.name, owner: key.owner, token: token, session: s, acquireSent: acquireSent,
-		ctx: ctx, cancel: cancel, holds: 1,
+		ctx: ctx, cancel: cancel, holds: 1, requests: make(chan ReleaseRequest, 1),
 	}
 }
 
