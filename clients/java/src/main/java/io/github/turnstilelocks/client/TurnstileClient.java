@@ -139,6 +139,20 @@ public final class TurnstileClient implements AutoCloseable {
     return new Election(this, name);
   }
 
+  /**
+   * Asks every holder of {@code name} to let go, with {@code reason} (at most 256 bytes): each holder's
+   * client is told ({@link Lock#onReleaseRequested}); nothing is enforced. Returns how many holders were
+   * asked; throws TurnstileException NOT_FOUND when nobody holds the lock.
+   */
+  public int requestRelease(String name, String reason) throws InterruptedException {
+    CompletableFuture<Integer> asked = session().thenCompose(s -> s.requestRelease(name, reason));
+    try {
+      return asked.get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw Futures.turnstileCause(e);
+    }
+  }
+
   /** The current session's id, or "" before the first session opened. */
   public synchronized String sessionId() {
     Session s = session == null ? null : session.getNow(null);
