@@ -42,7 +42,11 @@ describe("TypeScript client: transfer, release requests, priority, hand-over", (
     await waitForQueue(redis.url, "t/a", 1);
     const successor = await held.transfer({ sessionId: successorClient.sessionId, owner: "next" });
     const granted = await next;
-    expect(successor).to.deep.equal({ sessionId: successorClient.sessionId, owner: "next", fencingToken: granted.fencingToken });
+    expect(successor).to.deep.equal({
+      sessionId: successorClient.sessionId,
+      owner: "next",
+      fencingToken: granted.fencingToken,
+    });
     expect(granted.fencingToken > held.fencingToken).to.equal(true);
     // The old handle ended as released (an AbortError), not lost.
     expect([held.signal.aborted, held.lost, (held.signal.reason as DOMException).name]).to.deep.equal([
@@ -79,7 +83,11 @@ describe("TypeScript client: transfer, release requests, priority, hand-over", (
     });
     const asker = client(b.address);
     expect(await asker.requestRelease("t/c", { reason: "deploy" })).to.equal(1);
-    await waiters.until(() => events.length === 1, 5000, () => "the releaseRequested event");
+    await waiters.until(
+      () => events.length === 1,
+      5000,
+      () => "the releaseRequested event",
+    );
     const expected = { name: "t/c", owner: "h", requester: `session ${asker.sessionId}`, reason: "deploy" };
     expect(events[0]).to.deep.equal({ ...expected, sessionId: asker.sessionId });
     expect(held.releaseRequested.aborted).to.equal(true);
@@ -114,7 +122,9 @@ describe("TypeScript client: transfer, release requests, priority, hand-over", (
     const bad = await client(a.address)
       .acquire("t/d", { priority: 101 })
       .catch((e: unknown) => e);
-    expect((bad as TurnstileError).message).to.equal('"t/d": acquire.priority: 101 is outside the allowed range 0..100');
+    expect((bad as TurnstileError).message).to.equal(
+      '"t/d": acquire.priority: 101 is outside the allowed range 0..100',
+    );
   });
 
   it("the recipe: a new candidate campaigns at a higher priority and asks to yield; the leader hands over; observers never see no leader", async () => {

@@ -14,13 +14,7 @@ import { type DescribeResponse, LockServiceClient } from "../../gen/ts/turnstile
 import { type CoordinatorProcess, spawnCoordinator } from "../harness/coordinator-process.js";
 import { TcpProxy } from "../harness/tcp-proxy.js";
 import { unary } from "../harness/unary.js";
-import {
-  type Expectation,
-  type HandOverExpectation,
-  operationOf,
-  type Scenario,
-  type Step,
-} from "./scenario-files.js";
+import { type Expectation, type HandOverExpectation, operationOf, type Scenario, type Step } from "./scenario-files.js";
 
 /** Bounds every wait of a step: long enough for 2 loaded cores, never a speed target. */
 const EVENTUALLY_MS = 20_000;
