@@ -5,6 +5,8 @@ import {
   type ListRequest,
   type ListResponse,
   LockServiceClient,
+  type RequestReleaseRequest,
+  type RequestReleaseResponse,
   type RevokeRequest,
   type RevokeResponse,
 } from "../gen/ts/turnstile/v1/turnstile.js";
@@ -48,6 +50,10 @@ export class AdminClient {
   /** Takes one holder's hold away. */
   revoke(request: RevokeRequest): Promise<RevokeResponse> {
     return this.#unary("revoke", (m, o, cb) => this.#rpc.revoke(request, m, o, cb));
+  }
+
+  requestRelease(request: RequestReleaseRequest): Promise<RequestReleaseResponse> {
+    return this.#unary("request release", (m, o, cb) => this.#rpc.requestRelease(request, m, o, cb));
   }
 
   /** Starts a Watch of one lock (a snapshot, then its changes). */
