@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { generateKeyPairSync } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
@@ -64,6 +65,7 @@ async function main(argv: string[]): Promise<number> {
   let embedded: BenchCoordinator | undefined;
   let replicated: { redis: ReplicatedRedis; coordinator: BenchCoordinator } | undefined;
   let mtls: { coordinator: BenchCoordinator; tls: TlsOptions } | undefined;
+  let fencing: { coordinator: BenchCoordinator; keyDir: string } | undefined;
   try {
     if (!options.only.length || options.only.includes("turnstile-replicated")) {
       // Majority of 3 nodes: the master and 1 of its 2 replicas hold every write before it is told.
@@ -76,12 +78,19 @@ async function main(argv: string[]): Promise<number> {
     if (!options.only.length || options.only.includes("turnstile-embedded"))
       embedded = await startCoordinator(undefined);
     if (!options.only.length || options.only.includes("turnstile-mtls")) mtls = await startMtlsCoordinator(redis.url);
+    if (!options.only.length || options.only.includes("turnstile-fencing")) {
+      const keyDir = mkdtempSync(join(tmpdir(), "turnstile-bench-fencing-"));
+      const keyFile = join(keyDir, "fencing.pem");
+      writeFileSync(keyFile, generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }));
+      fencing = { keyDir, coordinator: await startCoordinator(redis.url, undefined, ["--fencing-key", keyFile]) };
+    }
     const machine = await machineInfo(counter, etcdV);
     const all: LockImpl[] = [
       turnstileImpl(coordinator.address),
       ...(replicated ? [turnstileImpl(replicated.coordinator.address, "replicated")] : []),
       ...(embedded ? [turnstileImpl(embedded.address, "embedded")] : []),
       ...(mtls ? [turnstileImpl(mtls.coordinator.address, "mtls", mtls.tls)] : []),
+      ...(fencing ? [turnstileImpl(fencing.coordinator.address, "fencing")] : []),
       spinLockImpl(redis.url),
       redisSemaphoreImpl(redis.url),
       redlockImpl(redis.url),
@@ -94,6 +103,7 @@ async function main(argv: string[]): Promise<number> {
       "turnstile-embedded": embedded?.pid,
       "turnstile-replicated": replicated?.coordinator.pid,
       "turnstile-mtls": mtls?.coordinator.pid,
+      "turnstile-fencing": fencing?.coordinator.pid,
       etcd: etcd?.process.pid,
     };
     const progress = new Progress(0);
@@ -128,6 +138,8 @@ async function main(argv: string[]): Promise<number> {
     await replicated?.coordinator.stop();
     await replicated?.redis.stop();
     await mtls?.coordinator.stop();
+    await fencing?.coordinator.stop();
+    if (fencing) rmSync(fencing.keyDir, { recursive: true, force: true });
     await etcd?.stop();
     await redis.stop();
   }

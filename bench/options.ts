@@ -29,7 +29,8 @@ export const USAGE = `Usage: npm run bench [-- options]
   --no-anatomy          leave out the anatomy of a hand-off (wire marks and bare floors)
   --no-shapes           leave out contenders in their own processes, the Redisson rows and the scale-out
   --only ID,ID          run only these implementations (turnstile, turnstile-replicated,
-                        turnstile-embedded, turnstile-mtls, spin, redis-semaphore, redlock, etcd)
+                        turnstile-embedded, turnstile-mtls, turnstile-fencing, spin, redis-semaphore,
+                        redlock, etcd)
   --rounds N            measurement rounds per workload, implementations interleaved (default 2)
   --measure-ms MS       measurement window per round (default 3000)
   --fleet-sessions N    idle-fleet sessions (default 10000; 0 skips the fleet)

@@ -23,6 +23,7 @@ const COMMANDS: Record<string, Command> = {
     summary: "ask a lock's holders to let go (operator action)",
   },
   health: { module: "../cli/health-command.js", summary: "ask a coordinator's gRPC health service once" },
+  keys: { module: "../cli/keys-command.js", summary: "print the coordinators' published fencing keys (JWKS)" },
 };
 
 const USAGE = `Usage: turnstile <command> [options]

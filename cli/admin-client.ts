@@ -1,5 +1,12 @@
+import { hostname, userInfo } from "node:os";
 import { type CallOptions, Metadata, type ServiceError, status } from "@grpc/grpc-js";
-import { type CredentialOptions, channelCredentials, readableDetails, WatchStream } from "../client/admin.js";
+import {
+  type CredentialOptions,
+  channelCredentials,
+  readableDetails,
+  WatchStream,
+  withTransportHint,
+} from "../client/admin.js";
 import {
   type DescribeResponse,
   type ListRequest,
@@ -10,6 +17,7 @@ import {
   type RevokeRequest,
   type RevokeResponse,
 } from "../gen/ts/turnstile/v1/turnstile.js";
+import { OPERATOR_METADATA } from "../wire/operator-metadata.js";
 
 // Unary calls fail fast on a refused connection; this bounds a coordinator that accepts and hangs.
 const CALL_TIMEOUT_MS = 10_000;
@@ -18,8 +26,10 @@ const CALL_TIMEOUT_MS = 10_000;
 export class AdminCallError extends Error {
   readonly code: number;
 
-  constructor(method: string, err: ServiceError) {
-    super(`${method} failed: ${status[err.code] ?? err.code} ${readableDetails(err.details)}`.trim(), { cause: err });
+  /** `secure`: the call dialled TLS (for the hint of a TLS/plaintext mix-up). */
+  constructor(method: string, err: ServiceError, secure = false) {
+    const message = `${method} failed: ${status[err.code] ?? err.code} ${readableDetails(err.details)}`.trim();
+    super(withTransportHint(message, err.details ?? "", secure), { cause: err });
     this.name = "AdminCallError";
     this.code = err.code;
   }
@@ -31,10 +41,18 @@ export class AdminCallError extends Error {
  */
 export class AdminClient {
   readonly #rpc: LockServiceClient;
+  readonly #callTimeoutMs: number;
+  readonly #secure: boolean;
 
-  /** Opens a channel to `server` (HOST:PORT); connects lazily on the first call. */
-  constructor(server: string, connection: CredentialOptions = {}) {
-    this.#rpc = new LockServiceClient(server, channelCredentials(connection));
+  /**
+   * Opens a channel to `server` (HOST:PORT); connects lazily on the first call. Each call ends by
+   * `callTimeoutMs` (default 10 s) with DEADLINE_EXCEEDED.
+   */
+  constructor(server: string, connection: CredentialOptions = {}, options: { callTimeoutMs?: number } = {}) {
+    const credentials = channelCredentials(connection);
+    this.#secure = credentials._isSecure();
+    this.#rpc = new LockServiceClient(server, credentials);
+    this.#callTimeoutMs = options.callTimeoutMs ?? CALL_TIMEOUT_MS;
   }
 
   /** One lock's holders and waiters. */
@@ -47,9 +65,12 @@ export class AdminClient {
     return this.#unary("list", (m, o, cb) => this.#rpc.list(request, m, o, cb));
   }
 
-  /** Takes one holder's hold away. */
+  /** Takes one holder's hold away, naming the operator (user@host) for the coordinator's log. */
   revoke(request: RevokeRequest): Promise<RevokeResponse> {
-    return this.#unary("revoke", (m, o, cb) => this.#rpc.revoke(request, m, o, cb));
+    return this.#unary("revoke", (m, o, cb) => {
+      m.set(OPERATOR_METADATA, operatorName());
+      return this.#rpc.revoke(request, m, o, cb);
+    });
   }
 
   requestRelease(request: RequestReleaseRequest): Promise<RequestReleaseResponse> {
@@ -75,10 +96,21 @@ export class AdminClient {
     ) => unknown,
   ): Promise<T> {
     return new Promise((resolve, reject) => {
-      const options = { deadline: new Date(Date.now() + CALL_TIMEOUT_MS) };
+      const options = { deadline: new Date(Date.now() + this.#callTimeoutMs) };
       call(new Metadata(), options, (err, response) =>
-        err ? reject(new AdminCallError(method, err)) : resolve(response),
+        err ? reject(new AdminCallError(method, err, this.#secure)) : resolve(response),
       );
     });
   }
+}
+
+/** Who runs the command, as `user@host` (unverified: the coordinator logs it only when security is off). */
+function operatorName(): string {
+  let user = process.env.USER ?? "";
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry for this uid (containers): $USER, or nothing.
+  }
+  return `${user || "unknown"}@${hostname()}`;
 }

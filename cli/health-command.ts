@@ -1,6 +1,6 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Client, type ServiceError, status } from "@grpc/grpc-js";
-import { channelCredentials, readableDetails } from "../client/admin.js";
+import { channelCredentials, readableDetails, withTransportHint } from "../client/admin.js";
 import { parseDurationText } from "../wire/duration-text.js";
 import { LockExit } from "./exit-codes.js";
 import { CONNECTION_HELP } from "./flags/connection-flags.js";
@@ -31,7 +31,8 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   const args = argsOrExit("health", USAGE, argv, () => parseHealthArgs(argv, env));
   if (typeof args === "number") return args;
   // Over TLS (and mTLS, a token) when the connection flags say so, as every other command.
-  const client = new Client(args.server, channelCredentials(args.connection));
+  const credentials = channelCredentials(args.connection);
+  const client = new Client(args.server, credentials);
   try {
     const answer = await check(client, args.service, args.timeoutMs);
     process.stdout.write(`${STATUS_NAMES[answer] ?? `status ${answer}`}\n`);
@@ -39,7 +40,8 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   } catch (err) {
     const e = err as ServiceError;
     const details = readableDetails(e.details ?? e.message);
-    process.stderr.write(`turnstile health: ${args.server}: ${status[e.code] ?? "error"} ${details}\n`);
+    const line = withTransportHint(`${status[e.code] ?? "error"} ${details}`, details, credentials._isSecure());
+    process.stderr.write(`turnstile health: ${args.server}: ${line}\n`);
     return LockExit.unavailable;
   } finally {
     client.close();

@@ -12,12 +12,15 @@ const USAGE = `Usage: turnstile lock [options] NAME... -- COMMAND [ARGS...]
 
 Acquires the exclusive lock NAME, runs COMMAND while holding it, releases it when COMMAND ends
 and exits with COMMAND's exit code (128+N if a signal N ended it). COMMAND gets the lock's
-fencing token in env TURNSTILE_FENCING_TOKEN and its name in TURNSTILE_LOCK_NAME. If the lock
+fencing token in env TURNSTILE_FENCING_TOKEN, its signed fencing proof (empty when the coordinator
+has no --fencing-key; docs/fencing.md) in TURNSTILE_FENCING_PROOF and its name in
+TURNSTILE_LOCK_NAME. If the lock
 is lost while COMMAND runs (lease not renewed in time, session ended), COMMAND gets SIGTERM,
 then SIGKILL after --grace, and the exit code is 76.
 With several NAMEs it acquires them all together or none (docs/multi-lock.md): COMMAND gets
-TURNSTILE_FENCING_TOKENS="NAME=TOKEN,..." in the order given (",", "=" and "%" in a NAME
-percent-encoded), and the first NAME's token and name in the two variables above.
+TURNSTILE_FENCING_TOKENS="NAME=TOKEN,..." and TURNSTILE_FENCING_PROOFS="NAME=PROOF,..." in the
+order given (",", "=" and "%" in a NAME percent-encoded), and the first NAME's token, proof and
+name in the variables above.
 
 Options:
 ${CONNECTION_HELP}
@@ -40,6 +43,12 @@ SIGTERM and SIGHUP are passed on to COMMAND; SIGINT reaches it from the terminal
 `;
 
 const CLOSE_TIMEOUT_MS = 3000;
+
+/**
+ * How long the Describe that names the holders after a refused acquire may take: it adds at most
+ * this to --wait (the acquire's own answer usually names them and no Describe is made).
+ */
+const HOLDERS_TIMEOUT_MS = 2000;
 
 /** `turnstile lock`: holds a lock while a command runs (like flock(1) or etcdctl lock). */
 export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -124,7 +133,8 @@ async function acquire(client: TurnstileClient, args: LockArgs): Promise<Held | 
 
 /** The current holders of every NAME, for one line ("NAME: held by ..." per name when there are several). */
 async function holdersOf(args: LockArgs): Promise<string> {
-  const lines = await Promise.all(args.names.map((n) => currentHoldersLine(args.server, args.connection, n)));
+  const options = { callTimeoutMs: HOLDERS_TIMEOUT_MS };
+  const lines = await Promise.all(args.names.map((n) => currentHoldersLine(args.server, args.connection, n, options)));
   return args.names.length === 1 ? lines[0] : lines.map((line, i) => `${shownName(args.names[i])}: ${line}`).join("; ");
 }
 
@@ -145,7 +155,9 @@ async function acquireFailed(err: unknown, args: LockArgs): Promise<number> {
   const refused =
     reason === "invalid-argument" || message.includes("INVALID_ARGUMENT") ? refusedArgument(message) : undefined;
   if (refused) return usageError(`${refused} (refused by ${args.server})`);
-  process.stderr.write(`turnstile lock: cannot acquire ${name} from ${args.server}: ${message}\n`);
+  // Unreachable says so first: nothing was queued, so nobody is said to hold NAME.
+  const unreachable = reason === "connection" ? "coordinator unreachable: " : "";
+  process.stderr.write(`turnstile lock: ${unreachable}cannot acquire ${name} from ${args.server}: ${message}\n`);
   return LockExit.unavailable;
 }
 
@@ -170,6 +182,8 @@ async function runHolding(
     TURNSTILE_FENCING_TOKEN: String(held.locks[0].fencingToken),
     TURNSTILE_LOCK_NAME: args.name,
     TURNSTILE_FENCING_TOKENS: tokensVariable(held.locks),
+    TURNSTILE_FENCING_PROOF: held.locks[0].fencingProof,
+    TURNSTILE_FENCING_PROOFS: proofsVariable(held.locks),
   });
   const onLost = () => {
     process.stderr.write(lostMessage(`stopping the command (SIGTERM, SIGKILL after ${args.graceMs} ms)`));
@@ -198,6 +212,14 @@ async function runHolding(
 
 /** TURNSTILE_FENCING_TOKENS: "NAME=TOKEN" per lock, comma-separated, with ",", "=" and "%" in a NAME percent-encoded. */
 export function tokensVariable(locks: readonly Lock[]): string {
-  const encode = (name: string) => name.replace(/[%,=]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return locks.map((l) => `${encode(l.name)}=${l.fencingToken}`).join(",");
+  return locks.map((l) => `${encodeName(l.name)}=${l.fencingToken}`).join(",");
+}
+
+/** TURNSTILE_FENCING_PROOFS: "NAME=PROOF" per lock, encoded as TURNSTILE_FENCING_TOKENS (a proof has no "," or "="). */
+export function proofsVariable(locks: readonly Lock[]): string {
+  return locks.map((l) => `${encodeName(l.name)}=${l.fencingProof}`).join(",");
+}
+
+function encodeName(name: string): string {
+  return name.replace(/[%,=]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }

@@ -9,11 +9,12 @@ import { modeName } from "./output/holder-view.js";
 const USAGE = `Usage: turnstile ls [options] [PREFIX]
 
 Lists the active locks (those with holders or waiters) whose names start with PREFIX (default:
-every lock), sorted by name, paging through the coordinator's List until done.
+every lock), sorted by name, paging through the coordinator's List until done (its pages come in
+no particular order, so every page is read, also with --limit).
 
 Options:
 ${CONNECTION_HELP}
-  --limit N            stop after N locks
+  --limit N            print only the first N locks by name
   --output FORMAT      table (default) or json (an array of {name, mode, limit, holders, waiters})
   -h, --help           this help
 
@@ -38,7 +39,6 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   } finally {
     client.close();
   }
-  locks.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const rows = locks.map((l) => ({
     name: l.name,
     mode: modeName(l.mode),
@@ -72,15 +72,23 @@ function parseLsArgs(argv: string[], env: NodeJS.ProcessEnv): (AdminArgs & { pre
   return { ...args, prefix: args.positionals[0] ?? "", limit };
 }
 
-/** Pages through List until the last page or `limit` locks. */
+/**
+ * Pages through List to the last page and answers the first `limit` locks by name. List's pages come
+ * in no particular order (on Redis, SCAN's), so the first by name can be on the last page: every page
+ * is read, keeping only the `limit` first names seen so far.
+ */
 async function listAll(client: AdminClient, prefix: string, limit: number): Promise<LockSummary[]> {
-  const locks: LockSummary[] = [];
+  let locks: LockSummary[] = [];
   let pageToken = "";
   do {
-    const pageSize = Math.min(PAGE_SIZE, limit - locks.length);
-    const page = await client.list({ prefix, pageSize, pageToken });
-    locks.push(...page.locks.slice(0, limit - locks.length));
+    const page = await client.list({ prefix, pageSize: PAGE_SIZE, pageToken });
+    locks.push(...page.locks);
+    if (locks.length > limit) locks = byName(locks).slice(0, limit);
     pageToken = page.nextPageToken;
-  } while (pageToken !== "" && locks.length < limit);
-  return locks;
+  } while (pageToken !== "");
+  return byName(locks);
+}
+
+function byName(locks: LockSummary[]): LockSummary[] {
+  return locks.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

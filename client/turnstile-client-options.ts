@@ -16,6 +16,19 @@ export interface TurnstileClientOptions {
   tls?: TlsOptions;
   /** Bearer token sent as `authorization: Bearer` on every call; needs `tls`. */
   token?: string;
+  /**
+   * How long each connection attempt waits for the coordinator to answer the session's open, in ms;
+   * default 5000. A coordinator that accepts TCP and never answers costs an attempt this much, so a
+   * first open (each address once) rejects 'connection' within about addresses × this.
+   */
+  openTimeoutMs?: number;
+  /**
+   * Whether acquires take the owner of the unit of work they run in (default true): inside a
+   * `withLock`/`withLocks` callback the held lock's owner, inside `withOwner(fn)` that scope's; so the
+   * naive nested transfer is one (session, owner) and a deadlock is detected (docs/deadlocks.md).
+   * false: every acquire without an `owner` gets a fresh one, as before 0.2.0.
+   */
+  ownersFollowScope?: boolean;
   /** Spacing of reconnect attempts; default 50 ms × 2^n capped at 2 s, with full jitter. */
   backoff?: BackoffOptions;
 }
@@ -24,7 +37,11 @@ export interface TurnstileClientOptions {
 export interface AcquireOptions {
   /** How long to wait in ms; absent (or Infinity) waits forever, 0 tries once. */
   waitMs?: number;
-  /** Reentrancy key; default a fresh unique owner per call, so same-process acquires exclude. */
+  /**
+   * Reentrancy key, and the node of deadlock detection. Default: the owner of the unit of work the
+   * call runs in (a `withLock`/`withLocks` callback's lock, a `withOwner` scope), else a fresh unique
+   * owner per call, so acquires of separate tasks exclude each other (docs/deadlocks.md).
+   */
   owner?: string;
   /** Opaque value attached to the holder, visible to operators. */
   value?: Uint8Array;

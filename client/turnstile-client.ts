@@ -1,6 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
-import { LockMode, type LockServiceClient } from "../gen/ts/turnstile/v1/turnstile.js";
+import type { ServiceError } from "@grpc/grpc-js";
+import {
+  type CheckFenceResponse,
+  FenceStatus,
+  LockMode,
+  type LockServiceClient,
+} from "../gen/ts/turnstile/v1/turnstile.js";
 import { Backoff, type BackoffOptions } from "./connection/backoff.js";
 import { channelCredentials } from "./connection/channel-credentials.js";
 import { ChannelPool } from "./connection/channel-pool.js";
@@ -9,12 +16,14 @@ import { Leadership } from "./election/leadership.js";
 import type { Lock } from "./locks/lock.js";
 import { LockAcquirer } from "./locks/lock-acquirer.js";
 import { LockSet } from "./locks/lock-set.js";
+import { OwnerScope } from "./locks/owner-scope.js";
 import { ReadWriteLock } from "./locks/read-write-lock.js";
 import { Semaphore } from "./locks/semaphore.js";
 import { raceSignal } from "./race-signal.js";
 import { sessionAcquire } from "./session/requests/acquires-in-flight.js";
 import { type LockClaimInput, sessionSetAcquire } from "./session/requests/set-acquires-in-flight.js";
 import { Session } from "./session/session.js";
+import { errorFromStatus, readableDetails } from "./session/status-error.js";
 import type { TurnstileClientEvents, TurnstileClientState } from "./turnstile-client-events.js";
 import type { AcquireOptions, TryAcquireOptions, TurnstileClientOptions } from "./turnstile-client-options.js";
 import { errorFromFailed, TurnstileError } from "./turnstile-error.js";
@@ -35,8 +44,10 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
   readonly #ttlMs: number;
   readonly #clientName: string;
   readonly #safetyMarginMs: number | undefined;
+  readonly #openTimeoutMs: number | undefined;
   #session: Session | undefined;
   #closing: Promise<void> | undefined;
+  readonly #scope: OwnerScope;
 
   /**
    * Takes one coordinator address (host:port) or a list tried in turn, without connecting; throws a
@@ -52,12 +63,18 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
       const message = `safetyMarginMs must be in [0, ttlMs), got ${safetyMarginMs}`;
       throw new TurnstileError("invalid-argument", message);
     }
+    const { openTimeoutMs } = options;
+    if (openTimeoutMs !== undefined && !(Number.isFinite(openTimeoutMs) && openTimeoutMs > 0)) {
+      throw new TurnstileError("invalid-argument", `openTimeoutMs must be a positive number, got ${openTimeoutMs}`);
+    }
+    this.#openTimeoutMs = openTimeoutMs;
     this.#ttlMs = ttlMs;
     this.#safetyMarginMs = safetyMarginMs;
     this.#clientName = options.clientName ?? `${hostname()}/${process.pid}`;
     new Backoff(options.backoff); // validates the options
     this.#backoff = options.backoff;
     this.#channels = new ChannelPool(address, channelCredentials(options));
+    this.#scope = new OwnerScope(options.ownersFollowScope ?? true);
   }
 
   /**
@@ -119,13 +136,14 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
    * crosses the abort is released, every lock of it. `lockDelayMs` is every hold's lock-delay.
    */
   async acquireAll(claims: readonly LockClaimInput[], options: AcquireOptions = {}): Promise<LockSet> {
-    const request = sessionSetAcquire(claims, options);
+    const request = sessionSetAcquire(claims, this.#scope.ownerFor(options));
     return new LockSet(await this.#currentSession().acquireAll(request, { signal: options.signal }));
   }
 
   /**
    * Acquires every lock of `claims` (see `acquireAll`), runs `fn` with the set and releases it in
    * finally, returning what `fn` returns. `fn` should watch `set.signal`; an error from `fn` wins.
+   * `fn` runs in the scope of the set's owner: acquires it makes without an owner take that one.
    */
   async withLocks<T>(
     claims: readonly LockClaimInput[],
@@ -135,13 +153,28 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
     const set = await this.acquireAll(claims, options);
     let result: T;
     try {
-      result = await fn(set);
+      result = await this.#scope.run(set.locks[0].owner, () => fn(set));
     } catch (error) {
       await set.release().catch(() => {});
       throw error;
     }
     await set.release();
     return result;
+  }
+
+  /**
+   * Runs `fn` as one unit of work: acquires it makes (here and in every continuation it starts)
+   * without an `owner` of their own take `owner` (default: a fresh one), so its locks are one
+   * (session, owner) — re-entry and deadlock detection see them together (docs/deadlocks.md). Inside
+   * a `withLock`/`withLocks` callback that already happens with the held lock's owner. A no-op scope
+   * with `ownersFollowScope: false`.
+   */
+  withOwner<T>(fn: () => Promise<T> | T, options: { owner?: string } = {}): Promise<T> {
+    const owner = options.owner ?? randomUUID();
+    if (typeof owner !== "string") {
+      return Promise.reject(new TurnstileError("invalid-argument", "owner: expected a string"));
+    }
+    return this.#scope.run(owner, async () => fn());
   }
 
   /**
@@ -230,7 +263,7 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
   }
 
   #acquirer(name: string, mode: LockMode, limit: number): LockAcquirer {
-    return new LockAcquirer((options) => this.#acquire(name, mode, limit, options));
+    return new LockAcquirer((options) => this.#acquire(name, mode, limit, options), this.#scope);
   }
 
   // Not async: the session's promise is handed back as is, with no layers of its own (a throw
@@ -238,10 +271,39 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
   #acquire(name: string, mode: LockMode, limit: number, options: AcquireOptions, session?: Session): Promise<Lock> {
     try {
       const to = session ?? this.#currentSession();
-      return to.acquire(sessionAcquire(name, mode, limit, options), { signal: options.signal });
+      return to.acquire(sessionAcquire(name, mode, limit, this.#scope.ownerFor(options)), { signal: options.signal });
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * Asks the coordinator whether `fencingToken` is still current for `name` (CheckFence, authorized
+   * as `read`), for a resource about to take an irreversible step: "current" (a live hold has it),
+   * "superseded" (a live hold has `newerFencingToken`), or "unknown" (no live hold has it or a newer
+   * one: act as if it were not current). Rejects with a TurnstileError.
+   */
+  checkFence(name: string, fencingToken: bigint, options: { signal?: AbortSignal } = {}): Promise<FenceCheck> {
+    const { signal } = options;
+    signal?.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      const onAbort = () => call.cancel();
+      const call = this.#nextChannel().checkFence(
+        { name, fencingToken },
+        (err: ServiceError | null, r: CheckFenceResponse) => {
+          signal?.removeEventListener("abort", onAbort);
+          if (signal?.aborted) return reject(signal.reason);
+          if (!err) return resolve(fenceCheckOf(r));
+          const { reason } = errorFromStatus({ code: err.code, details: err.details });
+          reject(
+            new TurnstileError(reason, `checkFence of "${name}" failed: ${readableDetails(err.details)}`, {
+              cause: err,
+            }),
+          );
+        },
+      );
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
   }
 
   /** A channel for calls outside the session (Describe, Watch): the addresses in turn. */
@@ -259,10 +321,24 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
         clientName: this.#clientName,
         safetyMarginMs: this.#safetyMarginMs,
         backoff: this.#backoff,
+        openTimeoutMs: this.#openTimeoutMs,
         onEvent: (event) => this.emit(event.type, event),
         onReleaseRequested: (request) => this.emit("releaseRequested", request),
       });
     }
     return this.#session;
   }
+}
+
+/** CheckFence's answer: `newerFencingToken` is set with "superseded". */
+export interface FenceCheck {
+  status: "current" | "superseded" | "unknown";
+  newerFencingToken?: bigint;
+}
+
+function fenceCheckOf(r: CheckFenceResponse): FenceCheck {
+  if (r.status === FenceStatus.FENCE_STATUS_CURRENT) return { status: "current" };
+  if (r.status === FenceStatus.FENCE_STATUS_SUPERSEDED)
+    return { status: "superseded", newerFencingToken: r.newerFencingToken };
+  return { status: "unknown" };
 }

@@ -4,9 +4,10 @@ import { type FailureReasonName, failureReasonName } from "../wire/failure-reaso
 
 /**
  * The closed set of reasons a Turnstile operation can fail with. Per-request server failures map
- * one to one; 'session-ended', 'lost' and 'connection' come from the client and the stream.
+ * one to one; 'session-ended', 'lost' and 'connection' come from the client and the stream;
+ * 'fencing' is a refused fencing proof (FencingProofError, docs/fencing.md).
  */
-export type TurnstileErrorReason = FailureReasonName | "session-ended" | "lost" | "connection";
+export type TurnstileErrorReason = FailureReasonName | "session-ended" | "lost" | "connection" | "fencing";
 
 /** A holder an acquire waited behind: who it is and how long it had held the lock. */
 export interface Blocker {

@@ -6,6 +6,7 @@ import { LockAdmin } from "./edge/grpc/lock-admin.js";
 import { lockService } from "./edge/grpc/lock-service.js";
 import { addReflection } from "./edge/grpc/reflection.js";
 import { StoreHealthService } from "./edge/grpc/store-health-service.js";
+import { logTransportMismatches } from "./edge/grpc/transport-mismatch.js";
 import { RequestValidator } from "./edge/request-validator.js";
 import { OpenIntake } from "./edge/session/open-intake.js";
 import { SessionSlots } from "./edge/session/session-slots.js";
@@ -22,6 +23,7 @@ import { StoreEvents } from "./engine/locks/store-events.js";
 import { WatchHub } from "./engine/locks/watch-hub.js";
 import { InstrumentedStore } from "./metrics/instrumented-store.js";
 import type { Metrics } from "./metrics/metrics.js";
+import type { FencingSigner } from "./security/fencing/fencing-signer.js";
 import { Security } from "./security/security.js";
 import type { Store } from "./store/store.js";
 import { HolderSpans } from "./tracing/session-tracer.js";
@@ -45,6 +47,8 @@ export interface CoordinatorOptions {
   security?: Security;
   /** Lock-delay in ms of acquires that set none, by lock-name prefix (default: none). */
   lockDelays?: Readonly<Record<string, number>>;
+  /** Signs a fencing proof into every grant (`serve --fencing-key`; docs/fencing.md); default: no proofs. */
+  fencing?: FencingSigner;
 }
 
 /**
@@ -87,7 +91,7 @@ export class Coordinator {
       locksHeld: () => [...this.sessions.values()].reduce((n, s) => n + s.heldCount, 0),
       waiters: () => this.table.waiterCount,
       storeHealthy: () => this.store.healthy(),
-      queuedWaiters: () => [...this.table.waiters.values()].filter((p) => p.queued),
+      queuedWaiters: () => this.table.queuedWaits(),
     });
     this.server = new Server({
       "grpc.max_receive_message_length": this.limits.maxMessageBytes,
@@ -122,6 +126,7 @@ export class Coordinator {
       watches: this.watches,
       guard,
       admin: this.admin,
+      fencing: options.fencing,
     };
     // Requests are read strictly: a malformed one is answered INVALID_ARGUMENT, not INTERNAL.
     this.server.addService(strictService(LockServiceService), lockService(deps));
@@ -146,6 +151,7 @@ export class Coordinator {
         err ? reject(err) : resolve(port),
       ),
     );
+    logTransportMismatches(this.server, this.options.log);
     this.options.log.info(
       {
         listen: this.options.listen,

@@ -6,9 +6,10 @@ const REPO_PACKAGE = JSON.parse(readFileSync(new URL("../../package.json", impor
 
 /**
  * Which coordinator: on Redis, on Redis with replica acks, on the embedded in-process store (no
- * Redis hop), or on Redis behind mTLS with a client certificate per client (the cost of TLS).
+ * Redis hop), on Redis behind mTLS with a client certificate per client (the cost of TLS), or on
+ * Redis signing a fencing proof into every grant (the cost of `--fencing-key`).
  */
-export type TurnstileStore = "redis" | "embedded" | "mtls" | "replicated";
+export type TurnstileStore = "redis" | "embedded" | "mtls" | "replicated" | "fencing";
 
 const BY_STORE = {
   redis: {
@@ -34,6 +35,12 @@ const BY_STORE = {
     id: "turnstile-mtls",
     label: "Turnstile (mTLS)",
     waits: "FIFO queue in Redis; the grant is pushed on the session stream (over mTLS)",
+    wireCommands: ["evalsha", "eval"],
+  },
+  fencing: {
+    id: "turnstile-fencing",
+    label: "Turnstile (signed fencing proofs)",
+    waits: "FIFO queue in Redis; the grant, with its Ed25519-signed fencing proof, is pushed on the session stream",
     wireCommands: ["evalsha", "eval"],
   },
 } as const;

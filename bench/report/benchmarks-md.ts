@@ -68,6 +68,13 @@ export function writeBenchmarksMd(input: ReportInput): string {
           "  its clients present a client certificate. Its difference to the *Turnstile* row is the cost of TLS.",
         ]
       : []),
+    ...(impls.some((i) => i.id === "turnstile-fencing")
+      ? [
+          "- *Turnstile (signed fencing proofs)* is another coordinator process on the same Redis, started with",
+          "  `--fencing-key` (an Ed25519 key made for the run): every grant carries a signed proof (docs/fencing.md).",
+          "  Its difference to the *Turnstile* row is the cost of one Ed25519 signature per grant.",
+        ]
+      : []),
     `- Each workload size runs ${options.rounds} round(s) of ${options.measureMs / 1000} s (after ${options.warmupMs / 1000} s warm-up) per`,
     "  implementation, implementations interleaved and the order reversed every other round; rounds are pooled.",
     "- Redis commands per cycle: *sent* counts the commands clients (or the coordinator) send over the wire",

@@ -18,6 +18,7 @@ const IMPL_COLOR: Record<string, Rgb> = {
   turnstile: PALETTE[0],
   "turnstile-embedded": PALETTE[9],
   "turnstile-mtls": PALETTE[8],
+  "turnstile-fencing": PALETTE[7],
   spin: PALETTE[1],
   "redis-semaphore": PALETTE[2],
   redlock: PALETTE[3],

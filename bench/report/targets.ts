@@ -187,6 +187,22 @@ export function targetRows(results: BenchResults): TargetRow[] {
           : `TLS: every message is encrypted and decrypted in both processes: ${gaps}`,
     });
   }
+  const fh = by(h8, "turnstile-fencing");
+  const fs = by(s16, "turnstile-fencing");
+  if (t && ts && fh && fs) {
+    const slower = Math.max(t.handOffsPerS / fh.handOffsPerS, ts.cyclesPerS / fs.cyclesPerS);
+    // A spread cycle is one grant: the coordinator CPU per cycle above the plain row's is what signing adds.
+    const signUs =
+      (usPer(fs.counters.serverCpuSeconds, fs.cycles) ?? Number.NaN) -
+      (usPer(ts.counters.serverCpuSeconds, ts.cycles) ?? Number.NaN);
+    rows.push({
+      target: "signed fencing proofs row within 1.2× of the plain row (hand-offs/s, spread cycles/s)",
+      measured: `plain ÷ fencing: ${ratio(t.handOffsPerS / fh.handOffsPerS)} (hand-offs/s), ${ratio(ts.cyclesPerS / fs.cyclesPerS)} (cycles/s); signing adds ${count(signUs)} µs of coordinator CPU per grant (spread, 16 workers)`,
+      met: slower <= 1.2,
+      heldBy:
+        "one Ed25519 signature per grant (node:crypto sign), the JSON claims and ~420 more bytes in the Acquired message (bench/fencing-sign-cost.ts)",
+    });
+  }
   const f = results.fleet;
   if (f) {
     const full = f.sessions >= 10_000 && f.locks >= 100_000;

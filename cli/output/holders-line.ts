@@ -1,5 +1,6 @@
 import type { CredentialOptions } from "../../client/admin.js";
 import type { Blocker } from "../../client/index.js";
+import { msFromDuration } from "../../wire/duration.js";
 import { AdminClient } from "../admin-client.js";
 import { holderView } from "./holder-view.js";
 
@@ -22,6 +23,10 @@ function describeOne(h: NamedHolder): string {
   return `${h.sessionId}/${h.owner}${details.length ? ` (${details.join(", ")})` : ""}`;
 }
 
+function delayText(ms: number): string {
+  return ms < 1000 ? `${ms}ms` : `${Math.ceil(ms / 1000)}s`;
+}
+
 /** The holders a failed acquire waited behind (TurnstileError.blockedBy), for one line. */
 export function blockersLine(blockers: readonly Blocker[]): string | undefined {
   if (blockers.length === 0) return undefined;
@@ -30,15 +35,25 @@ export function blockersLine(blockers: readonly Blocker[]): string | undefined {
 
 /**
  * The current holders of `name`, read with one Describe on the same connection, for one line:
- * "held by SESSION_ID/OWNER (client …, held for …)"; says so when nobody holds it any more or when they
- * cannot be read (no read grant, coordinator gone).
+ * "held by SESSION_ID/OWNER (client …, held for …)"; names a lock-delay in force (nobody holds the lock,
+ * yet nobody may take it); says so when nobody holds it any more or when they cannot be read (no read
+ * grant, coordinator gone). The Describe ends by `callTimeoutMs` (default 10 s).
  */
-export async function currentHoldersLine(server: string, connection: CredentialOptions, name: string): Promise<string> {
-  const client = new AdminClient(server, connection);
+export async function currentHoldersLine(
+  server: string,
+  connection: CredentialOptions,
+  name: string,
+  options: { callTimeoutMs?: number } = {},
+): Promise<string> {
+  const client = new AdminClient(server, connection, options);
   try {
     const lock = await client.describe(name);
-    if (lock.holders.length === 0) return "nobody holds it now";
-    return `held by ${lock.holders.map((h) => describeOne(holderView(h))).join("; ")}`;
+    const delayMs = lock.delayRemaining ? Math.round(msFromDuration(lock.delayRemaining)) : 0;
+    const delay =
+      delayMs > 0 ? `a lock-delay is in force for ${delayText(delayMs)} more (a hold ended without a release)` : "";
+    if (lock.holders.length === 0) return delay ? `nobody holds it, but ${delay}` : "nobody holds it now";
+    const held = `held by ${lock.holders.map((h) => describeOne(holderView(h))).join("; ")}`;
+    return delay ? `${held}; ${delay}` : held;
   } catch (err) {
     return `holders unknown: ${(err as Error).message}`;
   } finally {

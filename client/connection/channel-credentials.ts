@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { type ChannelCredentials, credentials as grpc, Metadata } from "@grpc/grpc-js";
 import { TurnstileError } from "../turnstile-error.js";
 
@@ -43,7 +44,7 @@ export function channelCredentials(options: CredentialOptions): ChannelCredentia
     throw new TurnstileError("invalid-argument", "tls: cert and key go together: give both or neither");
   }
   const pem = (v: string | Buffer | undefined) => (v === undefined ? null : Buffer.from(v));
-  const channel = grpc.createSsl(pem(tls.ca), pem(tls.key), pem(tls.cert));
+  const channel = withoutIpServername(grpc.createSsl(pem(tls.ca), pem(tls.key), pem(tls.cert)));
   if (token === undefined) return channel;
   const bearer = grpc.createFromMetadataGenerator((_params, callback) => {
     const metadata = new Metadata();
@@ -51,4 +52,26 @@ export function channelCredentials(options: CredentialOptions): ChannelCredentia
     callback(null, metadata);
   });
   return grpc.combineChannelCredentials(channel, bearer);
+}
+
+/** What grpc-js's TLS connector keeps of the options it passes to `tls.connect` (grpc-js 1.14). */
+interface TlsConnector {
+  connectionOptions?: { servername?: string };
+}
+
+/**
+ * `credentials` that send no SNI server name for an IP address: grpc-js sets `servername` to the
+ * target's host, and for an IP Node then prints DEP0123 into the application's stderr (RFC 6066
+ * allows host names only). Without it Node verifies the certificate against the IP (`host`), as
+ * before. For a host name nothing changes.
+ */
+function withoutIpServername(credentials: ChannelCredentials): ChannelCredentials {
+  const create = credentials._createSecureConnector.bind(credentials);
+  credentials._createSecureConnector = (target, options, callCredentials) => {
+    const connector = create(target, options, callCredentials);
+    const tls = (connector as TlsConnector).connectionOptions;
+    if (tls?.servername !== undefined && isIP(tls.servername) !== 0) delete tls.servername;
+    return connector;
+  };
+  return credentials;
 }

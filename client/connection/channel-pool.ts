@@ -26,6 +26,8 @@ export const CHANNEL_OPTIONS: ChannelOptions = {
 export class ChannelPool {
   /** The coordinator addresses (host:port), in the order they are tried. */
   readonly addresses: readonly string[];
+  /** True when the channels dial TLS. */
+  readonly secure: boolean;
   readonly #credentials: ChannelCredentials;
   readonly #channels = new Map<string, LockServiceClient>();
   #closed = false;
@@ -43,6 +45,7 @@ export class ChannelPool {
     }
     this.addresses = list;
     this.#credentials = credentials;
+    this.secure = credentials._isSecure();
   }
 
   /** The address of attempt `n` (0-based): the list, round and round. */

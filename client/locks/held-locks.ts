@@ -66,8 +66,8 @@ export class HeldLocks {
       // A re-entry keeps the first grant's send time: the conservative end of the lease.
       this.#clock.track(holding, acquireSentAtMs);
     }
-    const { name, fencingToken, holdCount } = acquired;
-    const lock = new Lock({ name, owner, fencingToken, holdCount }, this.#releaser);
+    const { name, fencingToken, holdCount, fencingProof } = acquired;
+    const lock = new Lock({ name, owner, fencingToken, holdCount, fencingProof }, this.#releaser);
     holding.locks.add(lock);
     this.rearm();
     this.sweep();

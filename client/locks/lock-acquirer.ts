@@ -1,6 +1,7 @@
 import type { AcquireOptions, TryAcquireOptions } from "../turnstile-client-options.js";
 import { TurnstileError } from "../turnstile-error.js";
 import type { Lock } from "./lock.js";
+import type { OwnerScope } from "./owner-scope.js";
 
 /** Sends one acquire of a fixed name, mode and limit; resolves with the granted Lock. */
 export type AcquireLock = (options: AcquireOptions) => Promise<Lock>;
@@ -12,10 +13,12 @@ export type AcquireLock = (options: AcquireOptions) => Promise<Lock>;
  */
 export class LockAcquirer {
   readonly #acquire: AcquireLock;
+  readonly #scope: OwnerScope | undefined;
 
-  /** Wraps `acquire`; made by TurnstileClient. */
-  constructor(acquire: AcquireLock) {
+  /** Wraps `acquire`; made by TurnstileClient. `withLock` runs its callback in `scope` (its lock's owner). */
+  constructor(acquire: AcquireLock, scope?: OwnerScope) {
     this.#acquire = acquire;
+    this.#scope = scope;
   }
 
   /** Waits for the lock (see `TurnstileClient.acquire` for options, errors and abort). */
@@ -35,13 +38,14 @@ export class LockAcquirer {
 
   /**
    * Acquires, runs `fn` with the Lock and releases it in finally, returning what `fn` returns.
-   * `fn` should watch `lock.signal`; an error from `fn` wins over one from the release.
+   * `fn` should watch `lock.signal`; an error from `fn` wins over one from the release. `fn` runs in
+   * the scope of the lock's owner: acquires it makes without an owner take that one.
    */
   async withLock<T>(fn: (lock: Lock) => Promise<T> | T, options: AcquireOptions = {}): Promise<T> {
     const lock = await this.#acquire(options);
     let result: T;
     try {
-      result = await fn(lock);
+      result = await (this.#scope === undefined ? fn(lock) : this.#scope.run(lock.owner, () => fn(lock)));
     } catch (error) {
       await lock.release().catch(() => {});
       throw error;

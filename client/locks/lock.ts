@@ -33,6 +33,8 @@ export interface LockGrant {
   owner: string;
   fencingToken: bigint;
   holdCount: number;
+  /** The signed fencing proof ("" when the coordinator has no fencing key). */
+  fencingProof: string;
 }
 
 /**
@@ -49,6 +51,12 @@ export class Lock implements AsyncDisposable {
   readonly fencingToken: bigint;
   /** The holder's hold count when this handle was granted (1 for a first acquire). */
   readonly holdCount: number;
+  /**
+   * The grant's signed fencing proof (a compact JWS binding lock, token and holder; docs/fencing.md),
+   * for resources that verify it (verifyFencingProof, RedisFenceGuard, PostgresFenceGuard); "" when
+   * the coordinator runs without `--fencing-key`.
+   */
+  readonly fencingProof: string;
   readonly #releaser: LockReleaser;
   // Created on first read of `signal`: most handles are released without anyone listening, and an
   // AbortController plus its abort reason cost more than the rest of a lock cycle in the client.
@@ -66,6 +74,7 @@ export class Lock implements AsyncDisposable {
     this.owner = grant.owner;
     this.fencingToken = grant.fencingToken;
     this.holdCount = grant.holdCount;
+    this.fencingProof = grant.fencingProof;
     this.#releaser = releaser;
   }
 

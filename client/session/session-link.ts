@@ -1,9 +1,11 @@
+import { status } from "@grpc/grpc-js";
 import type { Open, Opened, SessionRequest, SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { Backoff, type BackoffOptions } from "../connection/backoff.js";
 import type { ChannelPool } from "../connection/channel-pool.js";
+import { withTransportHint } from "../connection/transport-hint.js";
 import type { MonotonicClock } from "../locks/lease-clock.js";
 import { raceSignal } from "../race-signal.js";
-import type { TurnstileError } from "../turnstile-error.js";
+import { TurnstileError } from "../turnstile-error.js";
 import { SessionStream } from "./session-stream.js";
 import type { FinalStatus } from "./stream-end.js";
 
@@ -19,11 +21,26 @@ export interface SessionLinkHandlers {
   ended(error: TurnstileError, final: FinalStatus | undefined, wasOpened: boolean): void;
 }
 
+/** `error` with the hint of a TLS/plaintext mix-up its status suggests (see transportHint). */
+function hinted(error: TurnstileError, final: FinalStatus | undefined, secure: boolean): TurnstileError {
+  if (final === undefined || error.reason !== "connection") return error;
+  const message = withTransportHint(error.message, final.details, secure);
+  return message === error.message ? error : new TurnstileError(error.reason, message, { cause: error.cause });
+}
+
+/**
+ * How long an attempt waits for the coordinator's `opened` by default, in ms: a coordinator that
+ * accepts TCP but never answers (stopped, blackholed, not a Turnstile coordinator) costs each
+ * attempt this much at most, so a first open over N addresses ends within about N times this.
+ */
+export const DEFAULT_OPEN_TIMEOUT_MS = 5000;
+
 /**
  * The session's connection to the coordinator fleet: one stream at a time, attempt n to address n
  * mod N, spaced by a jittered exponential backoff that restarts once a stream opens. Requests are
  * written only while the current stream is opened; others are dropped (the session re-sends what
- * matters after a resume). Messages and ends of replaced streams are ignored.
+ * matters after a resume). Messages and ends of replaced streams are ignored. An attempt not answered
+ * `opened` within `openTimeoutMs` is cancelled and ends with a 'connection' error naming its address.
  */
 export class SessionLink {
   readonly #channels: ChannelPool;
@@ -35,13 +52,16 @@ export class SessionLink {
   #address = "";
   #opened = false;
   #timer: NodeJS.Timeout | undefined;
+  #openTimer: NodeJS.Timeout | undefined;
+  readonly #openTimeoutMs: number;
 
   constructor(
     channels: ChannelPool,
-    options: { backoff?: BackoffOptions; random?: () => number; now: MonotonicClock },
+    options: { backoff?: BackoffOptions; random?: () => number; now: MonotonicClock; openTimeoutMs?: number },
     handlers: SessionLinkHandlers,
   ) {
     this.#channels = channels;
+    this.#openTimeoutMs = options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS;
     this.#backoff = new Backoff(options.backoff, options.random);
     this.#now = options.now;
     this.#handlers = handlers;
@@ -102,6 +122,8 @@ export class SessionLink {
   }
 
   #detach(): SessionStream | undefined {
+    clearTimeout(this.#openTimer);
+    this.#openTimer = undefined;
     const stream = this.#stream;
     this.#stream = undefined;
     this.#opened = false;
@@ -119,6 +141,8 @@ export class SessionLink {
         // Nothing but `opened` can come first: no request is written before it.
         if (message.kind?.$case !== "opened") return;
         this.#opened = true;
+        clearTimeout(this.#openTimer);
+        this.#openTimer = undefined;
         this.#backoff.reset();
         this.#handlers.opened(message.kind.opened, { address, openSentAtMs });
       },
@@ -126,13 +150,25 @@ export class SessionLink {
         if (this.#stream !== stream) return;
         const wasOpened = this.#opened;
         this.#detach();
-        this.#handlers.ended(error, final, wasOpened);
+        this.#handlers.ended(hinted(error, final, this.#channels.secure), final, wasOpened);
       },
     });
     this.#stream = stream;
+    // Not unref'd either: it ends the attempt, and so a first open, behind a silent coordinator.
+    this.#openTimer = setTimeout(() => this.#openTimedOut(stream, address), this.#openTimeoutMs);
     const open = this.#handlers.open();
     // Noted before the write: the lease confirmed by this open is measured from no later than its send.
     const openSentAtMs = this.#now();
     stream.send({ $case: "open", open });
+  }
+
+  /** The attempt on `stream` got no `opened` in time: it is cancelled and ends as a broken connection. */
+  #openTimedOut(stream: SessionStream, address: string): void {
+    if (this.#stream !== stream || this.#opened) return;
+    this.#detach();
+    stream.cancel();
+    const details = `${address} did not answer the session's open within ${this.#openTimeoutMs} ms (coordinator stopped, blackholed, or not a Turnstile coordinator)`;
+    const error = new TurnstileError("connection", details);
+    this.#handlers.ended(error, { code: status.UNAVAILABLE, details }, false);
   }
 }

@@ -9,6 +9,8 @@ export interface SessionOptions {
   clientName: string;
   safetyMarginMs?: number;
   backoff?: BackoffOptions;
+  /** How long each attempt waits for `opened` (default DEFAULT_OPEN_TIMEOUT_MS). */
+  openTimeoutMs?: number;
   /** Injectable for tests: jitter source (default Math.random) and monotonic clock. */
   random?: () => number;
   now?: MonotonicClock;

@@ -77,7 +77,8 @@ export class Session {
     const resumer = new SessionResumer({ held, acquires, releases, sets, send });
     this.#resumer = resumer;
     this.#opening = new SessionOpening(options, () => resumer.claim());
-    const linkOptions = { backoff: options.backoff, random: options.random, now: this.#clock.now };
+    const { backoff, random, openTimeoutMs } = options;
+    const linkOptions = { backoff, random, now: this.#clock.now, openTimeoutMs };
     this.#link = new SessionLink(channels, linkOptions, {
       open: () => this.#opening.openMessage(),
       opened: (opened, attempt) => this.#onOpened(opened, attempt.openSentAtMs),
@@ -124,7 +125,8 @@ export class Session {
    * a wait that ran out while reconnecting ('timeout') or the end of the session, with a
    * LostLockError when the lease had already run out at grant time, and with `signal.reason` on
    * abort (cancelling, or releasing a late grant). With a finite wait it ends by the wait plus
-   * ANSWER_GRACE_MS however dead the link or stalled the store: then 'timeout', and withdrawn.
+   * ANSWER_GRACE_MS however dead the link or stalled the store: then 'timeout', and withdrawn (or
+   * 'connection' when the session never opened).
    */
   async acquire(request: SessionAcquire, options: { signal?: AbortSignal } = {}): Promise<Lock> {
     const { signal } = options;
@@ -158,12 +160,18 @@ export class Session {
     return this.#openWithin(opening, giveUpAt, request);
   }
 
-  /** Waits for `opening` until `giveUpAt` at most ('timeout', nothing sent). */
+  /**
+   * Waits for `opening` until `giveUpAt` at most: then 'connection' naming the address that did not
+   * answer (no coordinator has answered the open, so nothing was sent and nobody was waited behind).
+   */
   async #openWithin(opening: Promise<void>, giveUpAt: number, request: Waited): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      const message = `"${request.name}": the session did not open within acquire.wait of ${request.waitMs} ms + ${ANSWER_GRACE_MS} ms; nothing was sent`;
-      timer = setTimeout(() => reject(new TurnstileError("timeout", message)), giveUpAt - this.#clock.now());
+      const fail = () => {
+        const message = `"${request.name}": no coordinator answered the session's open within acquire.wait of ${request.waitMs} ms + ${ANSWER_GRACE_MS} ms (waiting for ${this.#link.address}); nothing was sent`;
+        reject(new TurnstileError("connection", message));
+      };
+      timer = setTimeout(fail, giveUpAt - this.#clock.now());
     });
     try {
       await Promise.race([opening, late]);

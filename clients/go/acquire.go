@@ -130,7 +130,7 @@ func (s *session) onAcquired(reply *pb.SessionResponse, acquired *pb.Acquired) {
 	if reentry {
 		lock.holds++ // same hold, one more count
 	} else {
-		lock = newLock(s, attempt.key, token, attempt.sentAt)
+		lock = newLock(s, attempt.key, token, acquired.GetFencingProof(), attempt.sentAt)
 		s.held[attempt.key] = lock
 		lock.arm()
 	}

@@ -3,6 +3,7 @@ package turnstile
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	pb "github.com/turnstile-locks/turnstile/clients/go/gen/turnstile/v1"
@@ -23,7 +24,8 @@ func giveUpAt(wait time.Duration, start time.Time) time.Time {
 }
 
 // sessionBy returns the open session like Client.session, but a first acquire with a finite wait
-// stops waiting for the open at its give-up time: then a timeout, with nothing sent.
+// stops waiting for the open at its give-up time: then ReasonConnection naming the addresses (no
+// coordinator answered), with nothing sent.
 func (c *Client) sessionBy(ctx context.Context, giveUp time.Time, name string, wait time.Duration) (*session, error) {
 	if giveUp.IsZero() {
 		return c.session(ctx)
@@ -32,8 +34,9 @@ func (c *Client) sessionBy(ctx context.Context, giveUp time.Time, name string, w
 	defer stop()
 	s, err := c.session(openCtx)
 	if err != nil && ctx.Err() == nil && openCtx.Err() != nil {
-		message := fmt.Sprintf("the session did not open within acquire.wait of %s + %s; nothing was sent", wait, answerGrace)
-		return nil, &Error{Reason: ReasonTimeout, Name: name, Message: message, Err: err}
+		message := fmt.Sprintf("no coordinator answered the session's open within acquire.wait of %s + %s (tried %s); nothing was sent",
+			wait, answerGrace, strings.Join(c.addresses, ", "))
+		return nil, &Error{Reason: ReasonConnection, Name: name, Message: message, Err: err}
 	}
 	return s, err
 }

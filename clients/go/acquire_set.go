@@ -46,7 +46,7 @@ func (s *session) onAcquiredAll(reply *pb.SessionResponse, all *pb.AcquiredAll) 
 	locks := make([]*Lock, 0, len(all.GetLocks()))
 	for _, acquired := range all.GetLocks() {
 		key := holdKey{acquired.GetName(), owner}
-		lock := newLock(s, key, acquired.GetFencingToken(), attempt.sentAt)
+		lock := newLock(s, key, acquired.GetFencingToken(), acquired.GetFencingProof(), attempt.sentAt)
 		s.held[key] = lock
 		lock.arm()
 		locks = append(locks, lock)

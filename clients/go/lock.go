@@ -18,6 +18,7 @@ type holdKey struct{ name, owner string }
 type Lock struct {
 	name, owner string
 	token       uint64
+	proof       string
 	session     *session
 	acquireSent time.Time
 	ctx         context.Context
@@ -33,10 +34,10 @@ type Lock struct {
 	timer    *time.Timer
 }
 
-func newLock(s *session, key holdKey, token uint64, acquireSent time.Time) *Lock {
+func newLock(s *session, key holdKey, token uint64, proof string, acquireSent time.Time) *Lock {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	return &Lock{
-		name: key.name, owner: key.owner, token: token, session: s, acquireSent: acquireSent,
+		name: key.name, owner: key.owner, token: token, proof: proof, session: s, acquireSent: acquireSent,
 		ctx: ctx, cancel: cancel, holds: 1, requests: make(chan ReleaseRequest, 1),
 	}
 }
@@ -50,6 +51,12 @@ func (l *Lock) Owner() string { return l.owner }
 // Token is the fencing token: strictly greater than every token granted on the name before.
 // Pass it to what the lock protects and have that refuse smaller tokens.
 func (l *Lock) Token() uint64 { return l.token }
+
+// FencingProof is the grant's signed fencing proof: a compact JWS binding the lock name, Token and
+// the holder, which resources verify with the fencing package (docs/fencing.md). A re-entry
+// returns the same Lock, with its first grant's proof. "" when the coordinator runs without
+// --fencing-key.
+func (l *Lock) FencingProof() string { return l.proof }
 
 // Done is closed when the lock is lost (Err says how) or released.
 func (l *Lock) Done() <-chan struct{} { return l.ctx.Done() }

@@ -63,7 +63,8 @@ func (c *Client) WithLocks(ctx context.Context, claims []Claim, fn func(ctx cont
 	if err != nil {
 		return err
 	}
-	return runWhileHeld(ctx, set, func(work context.Context) error { return fn(work, set) })
+	// fn's context is the set's unit of work: acquires made with it take the set's owner.
+	return runWhileHeld(c.WithOwner(ctx, set.Locks[0].Owner()), set, func(work context.Context) error { return fn(work, set) })
 }
 
 func (c *Client) acquireAll(ctx context.Context, claims []Claim, opts *AcquireOptions, try bool) (*LockSet, error) {

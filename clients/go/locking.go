@@ -60,10 +60,7 @@ func (c *Client) acquire(ctx context.Context, name string, want claim, opts *Acq
 // and asks again (a try-once or a bounded wait too; nothing was granted to a dead session).
 func askOnLiveSession[T any](c *Client, ctx context.Context, name string, opts *AcquireOptions, try bool,
 	ask func(s *session, owner string, left time.Duration, giveUp time.Time) (T, error)) (T, error) {
-	owner := opts.Owner
-	if owner == "" {
-		owner = c.newOwner()
-	}
+	owner := c.ownerFor(ctx, opts)
 	wait := opts.Wait
 	switch {
 	case try:
@@ -97,7 +94,8 @@ func (c *Client) withClaim(ctx context.Context, name string, want claim, opts *A
 	if err != nil {
 		return err
 	}
-	return runWhileHeld(ctx, lock, func(work context.Context) error { return fn(work, lock) })
+	// fn's context is the lock's unit of work: acquires made with it take the lock's owner.
+	return runWhileHeld(c.WithOwner(ctx, lock.Owner()), lock, func(work context.Context) error { return fn(work, lock) })
 }
 
 // held is what runWhileHeld needs of a Lock or a LockSet.

@@ -26,6 +26,9 @@ type Options struct {
 	OnEvent func(Event)
 	// DialOptions are added to the client's own (credentials, keepalive) for every address.
 	DialOptions []grpc.DialOption
+	// OwnerPerAcquire turns off owners that follow the work: every acquire without
+	// AcquireOptions.Owner gets a fresh owner, whatever its context (see Client.WithOwner).
+	OwnerPerAcquire bool
 }
 
 // AcquireOptions tune one acquire; nil means the defaults.
@@ -36,8 +39,9 @@ type AcquireOptions struct {
 	// timeout, and the request is withdrawn (cancel; a grant that still arrives is released).
 	Wait time.Duration
 	// Owner is the re-entry key: acquiring a name again with an owner that holds it returns the
-	// same *Lock with its hold count raised (each Release drops one hold). Empty: a fresh owner
-	// per acquire, which is what you want unless you mean to re-enter.
+	// same *Lock with its hold count raised (each Release drops one hold). Empty: the owner of the
+	// ctx's unit of work (a WithLock/WithLocks fn's context, Client.WithOwner), else a fresh owner
+	// per acquire, so separate goroutines exclude each other (docs/deadlocks.md).
 	Owner string
 	// Value is attached to the hold; Describe and Watch show it (at most 4096 bytes).
 	Value []byte

@@ -29,20 +29,23 @@ type openedStream struct {
 
 // openStream starts a Session stream (a child of root, which outlives ctx) on stub, sends open
 // and waits, bounded by ctx and openTimeout, for `opened`.
-func openStream(ctx, root context.Context, stub pb.LockServiceClient, open *pb.Open) (*openedStream, error) {
-	ctx, stop := context.WithTimeout(ctx, openTimeout)
+func openStream(parent, root context.Context, stub pb.LockServiceClient, open *pb.Open) (*openedStream, error) {
+	ctx, stop := context.WithTimeout(parent, openTimeout)
 	defer stop()
 	streamCtx, cancel := context.WithCancel(root)
+	// Until `opened` the open's bound is the stream's too: starting the stream waits for the
+	// transport, which a coordinator that accepts TCP and never answers never makes ready.
+	unbind := context.AfterFunc(ctx, cancel)
 	stream, err := stub.Session(streamCtx)
 	if err != nil {
 		cancel()
-		return nil, err
+		return nil, openFailed(parent, ctx, err)
 	}
 	sentAt := time.Now()
 	if err := stream.Send(&pb.SessionRequest{Kind: &pb.SessionRequest_Open{Open: open}}); err != nil {
 		_, err = stream.Recv() // the stream's status says why the write failed
 		cancel()
-		return nil, err
+		return nil, openFailed(parent, ctx, err)
 	}
 	first := make(chan error, 1)
 	var reply *pb.SessionResponse
@@ -61,12 +64,28 @@ func openStream(ctx, root context.Context, stub pb.LockServiceClient, open *pb.O
 			cancel()
 			return nil, fmt.Errorf("open: expected opened, got %v", reply)
 		}
+		if !unbind() { // the bound ran out as `opened` arrived: the stream is cancelled
+			cancel()
+			return nil, openFailed(parent, ctx, ctx.Err())
+		}
 		return &openedStream{stream: stream, cancel: cancel, opened: reply.GetOpened(), sentAt: sentAt}, nil
 	case <-ctx.Done():
 		cancel()
 		<-first // the Recv ends with the stream: no goroutine is left behind
-		return nil, ctx.Err()
+		return nil, openFailed(parent, ctx, ctx.Err())
 	}
+}
+
+// errNoAnswer is the cause of an open that ran into openTimeout: the coordinator accepted (or is
+// still connecting) but did not answer `opened` in time.
+var errNoAnswer = fmt.Errorf("did not answer the session's open within %s (coordinator stopped, blackholed, or not a Turnstile coordinator)", openTimeout)
+
+// openFailed is err, or errNoAnswer when the open's own bound (openTimeout) ran out, not the caller's.
+func openFailed(parent, ctx context.Context, err error) error {
+	if ctx.Err() != nil && parent.Err() == nil {
+		return errNoAnswer
+	}
+	return err
 }
 
 // resumable reports whether a stream that ended with err may go on as the same session on

@@ -77,6 +77,9 @@ func openSession(ctx context.Context, c *Client) (*session, string, error) {
 	for i, stub := range c.stubs {
 		open := &pb.Open{ClientName: c.opts.ClientName, Ttl: durationpb.New(c.opts.TTL)}
 		o, err := openStream(ctx, root, stub, open)
+		if err == errNoAnswer {
+			err = &Error{Reason: ReasonConnection, Message: c.addresses[i] + " " + errNoAnswer.Error(), Err: err}
+		}
 		if err != nil {
 			lastErr = err
 			if ctx.Err() != nil {
@@ -101,6 +104,10 @@ func openSession(ctx context.Context, c *Client) (*session, string, error) {
 		return s, c.addresses[i], nil
 	}
 	stopRoot()
+	var noAnswer *Error
+	if errors.As(lastErr, &noAnswer) && ctx.Err() == nil {
+		return nil, "", &Error{Reason: ReasonConnection, Message: "open a session on any of the coordinators: " + noAnswer.Message, Err: lastErr}
+	}
 	return nil, "", connectionError("open a session on any of the coordinators", lastErr)
 }
 

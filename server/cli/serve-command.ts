@@ -10,6 +10,9 @@ import { ConsoleHttpServer } from "../console/console-http-server.js";
 import { Coordinator } from "../coordinator.js";
 import { MetricsHttpServer } from "../metrics/metrics-http-server.js";
 import { PrometheusMetrics } from "../metrics/prometheus-metrics.js";
+import { FencingKeys } from "../security/fencing/fencing-keys.js";
+import { FencingSigner } from "../security/fencing/fencing-signer.js";
+import { withJwks } from "../security/fencing/jwks-route.js";
 import { Security } from "../security/security.js";
 import { MemoryStore } from "../store/memory/memory-store.js";
 import type { JournalReplayReport } from "../store/redis/journal/journal-replay.js";
@@ -42,7 +45,9 @@ export async function run(argv: string[]): Promise<number> {
   routeGrpcJsLog(log);
   const metrics = config.metrics ? new PrometheusMetrics({ prefixes: config.metricsPrefixes }) : undefined;
   let security: Security;
+  let fencingKeys: FencingKeys | undefined;
   try {
+    fencingKeys = config.fencing && FencingKeys.load(config.fencing.keyFiles);
     security = config.security ? Security.load(config.security, log) : Security.open();
   } catch (err) {
     // Unreadable or invalid security files are settings errors: one line on stderr, one in the log.
@@ -81,8 +86,17 @@ export async function run(argv: string[]): Promise<number> {
     metrics,
     tracing,
     security,
+    fencing: fencingKeys && config.fencing && new FencingSigner(fencingKeys.signing, config.fencing.issuer),
   });
-  const consoleHandler = config.http && consoleFor(coordinator, config.http.host, log);
+  if (fencingKeys)
+    log.info(
+      { signingKid: fencingKeys.signing.kid, publishedKids: fencingKeys.published.map((k) => k.kid) },
+      config.http
+        ? "signing fencing proofs; keys at GET /.well-known/jwks.json on --http"
+        : "signing fencing proofs (no --http: the keys are not served)",
+    );
+  const console = config.http && consoleFor(coordinator, config.http.host, log);
+  const consoleHandler = console && { handle: fencingKeys ? withJwks(fencingKeys, console.handle) : console.handle };
   const shared = config.http && config.metrics && sameAddress(config.http, config.metrics);
   const metricsServer = metrics && new MetricsHttpServer(metrics, shared ? consoleHandler?.handle : undefined);
   const consoleServer =

@@ -21,10 +21,13 @@ export interface SettingSources {
  */
 export function loadSettings({ argv, env }: SettingSources): LoadedSettings {
   const errors: string[] = [];
-  let flags: Record<string, string | boolean | undefined>;
+  let flags: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
     const options = Object.fromEntries(
-      SETTINGS.map((s) => [s.key, { type: s.kind === "boolean" ? ("boolean" as const) : ("string" as const) }]),
+      SETTINGS.map((s) => [
+        s.key,
+        { type: s.kind === "boolean" ? ("boolean" as const) : ("string" as const), multiple: s.kind === "path-list" },
+      ]),
     );
     const parsed = parseArgs({ args: argv, options });
     flags = parsed.values;

@@ -37,6 +37,8 @@ export interface ServeConfig {
   limits: Limits;
   /** Lock-delay in ms of acquires that set none, by name prefix (`--lock-delay`); empty: none. */
   lockDelays: LockDelays;
+  /** `--fencing-key` files (the first signs) and the proofs' issuer; absent: grants carry no proof. */
+  fencing?: { keyFiles: string[]; issuer: string };
   /** TLS, tokens, policy (docs/security.md); absent: plaintext and open to every caller. */
   security?: SecuritySettings;
 }
@@ -96,6 +98,13 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
     errors.push(`otlp-sample-ratio: expected a number from 0 to 1, got ${JSON.stringify(sampleText)}`);
   const lockDelays = parseLockDelays(v.get("lock-delay") as string | undefined, errors);
   const security = securityConfig(v, errors);
+  for (const file of (v.get("fencing-key") as string[] | undefined) ?? []) {
+    try {
+      accessSync(file, constants.R_OK);
+    } catch (err) {
+      errors.push(`fencing-key: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`);
+    }
+  }
   if (errors.length > 0) return { ok: false, errors };
 
   let target: RedisTarget | undefined;
@@ -133,6 +142,9 @@ export function loadServeConfig(sources: SettingSources): ServeConfigResult {
         replicaAckTimeoutMs: ackTimeoutMs,
       },
       fenceRetainMs: get<number>("fence-retention"),
+      ...(has("fencing-key") && {
+        fencing: { keyFiles: get<string[]>("fencing-key"), issuer: get<string>("fencing-issuer") },
+      }),
       limits,
       lockDelays,
       ...(Object.values(security).some((x) => x !== undefined) && { security }),

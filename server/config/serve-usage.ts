@@ -10,6 +10,7 @@ const METAVAR: Record<SettingKind, string> = {
   duration: "DURATION",
   count: "N",
   path: "FILE",
+  "path-list": "FILE",
   boolean: "",
   "replica-acks": "N|majority|off",
 };

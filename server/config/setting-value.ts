@@ -8,7 +8,7 @@ export interface HostPort {
 }
 
 /** A parsed setting: text, ms, counts, flags, one address or a list of them. */
-export type SettingValue = string | number | boolean | HostPort | HostPort[];
+export type SettingValue = string | string[] | number | boolean | HostPort | HostPort[];
 
 /** The parsed value, or why the raw value is not one (a phrase such as "is not a duration ..."). */
 export type Parsed = { value: SettingValue } | { error: string };
@@ -21,6 +21,7 @@ const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
  */
 export function parseSettingValue(kind: SettingKind, raw: unknown): Parsed {
   if (kind === "boolean") return parseBoolean(raw);
+  if (kind === "path-list") return parsePathList(raw);
   if ((kind === "count" || kind === "replica-acks") && typeof raw === "number")
     return parseSettingValue(kind, String(raw));
   if (kind === "host-list" && Array.isArray(raw) && raw.every((r) => typeof r === "string"))
@@ -97,6 +98,14 @@ function parseCount(text: string): Parsed {
   if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text)))
     return { error: "is not a whole number of at least 1" };
   return { value: Number(text) };
+}
+
+/** A repeated flag (several values), a comma-separated env var, or a config file's string or array. */
+function parsePathList(raw: unknown): Parsed {
+  const items = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : undefined;
+  if (!items?.every((i) => typeof i === "string")) return { error: "must be a file name or a list of them" };
+  const value = items.map((i: string) => i.trim());
+  return value.some((v) => v === "") ? { error: "has an empty file name" } : { value };
 }
 
 function parseBoolean(raw: unknown): Parsed {

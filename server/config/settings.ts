@@ -12,6 +12,7 @@ export type SettingKind =
   | "duration"
   | "count"
   | "path"
+  | "path-list"
   | "boolean"
   | "replica-acks";
 
@@ -159,6 +160,21 @@ export const SETTINGS: readonly Setting[] = [
     kind: "path",
     group: "Security",
     help: "JSON grants of lock|read|admin on name prefixes; deny by default",
+  },
+  {
+    key: "fencing-key",
+    env: "TURNSTILE_FENCING_KEY",
+    kind: "path-list",
+    group: "Security",
+    help: "Ed25519 PEM private key: sign a fencing proof into every grant (repeat: the first signs, the rest are older keys, only published; docs/fencing.md)",
+  },
+  {
+    key: "fencing-issuer",
+    env: "TURNSTILE_FENCING_ISSUER",
+    kind: "text",
+    default: "turnstile",
+    group: "Security",
+    help: "the iss claim of fencing proofs",
   },
   {
     key: "insecure",

@@ -68,11 +68,15 @@ export class ConsoleHttpHandler {
     }
     const path = url.pathname;
     const route = this.assets.has(path) ? "asset" : path;
-    const method = route === "/api/revoke" ? "POST" : "GET";
+    // HEAD is GET without the body (Node's response leaves the body out): monitors and curl -I probe with it.
+    const methods = route === "/api/revoke" ? ["POST"] : ["GET", "HEAD"];
     if (!["asset", "/api/whoami", "/api/stream", "/api/revoke"].includes(route)) {
       return this.answer(res, 404, { error: `not found: ${path.slice(0, 100)}` });
     }
-    if (req.method !== method) return this.answer(res, 405, { error: `${path}: use ${method}` }, { allow: method });
+    if (!methods.includes(req.method ?? "")) {
+      const allow = methods.join(", ");
+      return this.answer(res, 405, { error: `${path}: use ${methods[0]}` }, { allow });
+    }
     if (route === "asset") return this.assets.serve(path, res);
     const identity = this.deps.access.identify(req.headers);
     if (identity === undefined) {
@@ -80,6 +84,10 @@ export class ConsoleHttpHandler {
       return this.answer(res, 401, { error: `unauthenticated: ${error}` }, { "www-authenticate": "Bearer" });
     }
     if (route === "/api/whoami") return this.answer(res, 200, { identity, authRequired: this.deps.access.required });
+    if (route === "/api/stream" && req.method === "HEAD") {
+      // The stream's headers, and no feed: a HEAD has no body to send its events in.
+      return void res.writeHead(200, { ...SECURITY_HEADERS, "content-type": "text/event-stream; charset=utf-8" }).end();
+    }
     if (route === "/api/stream") return this.stream(req, res, identity, url.searchParams);
     return this.revoke(req, res, identity);
   }

@@ -52,6 +52,8 @@ export interface WaiterView {
   priority: number;
   /** The holders it waits behind. */
   blockedBy: BlockerView[];
+  /** For a member of a waiting AcquireAll set: every name of the set, this one included. */
+  setNames?: string[];
 }
 
 /** One lock's holders and queue as the page shows it, with what the caller may do to it. */
@@ -99,6 +101,7 @@ export const LockViews = {
         clientName: w.clientName ?? "",
         priority: w.priority,
         blockedBy,
+        ...(w.setNames && { setNames: w.setNames }),
       })),
       mayRevoke,
       ...(state.delayMs !== undefined && { delayMs: state.delayMs }),

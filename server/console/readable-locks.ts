@@ -17,7 +17,8 @@ export interface ListView {
 }
 
 /**
- * Lists the active locks under `prefix` that `identity` may read, sorted by name, at most `max`:
+ * Lists the active locks under `prefix` that `identity` may read, sorted by name, at most `max` (the
+ * first by name when the listing was read to its end; `truncated` otherwise, List pages come in no order):
  * names the caller may not read are dropped before anything leaves the coordinator.
  */
 export async function readableLocks(

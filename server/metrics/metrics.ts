@@ -10,8 +10,11 @@ export interface GaugeReaders {
   waiters(): number;
   /** Whether the store is connected (the health check's answer). */
   storeHealthy(): boolean;
-  /** The acquires of this coordinator's sessions answered Queued and still waiting, with when they arrived. */
-  queuedWaiters(): Iterable<{ name: string; receivedAtMs: number }>;
+  /**
+   * The acquires and AcquireAll sets of this coordinator's sessions answered Queued and still
+   * waiting: the names each waits on (one for an acquire, every member for a set) and when it arrived.
+   */
+  queuedWaiters(): Iterable<{ names: readonly string[]; receivedAtMs: number }>;
 }
 
 /**

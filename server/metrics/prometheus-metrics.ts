@@ -155,16 +155,22 @@ export class PrometheusMetrics implements Metrics {
       byPrefix = new Map();
       const now = performance.now();
       for (const w of readers()?.queuedWaiters() ?? []) {
-        const prefix = prefixes.of(w.name);
-        const entry = byPrefix.get(prefix) ?? { count: 0, oldestMs: 0 };
-        entry.count++;
-        entry.oldestMs = Math.max(entry.oldestMs, now - w.receivedAtMs);
-        byPrefix.set(prefix, entry);
+        // A set waits on all its names: it counts once under each prefix among them.
+        const counted = new Set<string>();
+        for (const name of w.names) {
+          const prefix = prefixes.of(name);
+          if (counted.has(prefix)) continue;
+          counted.add(prefix);
+          const entry = byPrefix.get(prefix) ?? { count: 0, oldestMs: 0 };
+          entry.count++;
+          entry.oldestMs = Math.max(entry.oldestMs, now - w.receivedAtMs);
+          byPrefix.set(prefix, entry);
+        }
       }
     };
     new Gauge({
       name: "turnstile_queued_waiters",
-      help: "Acquires of this coordinator's sessions queued and waiting, by name prefix.",
+      help: "Acquires and AcquireAll sets of this coordinator's sessions queued and waiting, by name prefix.",
       labelNames: ["prefix"],
       registers,
       collect() {
@@ -175,7 +181,7 @@ export class PrometheusMetrics implements Metrics {
     });
     new Gauge({
       name: "turnstile_oldest_wait_seconds",
-      help: "Age of the longest-waiting queued acquire of this coordinator's sessions, by name prefix.",
+      help: "Age of the longest-waiting queued acquire or AcquireAll set of this coordinator's sessions, by name prefix.",
       labelNames: ["prefix"],
       registers,
       collect() {

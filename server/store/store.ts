@@ -38,7 +38,8 @@ export interface AcquireArgs extends Claim {
 export type AcquireOutcome =
   | { kind: "granted"; token: bigint; holdCount: number }
   | { kind: "queued"; position: number; recheckInMs: number }
-  | { kind: "busy" }
+  /** `delayMs`: a lock-delay is in force (ms left), so nobody may take the lock even when nobody holds it. */
+  | { kind: "busy"; delayMs?: number }
   | { kind: "conflict"; limitInForce: number }
   | { kind: "upgrade" };
 

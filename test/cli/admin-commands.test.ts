@@ -1,7 +1,11 @@
+import { hostname, userInfo } from "node:os";
 import { expect } from "chai";
 import type { Lock } from "../../client/locks/lock.js";
 import { LostLockError } from "../../client/lost-lock-error.js";
 import { TurnstileClient } from "../../client/turnstile-client.js";
+import { Coordinator } from "../../server/coordinator.js";
+import { RedisStore } from "../../server/store/redis/redis-store.js";
+import { captureLog } from "../harness/log-capture.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 import { runTurnstile, spawnTurnstile } from "../harness/run-turnstile.js";
 import { startCoordinator, type TestCoordinator } from "../harness/test-coordinator.js";
@@ -69,6 +73,18 @@ describe("turnstile ls / describe / watch / revoke", () => {
         { name: "adm/beta", mode: "exclusive", limit: 0, holders: 1, waiters: 0 },
       ]);
       expect(JSON.parse(limited.stdout)).to.have.length(1);
+    });
+
+    it("prints the first --limit locks by name, wherever List's pages (SCAN order on Redis) put them", async () => {
+      const names = Array.from({ length: 20 }, (_, i) => `ord/${String(i).padStart(2, "0")}`);
+      const locks = await Promise.all(names.map((n) => holder.acquire(n)));
+      try {
+        const limited = await runTurnstile(["ls", "--limit", "2", "--output", "json", "ord/"], { env });
+        expect([limited.code, limited.stderr]).to.deep.equal([0, ""]);
+        expect(JSON.parse(limited.stdout).map((l: { name: string }) => l.name)).to.deep.equal(["ord/00", "ord/01"]);
+      } finally {
+        await Promise.all(locks.map((l) => l.release()));
+      }
     });
   });
 
@@ -183,6 +199,33 @@ describe("turnstile ls / describe / watch / revoke", () => {
       const granted = await next;
       expect(granted.fencingToken > held.fencingToken).to.equal(true);
       await granted.release();
+    });
+
+    it("logs the operator who ran it (user@host, unverified) and the peer when security names nobody", async () => {
+      const { log, lines } = captureLog("info");
+      const own = new Coordinator({ store: new RedisStore({ url: redis.url }), log, listen: "127.0.0.1:0" });
+      const address = `127.0.0.1:${await own.start()}`;
+      const owner = new TurnstileClient(address);
+      try {
+        await owner.acquire("adm/revoke-log", { owner: "w" });
+        const { sessionId } = (await own.store.describe("adm/revoke-log")).holders[0];
+        const run = await runTurnstile(["revoke", "adm/revoke-log", `${sessionId}/w`], {
+          env: { TURNSTILE_SERVER: address },
+        });
+        expect([run.code, run.stderr]).to.deep.equal([0, ""]);
+        const line = lines.find((l) => l.msg === "hold revoked");
+        expect(line).to.include({
+          name: "adm/revoke-log",
+          sessionId,
+          owner: "w",
+          by: `${userInfo().username}@${hostname()}`,
+          verified: false,
+        });
+        expect(line?.peer).to.match(/127\.0\.0\.1:\d+$/);
+      } finally {
+        await owner.close();
+        await own.stop();
+      }
     });
 
     it("exits 69 with the server's NOT_FOUND when HOLDER does not hold the lock", async () => {

@@ -61,6 +61,17 @@ describe("turnstile lock", () => {
     expect(revoked.code, revoked.stderr).to.equal(0);
     const after = JSON.parse((await runTurnstile(["describe", "--output", "json", "cli/delay"], { env })).stdout);
     expect(after.delayRemainingMs).to.be.within(25_000, 30_000);
+    // Nobody holds it, yet nobody may take it: a try-once and a wait that runs out say why (issue 32).
+    const [once, timed] = await Promise.all([
+      runTurnstile(["lock", "--wait", "0", "cli/delay", "--", "true"], { env }),
+      runTurnstile(["lock", "--quiet", "--wait", "300ms", "cli/delay", "--", "true"], { env }),
+    ]);
+    const delayText = String.raw`nobody holds it, but a lock-delay is in force for \d+s more \(a hold ended without a release\)\n$`;
+    expect([once.code, timed.code]).to.deep.equal([75, 75]);
+    expect(once.stderr).to.match(
+      new RegExp(`^turnstile lock: "cli/delay" not acquired \\(tried once\\): ${delayText}`),
+    );
+    expect(timed.stderr).to.match(new RegExp(`^turnstile lock: "cli/delay" not acquired within 300ms: ${delayText}`));
     writeFileSync(release, "");
     expect((await holder.done).code).to.equal(76);
   });
@@ -97,7 +108,7 @@ describe("turnstile lock", () => {
     expect(missing.stderr).to.match(/^turnstile lock: cannot run no-such-command-here: .*ENOENT/);
     expect(unreachable.code).to.equal(69);
     expect(unreachable.stderr).to.match(
-      /^turnstile lock: cannot acquire "cli\/x" from 127.0.0.1:1: .*ECONNREFUSED 127\.0\.0\.1:1\n$/,
+      /^turnstile lock: coordinator unreachable: cannot acquire "cli\/x" from 127.0.0.1:1: .*ECONNREFUSED 127\.0\.0\.1:1\n$/,
     );
     expect(unreachable.stderr).not.to.include("Resolution note");
     expect([noCommand.code, badWait.code, negativeWait.code]).to.deep.equal([2, 2, 2]);

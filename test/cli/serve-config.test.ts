@@ -29,6 +29,29 @@ describe("turnstile serve settings", () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   describe("loadServeConfig()", () => {
+    it("reads --fencing-key repeated (the first signs), from a comma-separated env var and from a config array, with --fencing-issuer", () => {
+      const [k1, k2] = [file("k1"), file("k2")];
+      expect(config(["--fencing-key", k1, "--fencing-key", k2]).fencing).to.deep.equal({
+        keyFiles: [k1, k2],
+        issuer: "turnstile",
+      });
+      expect(
+        config([], { TURNSTILE_FENCING_KEY: `${k2},${k1}`, TURNSTILE_FENCING_ISSUER: "payments" }).fencing,
+      ).to.deep.equal({
+        keyFiles: [k2, k1],
+        issuer: "payments",
+      });
+      expect(config(["--config", file({ "fencing-key": [k1] })]).fencing).to.deep.equal({
+        keyFiles: [k1],
+        issuer: "turnstile",
+      });
+      expect(config([]).fencing).to.equal(undefined);
+      expect(errors(["--fencing-key", join(dir, "missing.pem")])).to.deep.equal([
+        `fencing-key: cannot read ${join(dir, "missing.pem")} (ENOENT)`,
+      ]);
+      expect(errors([], { TURNSTILE_FENCING_KEY: `${k1},` })[0]).to.match(/^fencing-key: .* has an empty file name/);
+    });
+
     it("defaults to 127.0.0.1:7420, the embedded store, no metrics and the default limits", () => {
       expect(config([])).to.deep.equal({
         listen: "127.0.0.1:7420",

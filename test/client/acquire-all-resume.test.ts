@@ -20,7 +20,7 @@ describe("acquireAll in flight (scripted coordinators)", () => {
     $case: "acquiredAll" as const,
     acquiredAll: {
       requestId,
-      locks: tokens.map(([name, fencingToken]) => ({ requestId, name, fencingToken, holdCount: 1 })),
+      locks: tokens.map(([name, fencingToken]) => ({ requestId, name, fencingToken, holdCount: 1, fencingProof: "" })),
     },
   });
 

@@ -75,7 +75,7 @@ describe("session resume protocol (scripted coordinators)", () => {
     expect(waitMs).to.be.within(50_000, 60_000);
     second.send({
       $case: "acquired",
-      acquired: { requestId: acquire.requestId, name: "c", fencingToken: 3n, holdCount: 1 },
+      acquired: { requestId: acquire.requestId, name: "c", fencingToken: 3n, holdCount: 1, fencingProof: "" },
     });
     expect((await waiting).fencingToken).to.equal(3n);
     expect([a.lost, b1.lost, c.state]).to.deep.equal([false, false, "connected"]);
@@ -112,7 +112,7 @@ describe("session resume protocol (scripted coordinators)", () => {
       ["stolen", 1],
     ]);
     const held = [
-      { name: "kept", owner: "o", fencingToken: 1n, holdCount: 1 },
+      { name: "kept", owner: "o", fencingToken: 1n, holdCount: 1, fencingProof: "" },
       { name: "stolen", owner: "o", fencingToken: 30n, holdCount: 1 },
     ];
     second.resumed(held);
@@ -225,7 +225,7 @@ describe("session resume protocol (scripted coordinators)", () => {
       expect([resent.requestId, resent.traceParent]).to.deep.equal([sent.requestId, sent.traceParent]);
       second.send({
         $case: "acquired",
-        acquired: { requestId: resent.requestId, name: "t", fencingToken: 1n, holdCount: 1 },
+        acquired: { requestId: resent.requestId, name: "t", fencingToken: 1n, holdCount: 1, fencingProof: "" },
       });
       expect((await waiting).fencingToken).to.equal(1n);
     } finally {

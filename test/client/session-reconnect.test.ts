@@ -99,7 +99,7 @@ describe("Session reconnect timing (scripted coordinators, injected clock)", () 
     expect((await second.next("cancel")).cancel.requestId).to.equal(sent.requestId);
     second.send({
       $case: "acquired",
-      acquired: { requestId: sent.requestId, name: "x", fencingToken: 9n, holdCount: 1 },
+      acquired: { requestId: sent.requestId, name: "x", fencingToken: 9n, holdCount: 1, fencingProof: "" },
     });
     const { release } = await second.next("release");
     expect([release.name, release.owner]).to.deep.equal(["x", "o"]);

@@ -228,4 +228,33 @@ describe("web console in Chromium", function () {
     expect(await page.evaluate(() => document.querySelectorAll("img").length)).to.equal(0);
     expect(dialogs.slice(before)).to.deep.equal([]);
   });
+
+  it("explains a waiting set as describe does: its mode with the set's names, and the rest of the set it waits for", async () => {
+    const held = await client("batch-holder").acquire("batch/b", { owner: "holder" });
+    const set = client("batch-set").acquireAll(["batch/a", "batch/b"], { owner: "mover" });
+    await until(
+      () => cells(page, "locks"),
+      (r) => r.some((c) => c[0] === "batch/a"),
+      "batch/a listed (the set waits on it)",
+    );
+    await page.click('#locks tbody tr[data-name="batch/a"]');
+    const [waiter] = await until(
+      () => cells(page, "waiters"),
+      (r) => r[0]?.[1] === "mover",
+      "the set's waiter on the free name",
+    );
+    // Position, Owner, Session, Mode, Waited, Waits behind.
+    expect(waiter[3]).to.equal("exclusive, set of batch/a batch/b");
+    expect(waiter[5]).to.equal("the rest of its set (batch/b)");
+    await page.click('#locks tbody tr[data-name="batch/b"]');
+    const [behind] = await until(
+      () => cells(page, "waiters"),
+      (r) => r[0]?.[1] === "mover" && (r[0]?.[5] ?? "").startsWith("holder @"),
+      "the set's waiter on the held name",
+    );
+    expect(behind[3]).to.equal("exclusive, set of batch/a batch/b");
+    expect(behind[5]).to.match(/^holder @ \S+ \(batch-holder, held [\d.]+ s\); the rest of its set \(batch\/a\)$/);
+    await held.release();
+    await (await set).release();
+  });
 });

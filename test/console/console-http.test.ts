@@ -86,6 +86,32 @@ describe("web console HTTP API", () => {
     }
   });
 
+  it("answers HEAD like GET without a body, and names GET, HEAD in a 405's Allow", async () => {
+    for (const path of ["/", "/console.js", "/favicon.svg"]) {
+      const [get, head] = [await call(`${web.url}${path}`), await call(`${web.url}${path}`, { method: "HEAD" })];
+      expect([head.status, head.body], path).to.deep.equal([200, ""]);
+      for (const header of ["content-type", "content-length", "content-security-policy"])
+        expect(head.headers[header], `${path} ${header}`).to.equal(get.headers[header]);
+    }
+    const who = await call(`${web.url}/api/whoami`, { method: "HEAD", headers: bearer(CONSOLE_TOKENS.reader) });
+    expect([who.status, who.headers["content-type"], who.body]).to.deep.equal([
+      200,
+      "application/json; charset=utf-8",
+      "",
+    ]);
+    const stream = await call(`${web.url}/api/stream`, { method: "HEAD", headers: bearer(CONSOLE_TOKENS.reader) });
+    expect([stream.status, stream.headers["content-type"], stream.body]).to.deep.equal([
+      200,
+      "text/event-stream; charset=utf-8",
+      "",
+    ]);
+    expect((await call(`${web.url}/api/stream`, { method: "HEAD" })).status).to.equal(401);
+    const put = await call(`${web.url}/`, { method: "PUT" });
+    expect([put.status, put.headers.allow]).to.deep.equal([405, "GET, HEAD"]);
+    const getRevoke = await call(`${web.url}/api/revoke`, { method: "HEAD" });
+    expect([getRevoke.status, getRevoke.headers.allow]).to.deep.equal([405, "POST"]);
+  });
+
   it("answers 401 without a token or with an unknown one, never echoing the token", async () => {
     const none = await call(`${web.url}/api/stream`);
     expect([none.status, none.headers["www-authenticate"]]).to.deep.equal([401, "Bearer"]);

@@ -42,15 +42,7 @@ describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients; the
 
   before(async () => {
     group = await startSentinelGroup(2, 3, TIMINGS);
-    const sentinels = group.sentinels.map((s) => `${s.host}:${s.port}`).join(",");
-    const store = [
-      "--redis-sentinel",
-      sentinels,
-      "--redis-master",
-      group.masterName,
-      "--redis-replica-acks",
-      "majority",
-    ];
+    const store = group.serveArgs();
     coordinators = await spawnLoggedCoordinators(2, store, logDir);
   });
 

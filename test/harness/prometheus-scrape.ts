@@ -42,6 +42,23 @@ export async function scrapeMetrics(url: string): Promise<Scrape> {
   return parseExposition(await response.text());
 }
 
+/**
+ * Scrapes `url` as Prometheus scrapes a target: its samples plus the `up` series Prometheus adds to
+ * every target (1 when the scrape succeeded, 0 when it failed: then `up` is the only sample), labelled
+ * with the scrape job's name and the target's address.
+ */
+export async function scrapeTarget(url: string, job = "turnstile"): Promise<Scrape> {
+  const labels = { job, instance: new URL(url).host };
+  let scraped: Scrape;
+  try {
+    scraped = await scrapeMetrics(url);
+  } catch {
+    return { atMs: Date.now(), samples: [{ name: "up", labels, value: 0 }], types: new Map() };
+  }
+  scraped.samples.push({ name: "up", labels, value: 1 });
+  return scraped;
+}
+
 const SUFFIXES: Record<string, string[]> = {
   histogram: ["_bucket", "_sum", "_count"],
   summary: ["", "_sum", "_count"],

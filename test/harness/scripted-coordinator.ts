@@ -117,7 +117,7 @@ export class ScriptedStream {
   async grantNext(token: bigint, holdCount = 1): Promise<Acquire> {
     const { acquire } = await this.next("acquire");
     const { requestId, name } = acquire;
-    this.send({ $case: "acquired", acquired: { requestId, name, fencingToken: token, holdCount } });
+    this.send({ $case: "acquired", acquired: { requestId, name, fencingToken: token, holdCount, fencingProof: "" } });
     return acquire;
   }
 

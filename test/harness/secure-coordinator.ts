@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { Coordinator } from "../../server/coordinator.js";
+import type { FencingSigner } from "../../server/security/fencing/fencing-signer.js";
 import { Security } from "../../server/security/security.js";
 import { hashToken } from "../../server/security/token-file.js";
 import { MemoryStore } from "../../server/store/memory/memory-store.js";
@@ -19,6 +20,8 @@ export interface SecureSetup {
   policy?: object;
   /** Redis URL; absent: the embedded store. */
   redisUrl?: string;
+  /** Signs fencing proofs into grants. */
+  fencing?: FencingSigner;
 }
 
 /** A coordinator over TLS with its PKI and files, in a temporary directory removed by `stop`. */
@@ -60,6 +63,7 @@ export async function startSecureCoordinator(setup: SecureSetup = {}): Promise<S
     listen: "127.0.0.1:0",
     shutdownGraceMs: 500,
     security,
+    fencing: setup.fencing,
   });
   const port = await coordinator.start();
   return {

@@ -22,6 +22,8 @@ export interface SentinelTimings {
 export interface SentinelGroup {
   masterName: string;
   sentinels: { host: string; port: number }[];
+  /** `turnstile serve` flags for this group, with majority-acknowledged writes. */
+  serveArgs(): string[];
   /** The port of the master the Sentinels name now. */
   masterPort(): Promise<number>;
   /** Resolves once the master has every replica online (synced) and the Sentinels see them. */
@@ -147,6 +149,14 @@ export async function startSentinelGroup(
   return {
     masterName: MASTER_NAME,
     sentinels: sentinels.map(({ host, port }) => ({ host, port })),
+    serveArgs: () => [
+      "--redis-sentinel",
+      sentinels.map((s) => `${s.host}:${s.port}`).join(","),
+      "--redis-master",
+      MASTER_NAME,
+      "--redis-replica-acks",
+      "majority",
+    ],
     masterPort,
     settled,
     async killMaster() {

@@ -11,21 +11,26 @@ export class TcpProxy extends EventEmitter<{ "target-closed": [] }> {
   readonly #server: Server;
   readonly #target: { host: string; port: number };
   readonly #sockets = new Set<Socket>();
+  readonly #delayMs: number;
   #frozen = false;
   /** Connections the target closed after `freeze()`. */
   targetClosedWhileFrozen = 0;
   address = "";
 
-  private constructor(target: string) {
+  private constructor(target: string, delayMs: number) {
     super();
+    this.#delayMs = delayMs;
     const [host, port] = splitAddress(target);
     this.#target = { host, port };
     this.#server = createServer((client) => this.#pipe(client));
   }
 
-  /** Starts a proxy to `target` and resolves once it listens. */
-  static async start(target: string): Promise<TcpProxy> {
-    const proxy = new TcpProxy(target);
+  /**
+   * Starts a proxy to `target` and resolves once it listens. With `delayMs` every chunk is forwarded
+   * that much later, in order, each way: a link with that latency.
+   */
+  static async start(target: string, { delayMs = 0 }: { delayMs?: number } = {}): Promise<TcpProxy> {
+    const proxy = new TcpProxy(target, delayMs);
     proxy.#server.listen(0, "127.0.0.1");
     await once(proxy.#server, "listening");
     const bound = proxy.#server.address();
@@ -64,7 +69,13 @@ export class TcpProxy extends EventEmitter<{ "target-closed": [] }> {
   #forward(from: Socket, to: Socket): void {
     this.#sockets.add(from);
     from.on("data", (chunk) => {
-      if (!this.#frozen) to.write(chunk);
+      if (this.#delayMs === 0) {
+        if (!this.#frozen) to.write(chunk);
+        return;
+      }
+      setTimeout(() => {
+        if (!this.#frozen && !to.destroyed) to.write(chunk);
+      }, this.#delayMs);
     });
     from.on("end", () => {
       if (!this.#frozen) to.end();

@@ -85,4 +85,14 @@ describe("Node versions: what package.json's engines promises, the lockfile keep
       .map(([path, p]) => `${path}: ${p.engines!.node}`);
     expect(refusing).to.deep.equal([]);
   });
+
+  it("the client package promises the same Node as the root (its package.json and the lockfile)", () => {
+    const client = JSON.parse(readFileSync(join(ROOT, "packages/client/package.json"), "utf8")) as {
+      engines: { node: string };
+    };
+    expect([client.engines.node, lock.packages["packages/client"].engines?.node]).to.deep.equal([
+      manifest.engines.node,
+      manifest.engines.node,
+    ]);
+  });
 });

@@ -9,18 +9,19 @@ import {
 } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { alertExpr, alertRules } from "../harness/alert-rules.js";
 import { type CoordinatorProcess, spawnCoordinator } from "../harness/coordinator-process.js";
-import { type Scrape, scrapeMetrics } from "../harness/prometheus-scrape.js";
+import { type Scrape, scrapeTarget } from "../harness/prometheus-scrape.js";
 import { evaluate } from "../harness/promql-subset.js";
 import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
-import { acquireMsg, keepAliveMsg } from "../harness/requests.js";
+import { acquireAllMsg, acquireMsg, keepAliveMsg } from "../harness/requests.js";
 import { unary } from "../harness/unary.js";
 import { until } from "../harness/until.js";
 
 // Each alert of deploy/prometheus/alerts.yml against a real `turnstile serve --metrics` on a real
 // redis-server: its expression, evaluated over two real scrapes by the PromQL subset evaluator
 // (test/harness/promql-subset.ts), stays quiet across a quiet interval and fires once the test has
-// made its condition happen. The store-down alerts come last: they stop redis-server for good.
+// made its condition happen. The store-down alerts come last but one: they stop redis-server for good;
+// then the coordinator is killed. Scrapes carry Prometheus's `up` series (scrapeTarget).
 describe("deploy/prometheus/alerts.yml against real scrapes", function () {
   this.timeout(60_000);
   let redis: TestRedis;
@@ -28,7 +29,9 @@ describe("deploy/prometheus/alerts.yml against real scrapes", function () {
   let rpc: LockServiceClient;
   const sessions: RawSession[] = [];
   const tested = new Set<string>();
-  const scrape = () => scrapeMetrics(serve.metricsUrl ?? "");
+  const scrape = () => scrapeTarget(serve.metricsUrl ?? "");
+  /** An acquireAll set queued behind a hold from the start, and the quiet scrapes taken while it was young. */
+  let stuck: { quiet: Scrape; before: Scrape };
   const session = async (ttlMs = 30_000) => {
     const s = new RawSession(serve.address);
     sessions.push(s);
@@ -49,6 +52,14 @@ describe("deploy/prometheus/alerts.yml against real scrapes", function () {
     serve.process.stdout?.resume();
     serve.process.stderr?.resume();
     rpc = new LockServiceClient(serve.address, credentials.createInsecure());
+    // Ages while the other tests run: TurnstileOldestWaitLong checks it once it has waited over 30 s.
+    const holder = await session(120_000);
+    holder.send(acquireMsg("s1", "alert/stuck/a"));
+    await holder.next("acquired");
+    const waiter = await session(120_000);
+    waiter.send(acquireAllMsg("s2", ["alert/stuck/a", "alert/stuck/b"]));
+    await waiter.next("queued");
+    stuck = { quiet: await scrape(), before: await scrape() };
   });
   after(async () => {
     for (const s of sessions) s.close();
@@ -121,6 +132,15 @@ describe("deploy/prometheus/alerts.yml against real scrapes", function () {
     expectFires("TurnstileKeepaliveRenewalsFailing", quiet, before, await scrape());
   });
 
+  it("TurnstileOldestWaitLong: fires once an acquireAll set has waited over 30 s", async function () {
+    this.timeout(60_000);
+    const oldest = async () =>
+      (await scrape()).samples.find((s) => s.name === "turnstile_oldest_wait_seconds" && s.labels.prefix === "alert/")
+        ?.value ?? 0;
+    await until(async () => (await oldest()) > 30, "the set to wait over 30 s", 45_000, 500);
+    expectFires("TurnstileOldestWaitLong", stuck.quiet, stuck.before, await scrape());
+  });
+
   it("TurnstileStoreDown and TurnstileAcquiresUnavailable: fire once redis-server is gone and an acquire was refused", async () => {
     const client = await session();
     const quiet = await scrape();
@@ -134,6 +154,13 @@ describe("deploy/prometheus/alerts.yml against real scrapes", function () {
     const after = await scrape();
     expectFires("TurnstileStoreDown", quiet, before, after);
     expectFires("TurnstileAcquiresUnavailable", quiet, before, after);
+  });
+
+  it("TurnstileCoordinatorDown: fires once the coordinator cannot be scraped (killed)", async () => {
+    const quiet = await scrape();
+    const before = await scrape();
+    await serve.kill();
+    expectFires("TurnstileCoordinatorDown", quiet, before, await scrape());
   });
 
   it("has tested every alert in the rule file", () => {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { alertRules } from "../harness/alert-rules.js";
 import { type CoordinatorProcess, spawnCoordinator } from "../harness/coordinator-process.js";
-import { metricNames, type Scrape, scrapeMetrics } from "../harness/prometheus-scrape.js";
+import { metricNames, type Scrape, scrapeTarget } from "../harness/prometheus-scrape.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
@@ -11,7 +11,7 @@ const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta
 // and the alerts use, and the labels they group or match by.
 const NOT_METRICS = new Set([
   ...["sum", "max", "min", "by", "rate", "increase", "histogram_quantile"],
-  ...["le", "path", "prefix", "reason", "operation", "instance"],
+  ...["le", "path", "prefix", "reason", "operation", "instance", "job"],
 ]);
 
 /** The metric names an expression reads: its identifiers less quoted strings, ranges, functions and labels. */
@@ -50,7 +50,8 @@ describe("deploy/: dashboard and alert queries name real metrics", () => {
   before(async () => {
     redis = await startRedis();
     serve = await spawnCoordinator(redis.url, ["--metrics", "127.0.0.1:0"]);
-    scrape = await scrapeMetrics(serve.metricsUrl ?? "");
+    // As Prometheus sees the target: with its own `up` series, labelled job and instance.
+    scrape = await scrapeTarget(serve.metricsUrl ?? "");
   });
   after(async () => {
     await serve?.kill();

@@ -108,7 +108,7 @@ describe("lock-delay", () => {
     await lock.release();
   });
 
-  it("answers a wait that runs out during the delay TIMEOUT, naming the lock-delay it waited behind", async () => {
+  it("answers a wait that runs out during the delay TIMEOUT, and a try-once BUSY, each naming the lock-delay", async () => {
     const name = "delay/timeout";
     const holder = client();
     await holder.acquire(name, { lockDelayMs: 30_000, owner: "h" });
@@ -122,6 +122,17 @@ describe("lock-delay", () => {
       );
     expect((error as TurnstileError).reason).to.equal("timeout");
     expect((error as TurnstileError).message).to.match(/waited behind the lock-delay of a hold .* \(\d+ ms left\)/);
+    // A try-once is BUSY naming the delay, not "held": nobody holds the lock (issue 32).
+    const busy = await client()
+      .acquire(name, { waitMs: 0 })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect((busy as TurnstileError).reason).to.equal("busy");
+    expect((busy as TurnstileError).message).to.match(
+      /is delayed: a hold of it ended without a release and its lock-delay has \d+ ms left \(wait was zero: tried once\)/,
+    );
   });
 
   it("hands on at once after a clean release, whatever the delay", async () => {

@@ -8,7 +8,7 @@ import { PrometheusMetrics } from "../../server/metrics/prometheus-metrics.js";
 import { RedisStore } from "../../server/store/redis/redis-store.js";
 import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
-import { acquireMsg, keepAliveMsg, releaseMsg } from "../harness/requests.js";
+import { acquireAllMsg, acquireMsg, keepAliveMsg, releaseMsg } from "../harness/requests.js";
 import { spawnTurnstile } from "../harness/run-turnstile.js";
 import { until } from "../harness/until.js";
 import { waitForOutput } from "../harness/wait-for-output.js";
@@ -128,6 +128,27 @@ describe("Prometheus metrics", () => {
     expect(after.value('turnstile_hold_seconds_count{prefix="other"}')).to.equal(1);
     expect(after.value('turnstile_acquire_wait_seconds_count{prefix="other"}')).to.equal(1);
     expect(after.text).to.not.match(/hot\/one|"plain"/);
+  });
+
+  it("counts a waiting AcquireAll set in the queued-waiter gauges, once under each prefix it waits on", async () => {
+    const [a, b] = [new RawSession(address), new RawSession(address)];
+    sessions.push(a, b);
+    await Promise.all([a.open(10_000), b.open(10_000)]);
+    a.send(acquireMsg("a1", "sets/x"));
+    await a.next("acquired");
+    b.send(acquireAllMsg("b1", ["sets/x", "sets/y", "batch/z"]));
+    await b.next("queued");
+    const during = await scrape(url);
+    expect(during.value("turnstile_waiters")).to.equal(1);
+    expect(during.value('turnstile_queued_waiters{prefix="sets/"}')).to.equal(1);
+    expect(during.value('turnstile_queued_waiters{prefix="batch/"}')).to.equal(1);
+    expect(during.value('turnstile_oldest_wait_seconds{prefix="sets/"}')).to.be.above(0).and.below(60);
+    expect(during.value('turnstile_oldest_wait_seconds{prefix="batch/"}')).to.be.above(0).and.below(60);
+    a.send(releaseMsg("a2", "sets/x", "a1"));
+    await b.next("acquiredAll");
+    const after = await scrape(url);
+    expect(after.value('turnstile_queued_waiters{prefix="sets/"}')).to.equal(undefined);
+    expect(after.value('turnstile_oldest_wait_seconds{prefix="batch/"}')).to.equal(undefined);
   });
 
   it("labels by the listed prefixes when given them, and every other name as other", async () => {

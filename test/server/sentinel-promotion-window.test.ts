@@ -32,15 +32,7 @@ describe("a grant on the old master while a planned Sentinel failover promotes a
   before(async () => {
     // One Sentinel (quorum 1): nothing but SENTINEL FAILOVER moves the master, and freezing it freezes the failover.
     group = await startSentinelGroup(2, 1, { downAfterMs: 60_000, failoverTimeoutMs: 20_000 });
-    const sentinels = group.sentinels.map((s) => `${s.host}:${s.port}`).join(",");
-    const store = [
-      "--redis-sentinel",
-      sentinels,
-      "--redis-master",
-      group.masterName,
-      "--redis-replica-acks",
-      "majority",
-    ];
+    const store = group.serveArgs();
     coordinators.push(await spawnCoordinatorWith(store), await spawnCoordinatorWith(store));
   });
   after(async () => {

@@ -7,6 +7,7 @@ import type { Lock } from "../../locks/lock.js";
 import { currentTraceParent } from "../../trace-context.js";
 import { errorFromFailed, TurnstileError } from "../../turnstile-error.js";
 import { AcquireAttempt, type AttemptOwner, AttemptTicket } from "./acquire-attempt.js";
+import { checkAcquireOptionTypes, checkNameType } from "./acquire-option-types.js";
 import type { ReleasedHold } from "./releases-in-flight.js";
 import type { RequestAnswer, RequestRegistry } from "./request-answer.js";
 
@@ -45,6 +46,8 @@ export function sessionAcquire(
     priority?: number;
   },
 ): SessionAcquire {
+  checkNameType(name);
+  checkAcquireOptionTypes(options);
   const { waitMs, value, onQueued, lockDelayMs, priority } = options;
   // The range (0..100) is the server's to name: it answers INVALID_ARGUMENT naming acquire.priority.
   if (priority !== undefined && !Number.isInteger(priority)) {

@@ -6,6 +6,7 @@ import type { MonotonicClock } from "../../locks/lease-clock.js";
 import type { Lock } from "../../locks/lock.js";
 import { currentTraceParent } from "../../trace-context.js";
 import { errorFromFailed, TurnstileError } from "../../turnstile-error.js";
+import { checkAcquireOptionTypes, checkNameType } from "./acquire-option-types.js";
 import type { ReleasedHold } from "./releases-in-flight.js";
 import type { RequestAnswer, RequestRegistry } from "./request-answer.js";
 
@@ -42,6 +43,10 @@ export function sessionSetAcquire(
     lockDelayMs?: number;
   },
 ): SessionSetAcquire {
+  checkAcquireOptionTypes(options);
+  if (!Array.isArray(claims)) {
+    throw new TurnstileError("invalid-argument", "claims: expected an array of names or { name, mode, limit }");
+  }
   const { waitMs, owner = randomUUID(), value, onQueued, lockDelayMs } = options;
   if (waitMs !== undefined && !(waitMs >= 0)) {
     throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
@@ -51,7 +56,8 @@ export function sessionSetAcquire(
     throw new TurnstileError("invalid-argument", `lockDelayMs must be a finite number >= 0, got ${lockDelayMs}`);
   }
   const locks = claims.map((c) => {
-    const { name, mode = "exclusive", limit = 0 } = typeof c === "string" ? { name: c } : c;
+    const { name, mode = "exclusive", limit = 0 } = typeof c === "string" ? { name: c } : (c ?? {});
+    checkNameType(name, "claims[].name");
     const wire = mode === "shared" ? LockMode.LOCK_MODE_SHARED : LockMode.LOCK_MODE_EXCLUSIVE;
     return { name, mode: wire, limit };
   });

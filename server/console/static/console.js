@@ -71,10 +71,15 @@ function ticking(render, className) {
   return span;
 }
 
+/** A waiter's mode; for a member of an AcquireAll set, with the set's names, as `turnstile describe` shows it. */
+function waiterMode(waiter) {
+  return waiter.setNames ? `${waiter.mode}, set of ${waiter.setNames.join(" ")}` : waiter.mode;
+}
+
 /**
  * Whom a waiter waits behind (the server's `blockedBy`, Describe's Blocker: client name, identity when
  * security names one, and how long each has held, `ms` after the view arrived), and how many waiters
- * are ahead of it.
+ * are ahead of it. A set's member also waits for the other locks of its set (granted all together).
  */
 function waitsBehind(waiter, ms) {
   const blocker = (b) => {
@@ -85,7 +90,10 @@ function waitsBehind(waiter, ms) {
     const held = b.heldForMs === undefined ? "" : `held ${duration(b.heldForMs + ms)}`;
     return client || held ? `${who(b)} (${client}${held})` : who(b);
   };
-  const names = waiter.blockedBy.map(blocker).join(", ") || "nobody (being handed on)";
+  const holders = waiter.blockedBy.map(blocker).join(", ");
+  const others = (waiter.setNames ?? []).filter((n) => n !== state.lock?.name);
+  const rest = others.length ? `the rest of its set (${others.join(", ")})` : "";
+  const names = [holders, rest].filter(Boolean).join("; ") || "nobody (being handed on)";
   return waiter.position > 1 ? `${names}; ${waiter.position - 1} ahead in queue` : names;
 }
 
@@ -119,7 +127,9 @@ function renderLock(lock) {
     const action = lock.mayRevoke ? revokeButton(lock, h) : "";
     const client = [h.clientName, h.identity].filter(Boolean).join(" · ");
     // A pending request to let go (docs/elections.md) shows beside the value: who asked and why.
-    const asked = h.releaseRequest ? ` · asked to release by ${h.releaseRequest.requester}: ${h.releaseRequest.reason}` : "";
+    const asked = h.releaseRequest
+      ? ` · asked to release by ${h.releaseRequest.requester}: ${h.releaseRequest.reason}`
+      : "";
     return row([id(h.owner), client, id(h.sessionId), h.token, h.count, held, lease, `${h.value}${asked}`, action]);
   });
   if (holders.length === 0) holders.push(row(["nobody holds it", "", "", "", "", "", "", "", ""]));
@@ -128,7 +138,7 @@ function renderLock(lock) {
     const age = ticking((ms) => duration(w.waitedMs + ms));
     const behind = ticking((ms) => waitsBehind(w, ms), "wide");
     behind.dataset.full = behind.textContent;
-    const mode = w.priority > 0 ? `${w.mode} · priority ${w.priority}` : w.mode;
+    const mode = w.priority > 0 ? `${waiterMode(w)} · priority ${w.priority}` : waiterMode(w);
     return row([w.position, id(w.owner), id(w.sessionId), mode, age, behind]);
   });
   if (waiters.length === 0) waiters.push(row(["", "nobody waits", "", "", "", ""]));

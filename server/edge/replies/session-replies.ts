@@ -7,6 +7,9 @@ import type { HeldWait } from "../../store/wait-registry.js";
 import { failureReasonOf } from "./failure-codes.js";
 import { blockerOf } from "./lock-state-replies.js";
 
+/** Signs the fencing proof of one grant to this stream's session (see FencingSigner). */
+export type GrantProof = (name: string, token: bigint, owner: string) => string;
+
 const LOST: Record<LossReason, LostReason> = {
   expired: LostReason.LOST_REASON_EXPIRED,
   revoked: LostReason.LOST_REASON_REVOKED,
@@ -19,7 +22,14 @@ const LOST: Record<LossReason, LostReason> = {
  * Each call writes exactly one message.
  */
 export class SessionReplies implements SessionSink {
-  constructor(private readonly write: (response: SessionResponse) => void) {}
+  /**
+   * `proof` signs a grant's fencing proof (`serve --fencing-key`); absent, grants carry none (""). It
+   * is asked once per lock granted, re-entries included.
+   */
+  constructor(
+    private readonly write: (response: SessionResponse) => void,
+    private readonly proof?: GrantProof,
+  ) {}
 
   /** Opened for a new session, or (with `held`) for a resumed one. */
   opened(sessionId: string, resumeSecret: string, ttlMs: number, held?: HeldLock[]): void {
@@ -32,12 +42,19 @@ export class SessionReplies implements SessionSink {
     this.write({ kind: { $case: "keepAliveAck", keepAliveAck: { seq, ttl: durationFromMs(ttlMs) } } });
   }
 
-  granted(requestId: string, name: string, fencingToken: bigint, holdCount: number): void {
-    this.write({ kind: { $case: "acquired", acquired: { requestId, name, fencingToken, holdCount } } });
+  granted(requestId: string, name: string, fencingToken: bigint, holdCount: number, owner: string): void {
+    const fencingProof = this.proof?.(name, fencingToken, owner) ?? "";
+    this.write({ kind: { $case: "acquired", acquired: { requestId, name, fencingToken, holdCount, fencingProof } } });
   }
 
-  grantedSet(requestId: string, grants: readonly SetGrant[]): void {
-    const locks = grants.map((g) => ({ requestId, name: g.name, fencingToken: g.token, holdCount: 1 }));
+  grantedSet(requestId: string, grants: readonly SetGrant[], owner: string): void {
+    const locks = grants.map((g) => ({
+      requestId,
+      name: g.name,
+      fencingToken: g.token,
+      holdCount: 1,
+      fencingProof: this.proof?.(g.name, g.token, owner) ?? "",
+    }));
     this.write({ kind: { $case: "acquiredAll", acquiredAll: { requestId, locks } } });
   }
 

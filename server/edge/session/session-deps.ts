@@ -6,6 +6,7 @@ import type { HandOvers } from "../../engine/locks/hand-overs.js";
 import type { HoldChanges } from "../../engine/locks/hold-changes.js";
 import type { LockTable } from "../../engine/locks/lock-table.js";
 import type { Authorizer } from "../../security/authorizer.js";
+import type { FencingSigner } from "../../security/fencing/fencing-signer.js";
 import type { SessionTraces } from "../../tracing/session-tracer.js";
 import type { RequestValidator } from "../request-validator.js";
 import type { OpenIntake } from "./open-intake.js";
@@ -43,4 +44,6 @@ export interface SessionDeps {
   intake: OpenIntake;
   /** Who may lock what (Authorizer.OPEN when security is off). */
   guard: Authorizer;
+  /** Signs each grant's fencing proof (`serve --fencing-key`); absent: grants carry no proof. */
+  fencing?: FencingSigner;
 }

@@ -27,7 +27,10 @@ export class SessionStream implements AttachedStream {
   /** Requests that arrived while Open was still being answered. */
   private early?: SessionRequest[];
   /** What the engine tells this stream's session, rendered into messages written here. */
-  private readonly replies = new SessionReplies((r) => this.write(r));
+  private readonly replies = new SessionReplies(
+    (r) => this.write(r),
+    (name, token, owner) => this.proofOf(name, token, owner),
+  );
   private readonly keepAlive = new KeepAliveCoalescer(async (seq) => {
     const session = this.session!;
     if ((await this.deps.keeper.renew(session)) && !session.ended) this.replies.keepAliveAck(seq, session.ttlMs);
@@ -247,6 +250,14 @@ export class SessionStream implements AttachedStream {
 
   private unpause(): void {
     if (--this.pauses === 0 && !this.ended) this.call.resume();
+  }
+
+  /** The grant's fencing proof, signed for this session's holder; "" without a fencing key. */
+  private proofOf(name: string, token: bigint, owner: string): string {
+    const session = this.session;
+    const signer = this.deps.fencing;
+    if (!signer || !session) return "";
+    return signer.sign(name, token, { caller: this.caller, client: session.clientName, session: session.id, owner });
   }
 
   /** The request, if the caller may lock its name; throws PERMISSION_DENIED (answered Failed) if not. */

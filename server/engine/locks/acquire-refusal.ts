@@ -14,7 +14,13 @@ export type RefusedAcquire = Extract<AcquireOutcome, { kind: "busy" | "conflict"
 export function acquireRefusal(a: ValidAcquire, outcome: RefusedAcquire): ServerError {
   switch (outcome.kind) {
     case "busy":
-      return new ServerError("busy", `acquire: "${a.name}" is held (wait was zero: tried once)`);
+      if (outcome.delayMs === undefined)
+        return new ServerError("busy", `acquire: "${a.name}" is held (wait was zero: tried once)`);
+      return new ServerError(
+        "busy",
+        `acquire: "${a.name}" is delayed: a hold of it ended without a release and its lock-delay has ` +
+          `${outcome.delayMs} ms left (wait was zero: tried once)`,
+      );
     case "conflict":
       return new ServerError(
         "conflict",

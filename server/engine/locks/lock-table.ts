@@ -13,6 +13,7 @@ import { OutcomeResolver } from "../outcomes/outcome-resolver.js";
 import { ServerError } from "../server-error.js";
 import { claimOf, holdKey, type Pending, type Session } from "../sessions/session.js";
 import { SetAcquires } from "../sets/set-acquires.js";
+import { DECISION_GRACE_MS } from "../waits/decision-grace.js";
 import { PendingAcquires } from "../waits/pending-acquires.js";
 import { answerTimeout } from "../waits/wait-blockers.js";
 
@@ -87,6 +88,12 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     return this.pending.byId.size + this.sets.size;
   }
 
+  /** Acquires and AcquireAll sets answered Queued and still waiting: the names each waits on, and when it arrived. */
+  *queuedWaits(): Generator<{ names: readonly string[]; receivedAtMs: number }> {
+    for (const p of this.pending.byId.values()) if (p.queued) yield { names: [p.name], receivedAtMs: p.receivedAtMs };
+    for (const s of this.sets.queued()) yield { names: s.locks.map((l) => l.name), receivedAtMs: s.receivedAtMs };
+  }
+
   async acquire(session: Session, a: ValidAcquire): Promise<void> {
     checkAcquirePreconditions(session, a, this.limits);
     const p: Pending = {
@@ -100,11 +107,20 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       receivedAtMs: performance.now(),
     };
     this.pending.add(p);
-    // When the wait runs out: withdraw silently, then answer TIMEOUT naming the holders it waited behind.
+    // The wait bounds time in the queue, not the store call that decides whether there is one: a
+    // wait that runs out while that call is in flight ends the acquire once it answers Queued, its
+    // outcome stays unknown or DECISION_GRACE_MS pass (a free lock is granted, its token not burnt).
+    let deciding = true;
+    let ranOut = false;
+    const timedOut = (waitMs: number) =>
+      this.giveUp(p, { answer: "by-caller" }) && answerTimeout(this.store, p, waitMs);
     if (a.waitMs) {
       const waitMs = a.waitMs;
-      const timedOut = () => this.giveUp(p, { answer: "by-caller" });
-      p.waitTimer = setTimeout(() => timedOut() && answerTimeout(this.store, p, waitMs), waitMs);
+      p.waitTimer = setTimeout(() => {
+        if (!deciding) return void timedOut(waitMs);
+        ranOut = true;
+        p.waitTimer = setTimeout(() => timedOut(waitMs), DECISION_GRACE_MS);
+      }, waitMs);
     }
     const { name, owner, requestId, mode, limit, value } = a;
     const [sessionId, ttlMs, mayWait] = [session.id, session.ttlMs, a.waitMs !== 0];
@@ -121,17 +137,20 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       outcome = await acknowledgedAcquire(
         this.resolver,
         run,
-        () => !p.done,
+        () => !p.done && !ranOut,
         session.held.has(holdKey(a.name, a.owner)),
       );
     } catch (err) {
       if (p.done) return;
       this.pending.finish(p);
       throw err;
+    } finally {
+      deciding = false;
     }
     // A WAIT fell short: answer UNAVAILABLE and withdraw the claim until a WAIT acknowledges that.
     if (outcome instanceof ServerError) return void this.giveUp(p, { answer: outcome, retryUnchanged: true });
-    if (outcome === undefined) return; // given up meanwhile: its withdrawal ends the claim
+    // The wait ran out while the store was unreachable: the withdrawal ends a claim it may have made.
+    if (outcome === undefined) return void (ranOut && a.waitMs && timedOut(a.waitMs));
     if (p.done) {
       // Given up while the script ran: a fresh grant is released by the withdrawal, but a
       // re-entry is not a grant, so drop the extra hold here.
@@ -140,6 +159,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       return;
     }
     if (outcome.kind === "queued") {
+      if (ranOut && a.waitMs) return void timedOut(a.waitMs);
       p.queued = true;
       session.tell.queued(p.requestId, p.name, outcome.position);
       this.heldWaits.queued(p);
@@ -249,7 +269,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
   private hold(p: Pending, token: bigint, count: number): void {
     const hold = this.ledger.held(p.session, p.name, p.owner, token, count);
     this.heldWaits.granted(p.session, p.owner);
-    p.session.tell.granted(p.requestId, p.name, token, count);
+    p.session.tell.granted(p.requestId, p.name, token, count, p.owner);
     if (count === 1) this.ledger.granted(hold, p.queued ? p.receivedAtMs : undefined);
   }
 }

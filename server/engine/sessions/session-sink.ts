@@ -14,10 +14,10 @@ export interface SetGrant {
  * call into one message on the session's stream (server/edge/replies/session-replies.ts).
  */
 export interface SessionSink {
-  /** Acquire `requestId` holds `name` with `token`, `holdCount` times. */
-  granted(requestId: string, name: string, token: bigint, holdCount: number): void;
-  /** AcquireAll `requestId` holds every lock of `locks`, each once. */
-  grantedSet(requestId: string, locks: readonly SetGrant[]): void;
+  /** Acquire `requestId` holds `name` with `token`, `holdCount` times, as `owner`. */
+  granted(requestId: string, name: string, token: bigint, holdCount: number, owner: string): void;
+  /** AcquireAll `requestId` holds every lock of `locks`, each once, as `owner`. */
+  grantedSet(requestId: string, locks: readonly SetGrant[], owner: string): void;
   /** Acquire (or AcquireAll) `requestId` waits at `position` in the queue of `name`. */
   queued(requestId: string, name: string, position: number): void;
   /** Release `requestId` let go of one count of `name`; `holdCount` are left. */

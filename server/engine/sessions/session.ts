@@ -42,6 +42,8 @@ export interface PendingSet {
   receivedAtMs: number;
   queued?: boolean;
   waitTimer?: NodeJS.Timeout;
+  /** Its wait (ms), when that ran out before the set was answered Queued: it ends once a run queues it (or soon after). */
+  waitRanOut?: number;
   recheckTimer?: NodeJS.Timeout;
   /** A store run of the set is in flight; `again`: another was asked for meanwhile. */
   running?: boolean;

@@ -12,6 +12,7 @@ import type { ValidAcquireAll } from "../lock-requests.js";
 import type { OutcomeResolver } from "../outcomes/outcome-resolver.js";
 import { ServerError } from "../server-error.js";
 import { holdKey, type PendingSet, type Session, waiterKey } from "../sessions/session.js";
+import { DECISION_GRACE_MS } from "../waits/decision-grace.js";
 
 import { checkSetPreconditions, setRefusal, setTimeoutFailure } from "./set-refusal.js";
 
@@ -62,6 +63,11 @@ export class SetAcquires {
     return this.byId.size;
   }
 
+  /** The sets answered Queued and still waiting. */
+  *queued(): Generator<PendingSet> {
+    for (const p of this.byId.values()) if (p.queued && !p.done) yield p;
+  }
+
   /** Answers AcquiredAll or Failed, after Queued when it waits; rejects with a ServerError for the request. */
   async acquire(session: Session, a: ValidAcquireAll): Promise<void> {
     checkSetPreconditions(session, a, this.limits);
@@ -79,7 +85,12 @@ export class SetAcquires {
     this.byId.set(waiterKey(session.id, p.requestId), p);
     if (a.waitMs) {
       const waitMs = a.waitMs;
-      p.waitTimer = setTimeout(() => this.giveUp(p, { error: "by-caller", waitMs }), waitMs);
+      // The wait bounds time in the queue: until the first run answers (DECISION_GRACE_MS at most), a free set is granted.
+      p.waitTimer = setTimeout(() => {
+        if (p.queued) return this.giveUp(p, { error: "by-caller", waitMs });
+        p.waitRanOut = waitMs;
+        p.waitTimer = setTimeout(() => this.giveUp(p, { error: "by-caller", waitMs }), DECISION_GRACE_MS);
+      }, waitMs);
     }
     await this.run(p, true);
   }
@@ -142,7 +153,7 @@ export class SetAcquires {
     try {
       do {
         p.again = false;
-        outcome = await this.resolver.resolve(run, { wanted: () => !p.done });
+        outcome = await this.resolver.resolve(run, { wanted: () => !p.done && p.waitRanOut === undefined });
       } while (p.again && !p.done && outcome?.kind === "queued");
       this.outage.succeeded();
     } catch (caught) {
@@ -165,10 +176,13 @@ export class SetAcquires {
     }
     // Undefined or done: given up meanwhile; its withdrawal releases a grant that raced it.
     if (outcome !== undefined && !p.done) this.answer(p, outcome);
+    // The wait ran out while the store was unreachable: the withdrawal ends what a run may have queued.
+    else if (p.waitRanOut !== undefined) this.giveUp(p, { error: "by-caller", waitMs: p.waitRanOut });
   }
 
   private answer(p: PendingSet, outcome: AcquireSetOutcome): void {
     if (outcome.kind === "queued") {
+      if (p.waitRanOut !== undefined) return void this.giveUp(p, { error: "by-caller", waitMs: p.waitRanOut });
       if (!p.queued) {
         p.session.tell.queued(p.requestId, p.locks[outcome.index].name, outcome.position);
         p.queued = true;
@@ -194,7 +208,7 @@ export class SetAcquires {
       return { name: l.name, token };
     });
     this.waits.granted(p.session, p.owner);
-    p.session.tell.grantedSet(p.requestId, locks);
+    p.session.tell.grantedSet(p.requestId, locks, p.owner);
   }
 
   /**

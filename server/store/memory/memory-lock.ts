@@ -103,7 +103,10 @@ export class MemoryLock {
       this.hold({ sessionId, owner, value, token, count: 1, mode, requestId, deadline, acquiredAt, lockDelayMs }, now);
       return { kind: "granted", token, holdCount: 1 };
     }
-    if (!a.mayWait) return { kind: "busy" };
+    if (!a.mayWait) {
+      const delayMs = this.delay.remainingMs(now);
+      return delayMs ? { kind: "busy", delayMs } : { kind: "busy" };
+    }
     enqueue(this.queue, pairKey(sessionId, requestId), {
       sessionId,
       requestId,

@@ -31,7 +31,10 @@ describe("lock-delay in the scripts (delay.lua)", () => {
     await acquire(f, "a", { session: "s1", ttl: 50, lockDelay: 30_000 });
     const leaseEnd = Number(await f.redis.zscore(k.holders, "s1:o"));
     await expireHolder();
-    expect(await acquire(f, "a", { session: "s2", mayWait: false })).to.deep.equal([3]);
+    // BUSY carries the delay's ms left, so the refusal can name it (issue 32).
+    const [busy, delayLeft] = (await acquire(f, "a", { session: "s2", mayWait: false })) as number[];
+    expect(busy).to.equal(3);
+    expect(delayLeft).to.be.within(leaseEnd + 30_000 - (await redisNow(f.redis)) - 5, 30_000);
     expect(await f.redis.zscore(k.holders, "delay")).to.equal(String(leaseEnd + 30_000));
     expect(await f.redis.hget(k.data, "delay")).to.equal(String(leaseEnd + 30_000));
     const [code, position, ms] = (await acquire(f, "a", { session: "s3" })) as number[];

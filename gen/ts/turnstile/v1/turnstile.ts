@@ -120,6 +120,22 @@ export enum HolderChange {
   UNRECOGNIZED = -1,
 }
 
+/** FenceStatus is CheckFence's answer. */
+export enum FenceStatus {
+  /** FENCE_STATUS_UNSPECIFIED - Not set by the coordinator. */
+  FENCE_STATUS_UNSPECIFIED = 0,
+  /** FENCE_STATUS_CURRENT - A live hold of the name has this token. */
+  FENCE_STATUS_CURRENT = 1,
+  /** FENCE_STATUS_SUPERSEDED - A live hold of the name has a newer token (newer_fencing_token). */
+  FENCE_STATUS_SUPERSEDED = 2,
+  /**
+   * FENCE_STATUS_UNKNOWN - No live hold has this token or a newer one: the hold ended (or the token was
+   * never issued). Not current: a resource must not act on it.
+   */
+  FENCE_STATUS_UNKNOWN = 3,
+  UNRECOGNIZED = -1,
+}
+
 /** SessionRequest is one client-to-server message on a session stream. */
 export interface SessionRequest {
   kind?:
@@ -322,6 +338,13 @@ export interface Acquired {
   name: string;
   fencingToken: bigint;
   holdCount: number;
+  /**
+   * With `serve --fencing-key`: a compact JWS (EdDSA, Ed25519, `kid` header)
+   * whose claims bind lock, fence (decimal), holder, iat and iss; resources
+   * verify it against the coordinator's JWKS (docs/fencing.md). Empty without
+   * a key. Set on every grant: a first acquire, a re-entry, each lock of a set.
+   */
+  fencingProof: string;
 }
 
 /** Queued: the acquire waits; position 1 is the head of the queue. */
@@ -613,6 +636,19 @@ export interface RevokeResponse {
   fencingToken: bigint;
   /** The hold count it had. */
   holdCount: number;
+}
+
+/** CheckFenceRequest asks whether `fencing_token` is still current for `name`. */
+export interface CheckFenceRequest {
+  name: string;
+  fencingToken: bigint;
+}
+
+/** CheckFenceResponse answers CheckFenceRequest. */
+export interface CheckFenceResponse {
+  status: FenceStatus;
+  /** With SUPERSEDED: the newest live hold's token. */
+  newerFencingToken: bigint;
 }
 
 /**
@@ -2197,7 +2233,7 @@ export const HeldLock: MessageFns<HeldLock> = {
 };
 
 function createBaseAcquired(): Acquired {
-  return { requestId: "", name: "", fencingToken: 0n, holdCount: 0 };
+  return { requestId: "", name: "", fencingToken: 0n, holdCount: 0, fencingProof: "" };
 }
 
 export const Acquired: MessageFns<Acquired> = {
@@ -2216,6 +2252,9 @@ export const Acquired: MessageFns<Acquired> = {
     }
     if (message.holdCount !== 0) {
       writer.uint32(32).uint32(message.holdCount);
+    }
+    if (message.fencingProof !== "") {
+      writer.uint32(42).string(message.fencingProof);
     }
     return writer;
   },
@@ -2265,6 +2304,14 @@ export const Acquired: MessageFns<Acquired> = {
             message.holdCount = reader.uint32();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.fencingProof = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2288,6 +2335,7 @@ export const Acquired: MessageFns<Acquired> = {
       ? BigInt(object.fencingToken)
       : 0n;
     message.holdCount = object.holdCount ?? 0;
+    message.fencingProof = object.fencingProof ?? "";
     return message;
   },
 };
@@ -4531,6 +4579,150 @@ export const RevokeResponse: MessageFns<RevokeResponse> = {
   },
 };
 
+function createBaseCheckFenceRequest(): CheckFenceRequest {
+  return { name: "", fencingToken: 0n };
+}
+
+export const CheckFenceRequest: MessageFns<CheckFenceRequest> = {
+  encode(message: CheckFenceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.fencingToken !== 0n) {
+      if (BigInt.asUintN(64, message.fencingToken) !== message.fencingToken) {
+        throw new globalThis.Error("value provided for field message.fencingToken of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.fencingToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckFenceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckFenceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.fencingToken = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<CheckFenceRequest>, I>>(base?: I): CheckFenceRequest {
+    return CheckFenceRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckFenceRequest>, I>>(object: I): CheckFenceRequest {
+    const message = createBaseCheckFenceRequest();
+    message.name = object.name ?? "";
+    message.fencingToken = (object.fencingToken !== undefined && object.fencingToken !== null)
+      ? BigInt(object.fencingToken)
+      : 0n;
+    return message;
+  },
+};
+
+function createBaseCheckFenceResponse(): CheckFenceResponse {
+  return { status: 0, newerFencingToken: 0n };
+}
+
+export const CheckFenceResponse: MessageFns<CheckFenceResponse> = {
+  encode(message: CheckFenceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== 0) {
+      writer.uint32(8).int32(message.status);
+    }
+    if (message.newerFencingToken !== 0n) {
+      if (BigInt.asUintN(64, message.newerFencingToken) !== message.newerFencingToken) {
+        throw new globalThis.Error("value provided for field message.newerFencingToken of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.newerFencingToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckFenceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckFenceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.newerFencingToken = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<CheckFenceResponse>, I>>(base?: I): CheckFenceResponse {
+    return CheckFenceResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckFenceResponse>, I>>(object: I): CheckFenceResponse {
+    const message = createBaseCheckFenceResponse();
+    message.status = object.status ?? 0;
+    message.newerFencingToken = (object.newerFencingToken !== undefined && object.newerFencingToken !== null)
+      ? BigInt(object.newerFencingToken)
+      : 0n;
+    return message;
+  },
+};
+
 function createBaseTransfer(): Transfer {
   return { requestId: "", name: "", owner: "", toSessionId: "", toOwner: "" };
 }
@@ -5180,6 +5372,20 @@ export const LockServiceService = {
     responseDeserialize: (value: Buffer): RevokeResponse => RevokeResponse.decode(value),
   },
   /**
+   * CheckFence tells a resource, before an irreversible step, whether a fencing
+   * token is still current for its name (see docs/fencing.md). Authorized as
+   * `read` on the name.
+   */
+  checkFence: {
+    path: "/turnstile.v1.LockService/CheckFence" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckFenceRequest): Buffer => Buffer.from(CheckFenceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckFenceRequest => CheckFenceRequest.decode(value),
+    responseSerialize: (value: CheckFenceResponse): Buffer => Buffer.from(CheckFenceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckFenceResponse => CheckFenceResponse.decode(value),
+  },
+  /**
    * RequestRelease asks every holder of a lock to let go (an operator action, with Revoke's
    * permission): each holder's session gets ReleaseRequested; nothing is enforced. Ends with
    * NOT_FOUND when nobody holds the lock. See docs/elections.md.
@@ -5221,6 +5427,12 @@ export interface LockServiceServer extends UntypedServiceImplementation {
    * NOT_FOUND when that (session, owner) does not hold the lock.
    */
   revoke: handleUnaryCall<RevokeRequest, RevokeResponse>;
+  /**
+   * CheckFence tells a resource, before an irreversible step, whether a fencing
+   * token is still current for its name (see docs/fencing.md). Authorized as
+   * `read` on the name.
+   */
+  checkFence: handleUnaryCall<CheckFenceRequest, CheckFenceResponse>;
   /**
    * RequestRelease asks every holder of a lock to let go (an operator action, with Revoke's
    * permission): each holder's session gets ReleaseRequested; nothing is enforced. Ends with
@@ -5298,6 +5510,26 @@ export interface LockServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RevokeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CheckFence tells a resource, before an irreversible step, whether a fencing
+   * token is still current for its name (see docs/fencing.md). Authorized as
+   * `read` on the name.
+   */
+  checkFence(
+    request: CheckFenceRequest,
+    callback: (error: ServiceError | null, response: CheckFenceResponse) => void,
+  ): ClientUnaryCall;
+  checkFence(
+    request: CheckFenceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckFenceResponse) => void,
+  ): ClientUnaryCall;
+  checkFence(
+    request: CheckFenceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckFenceResponse) => void,
   ): ClientUnaryCall;
   /**
    * RequestRelease asks every holder of a lock to let go (an operator action, with Revoke's

@@ -6,9 +6,9 @@
 -- ARGV: session, owner, request, ttl ms, mode (1 excl, 2 shared), limit, may wait (1/0), coordinator, fence
 --   retain ms, value (kept for the holder the claim becomes), event channel, publish ('watched' or 'always':
 --   event.lua), floors "F V" (tokens exceed F, versions V), lock-delay ms, priority (each absent or 0: none)
--- Returns {1, token, count} GRANTED (count > 1: re-entered, same token);  {3} BUSY (may wait = 0)
---   {2, position, ms} QUEUED (ms until the earliest holder lease ends);  {5} UPGRADE: shared holder asked
---   exclusive;  {4, limit} CONFLICT: the shared limit in force differs (re-entry too)
+-- Returns {1, token, count} GRANTED (count > 1: re-entered, same token);  {3[, ms]} BUSY (may wait = 0; ms:
+--   lock-delay left, <= 0 none);  {2, position, ms} QUEUED (ms until the earliest holder lease ends);
+--   {5} UPGRADE: a shared holder asked exclusive;  {4, limit} CONFLICT: the shared limit differs (re-entry)
 local rcall = redis.call
 local session, owner, request, ttl, mode, limit, mayWait = unpack(ARGV, 1, 7)
 local coord, retain, value, chan, publish, floors, lockDelay, priority = unpack(ARGV, 8, 15)
@@ -44,7 +44,7 @@ if not found[5] then
     return {1, grant(lock, hid, wid, mode, now + ttl, withDelay(held, 'd:' .. hid, lockDelay)), 1}
   end
   if mayWait ~= '1' then
-    return {3}
+    return found[3] and {3, tonumber(found[3]) - now} or {3}
   end
   ranked = enqueue(lock, wid, priority)
   fields[5], fields[6] = 'q:' .. wid, now

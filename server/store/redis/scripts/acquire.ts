@@ -9,7 +9,7 @@ export enum AcquireCode {
   Granted = 1,
   /** {2, position, ms until the earliest holder lease ends}. */
   Queued = 2,
-  /** {3}: may wait was 0. */
+  /** {3[, ms]}: may wait was 0; ms the lock-delay left (absent or <= 0: none in force). */
   Busy = 3,
   /** {4, limit in force}: the shared limit differs. */
   Conflict = 4,
@@ -58,7 +58,7 @@ export function translateAcquire(reply: unknown[]): AcquireOutcome {
     case AcquireCode.Queued:
       return { kind: "queued", position: Number(a), recheckInMs: Number(b) };
     case AcquireCode.Busy:
-      return { kind: "busy" };
+      return Number(a) > 0 ? { kind: "busy", delayMs: Number(a) } : { kind: "busy" };
     case AcquireCode.Conflict:
       return { kind: "conflict", limitInForce: Number(a) };
     case AcquireCode.Upgrade:

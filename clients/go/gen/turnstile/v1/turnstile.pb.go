@@ -310,6 +310,64 @@ func (HolderChange) EnumDescriptor() ([]byte, []int) {
 	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{3}
 }
 
+// FenceStatus is CheckFence's answer.
+type FenceStatus int32
+
+const (
+	// Not set by the coordinator.
+	FenceStatus_FENCE_STATUS_UNSPECIFIED FenceStatus = 0
+	// A live hold of the name has this token.
+	FenceStatus_FENCE_STATUS_CURRENT FenceStatus = 1
+	// A live hold of the name has a newer token (newer_fencing_token).
+	FenceStatus_FENCE_STATUS_SUPERSEDED FenceStatus = 2
+	// No live hold has this token or a newer one: the hold ended (or the token was
+	// never issued). Not current: a resource must not act on it.
+	FenceStatus_FENCE_STATUS_UNKNOWN FenceStatus = 3
+)
+
+// Enum value maps for FenceStatus.
+var (
+	FenceStatus_name = map[int32]string{
+		0: "FENCE_STATUS_UNSPECIFIED",
+		1: "FENCE_STATUS_CURRENT",
+		2: "FENCE_STATUS_SUPERSEDED",
+		3: "FENCE_STATUS_UNKNOWN",
+	}
+	FenceStatus_value = map[string]int32{
+		"FENCE_STATUS_UNSPECIFIED": 0,
+		"FENCE_STATUS_CURRENT":     1,
+		"FENCE_STATUS_SUPERSEDED":  2,
+		"FENCE_STATUS_UNKNOWN":     3,
+	}
+)
+
+func (x FenceStatus) Enum() *FenceStatus {
+	p := new(FenceStatus)
+	*p = x
+	return p
+}
+
+func (x FenceStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (FenceStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_turnstile_v1_turnstile_proto_enumTypes[4].Descriptor()
+}
+
+func (FenceStatus) Type() protoreflect.EnumType {
+	return &file_turnstile_v1_turnstile_proto_enumTypes[4]
+}
+
+func (x FenceStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use FenceStatus.Descriptor instead.
+func (FenceStatus) EnumDescriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{4}
+}
+
 // SessionRequest is one client-to-server message on a session stream.
 type SessionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1569,11 +1627,16 @@ func (x *HeldLock) GetHoldCount() uint32 {
 // Acquired: the lock is held. The fencing token is strictly greater than any
 // token issued before for this name; a re-entry keeps the token.
 type Acquired struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	RequestId     string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	FencingToken  uint64                 `protobuf:"varint,3,opt,name=fencing_token,json=fencingToken,proto3" json:"fencing_token,omitempty"`
-	HoldCount     uint32                 `protobuf:"varint,4,opt,name=hold_count,json=holdCount,proto3" json:"hold_count,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	RequestId    string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Name         string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	FencingToken uint64                 `protobuf:"varint,3,opt,name=fencing_token,json=fencingToken,proto3" json:"fencing_token,omitempty"`
+	HoldCount    uint32                 `protobuf:"varint,4,opt,name=hold_count,json=holdCount,proto3" json:"hold_count,omitempty"`
+	// With `serve --fencing-key`: a compact JWS (EdDSA, Ed25519, `kid` header)
+	// whose claims bind lock, fence (decimal), holder, iat and iss; resources
+	// verify it against the coordinator's JWKS (docs/fencing.md). Empty without
+	// a key. Set on every grant: a first acquire, a re-entry, each lock of a set.
+	FencingProof  string `protobuf:"bytes,5,opt,name=fencing_proof,json=fencingProof,proto3" json:"fencing_proof,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1634,6 +1697,13 @@ func (x *Acquired) GetHoldCount() uint32 {
 		return x.HoldCount
 	}
 	return 0
+}
+
+func (x *Acquired) GetFencingProof() string {
+	if x != nil {
+		return x.FencingProof
+	}
+	return ""
 }
 
 // Queued: the acquire waits; position 1 is the head of the queue.
@@ -3335,6 +3405,113 @@ func (x *RevokeResponse) GetHoldCount() uint32 {
 	return 0
 }
 
+// CheckFenceRequest asks whether `fencing_token` is still current for `name`.
+type CheckFenceRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	FencingToken  uint64                 `protobuf:"varint,2,opt,name=fencing_token,json=fencingToken,proto3" json:"fencing_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckFenceRequest) Reset() {
+	*x = CheckFenceRequest{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckFenceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckFenceRequest) ProtoMessage() {}
+
+func (x *CheckFenceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckFenceRequest.ProtoReflect.Descriptor instead.
+func (*CheckFenceRequest) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *CheckFenceRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CheckFenceRequest) GetFencingToken() uint64 {
+	if x != nil {
+		return x.FencingToken
+	}
+	return 0
+}
+
+// CheckFenceResponse answers CheckFenceRequest.
+type CheckFenceResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Status FenceStatus            `protobuf:"varint,1,opt,name=status,proto3,enum=turnstile.v1.FenceStatus" json:"status,omitempty"`
+	// With SUPERSEDED: the newest live hold's token.
+	NewerFencingToken uint64 `protobuf:"varint,2,opt,name=newer_fencing_token,json=newerFencingToken,proto3" json:"newer_fencing_token,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *CheckFenceResponse) Reset() {
+	*x = CheckFenceResponse{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckFenceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckFenceResponse) ProtoMessage() {}
+
+func (x *CheckFenceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckFenceResponse.ProtoReflect.Descriptor instead.
+func (*CheckFenceResponse) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *CheckFenceResponse) GetStatus() FenceStatus {
+	if x != nil {
+		return x.Status
+	}
+	return FenceStatus_FENCE_STATUS_UNSPECIFIED
+}
+
+func (x *CheckFenceResponse) GetNewerFencingToken() uint64 {
+	if x != nil {
+		return x.NewerFencingToken
+	}
+	return 0
+}
+
 // Transfer hands an exclusive hold of (name, owner) to a waiter in one step: the successor
 // holds with a new, higher fencing token (its Acquire is answered Acquired as usual), the
 // lock is never without a holder, and no lock-delay applies. Answered by Transferred, or
@@ -3356,7 +3533,7 @@ type Transfer struct {
 
 func (x *Transfer) Reset() {
 	*x = Transfer{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[36]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3368,7 +3545,7 @@ func (x *Transfer) String() string {
 func (*Transfer) ProtoMessage() {}
 
 func (x *Transfer) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[36]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3381,7 +3558,7 @@ func (x *Transfer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transfer.ProtoReflect.Descriptor instead.
 func (*Transfer) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{36}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Transfer) GetRequestId() string {
@@ -3434,7 +3611,7 @@ type Transferred struct {
 
 func (x *Transferred) Reset() {
 	*x = Transferred{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[37]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3446,7 +3623,7 @@ func (x *Transferred) String() string {
 func (*Transferred) ProtoMessage() {}
 
 func (x *Transferred) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[37]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3459,7 +3636,7 @@ func (x *Transferred) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transferred.ProtoReflect.Descriptor instead.
 func (*Transferred) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{37}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Transferred) GetRequestId() string {
@@ -3511,7 +3688,7 @@ type RequestRelease struct {
 
 func (x *RequestRelease) Reset() {
 	*x = RequestRelease{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[38]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3523,7 +3700,7 @@ func (x *RequestRelease) String() string {
 func (*RequestRelease) ProtoMessage() {}
 
 func (x *RequestRelease) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[38]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3536,7 +3713,7 @@ func (x *RequestRelease) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestRelease.ProtoReflect.Descriptor instead.
 func (*RequestRelease) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{38}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *RequestRelease) GetRequestId() string {
@@ -3572,7 +3749,7 @@ type ReleaseRequestSent struct {
 
 func (x *ReleaseRequestSent) Reset() {
 	*x = ReleaseRequestSent{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[39]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3584,7 +3761,7 @@ func (x *ReleaseRequestSent) String() string {
 func (*ReleaseRequestSent) ProtoMessage() {}
 
 func (x *ReleaseRequestSent) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[39]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3597,7 +3774,7 @@ func (x *ReleaseRequestSent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseRequestSent.ProtoReflect.Descriptor instead.
 func (*ReleaseRequestSent) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{39}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ReleaseRequestSent) GetRequestId() string {
@@ -3635,7 +3812,7 @@ type ReleaseRequested struct {
 
 func (x *ReleaseRequested) Reset() {
 	*x = ReleaseRequested{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[40]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3647,7 +3824,7 @@ func (x *ReleaseRequested) String() string {
 func (*ReleaseRequested) ProtoMessage() {}
 
 func (x *ReleaseRequested) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[40]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3660,7 +3837,7 @@ func (x *ReleaseRequested) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseRequested.ProtoReflect.Descriptor instead.
 func (*ReleaseRequested) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{40}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ReleaseRequested) GetName() string {
@@ -3702,7 +3879,7 @@ type RequestReleaseRequest struct {
 
 func (x *RequestReleaseRequest) Reset() {
 	*x = RequestReleaseRequest{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[41]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3714,7 +3891,7 @@ func (x *RequestReleaseRequest) String() string {
 func (*RequestReleaseRequest) ProtoMessage() {}
 
 func (x *RequestReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[41]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3727,7 +3904,7 @@ func (x *RequestReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestReleaseRequest.ProtoReflect.Descriptor instead.
 func (*RequestReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{41}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RequestReleaseRequest) GetName() string {
@@ -3754,7 +3931,7 @@ type RequestReleaseResponse struct {
 
 func (x *RequestReleaseResponse) Reset() {
 	*x = RequestReleaseResponse{}
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[42]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3766,7 +3943,7 @@ func (x *RequestReleaseResponse) String() string {
 func (*RequestReleaseResponse) ProtoMessage() {}
 
 func (x *RequestReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turnstile_v1_turnstile_proto_msgTypes[42]
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3779,7 +3956,7 @@ func (x *RequestReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestReleaseResponse.ProtoReflect.Descriptor instead.
 func (*RequestReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{42}
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RequestReleaseResponse) GetHolders() uint32 {
@@ -3892,14 +4069,15 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x05owner\x18\x02 \x01(\tR\x05owner\x12#\n" +
 	"\rfencing_token\x18\x03 \x01(\x04R\ffencingToken\x12\x1d\n" +
 	"\n" +
-	"hold_count\x18\x04 \x01(\rR\tholdCount\"\x81\x01\n" +
+	"hold_count\x18\x04 \x01(\rR\tholdCount\"\xa6\x01\n" +
 	"\bAcquired\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12#\n" +
 	"\rfencing_token\x18\x03 \x01(\x04R\ffencingToken\x12\x1d\n" +
 	"\n" +
-	"hold_count\x18\x04 \x01(\rR\tholdCount\"W\n" +
+	"hold_count\x18\x04 \x01(\rR\tholdCount\x12#\n" +
+	"\rfencing_proof\x18\x05 \x01(\tR\ffencingProof\"W\n" +
 	"\x06Queued\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -4046,7 +4224,13 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x0eRevokeResponse\x12#\n" +
 	"\rfencing_token\x18\x01 \x01(\x04R\ffencingToken\x12\x1d\n" +
 	"\n" +
-	"hold_count\x18\x02 \x01(\rR\tholdCount\"\x92\x01\n" +
+	"hold_count\x18\x02 \x01(\rR\tholdCount\"L\n" +
+	"\x11CheckFenceRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
+	"\rfencing_token\x18\x02 \x01(\x04R\ffencingToken\"w\n" +
+	"\x12CheckFenceResponse\x121\n" +
+	"\x06status\x18\x01 \x01(\x0e2\x19.turnstile.v1.FenceStatusR\x06status\x12.\n" +
+	"\x13newer_fencing_token\x18\x02 \x01(\x04R\x11newerFencingToken\"\x92\x01\n" +
 	"\bTransfer\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -4115,13 +4299,20 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x15HOLDER_CHANGE_EXPIRED\x10\x03\x12\x19\n" +
 	"\x15HOLDER_CHANGE_REVOKED\x10\x04\x12\x17\n" +
 	"\x13HOLDER_CHANGE_VALUE\x10\x05\x12\x1d\n" +
-	"\x19HOLDER_CHANGE_TRANSFERRED\x10\x062\xc9\x03\n" +
+	"\x19HOLDER_CHANGE_TRANSFERRED\x10\x06*|\n" +
+	"\vFenceStatus\x12\x1c\n" +
+	"\x18FENCE_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14FENCE_STATUS_CURRENT\x10\x01\x12\x1b\n" +
+	"\x17FENCE_STATUS_SUPERSEDED\x10\x02\x12\x18\n" +
+	"\x14FENCE_STATUS_UNKNOWN\x10\x032\x9a\x04\n" +
 	"\vLockService\x12J\n" +
 	"\aSession\x12\x1c.turnstile.v1.SessionRequest\x1a\x1d.turnstile.v1.SessionResponse(\x010\x01\x12B\n" +
 	"\x05Watch\x12\x1a.turnstile.v1.WatchRequest\x1a\x1b.turnstile.v1.WatchResponse0\x01\x12I\n" +
 	"\bDescribe\x12\x1d.turnstile.v1.DescribeRequest\x1a\x1e.turnstile.v1.DescribeResponse\x12=\n" +
 	"\x04List\x12\x19.turnstile.v1.ListRequest\x1a\x1a.turnstile.v1.ListResponse\x12C\n" +
-	"\x06Revoke\x12\x1b.turnstile.v1.RevokeRequest\x1a\x1c.turnstile.v1.RevokeResponse\x12[\n" +
+	"\x06Revoke\x12\x1b.turnstile.v1.RevokeRequest\x1a\x1c.turnstile.v1.RevokeResponse\x12O\n" +
+	"\n" +
+	"CheckFence\x12\x1f.turnstile.v1.CheckFenceRequest\x1a .turnstile.v1.CheckFenceResponse\x12[\n" +
 	"\x0eRequestRelease\x12#.turnstile.v1.RequestReleaseRequest\x1a$.turnstile.v1.RequestReleaseResponseb\x06proto3"
 
 var (
@@ -4136,139 +4327,145 @@ func file_turnstile_v1_turnstile_proto_rawDescGZIP() []byte {
 	return file_turnstile_v1_turnstile_proto_rawDescData
 }
 
-var file_turnstile_v1_turnstile_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
+var file_turnstile_v1_turnstile_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_turnstile_v1_turnstile_proto_goTypes = []any{
 	(LockMode)(0),                  // 0: turnstile.v1.LockMode
 	(LostReason)(0),                // 1: turnstile.v1.LostReason
 	(FailureReason)(0),             // 2: turnstile.v1.FailureReason
 	(HolderChange)(0),              // 3: turnstile.v1.HolderChange
-	(*SessionRequest)(nil),         // 4: turnstile.v1.SessionRequest
-	(*Open)(nil),                   // 5: turnstile.v1.Open
-	(*Acquire)(nil),                // 6: turnstile.v1.Acquire
-	(*AcquireAll)(nil),             // 7: turnstile.v1.AcquireAll
-	(*LockClaim)(nil),              // 8: turnstile.v1.LockClaim
-	(*Release)(nil),                // 9: turnstile.v1.Release
-	(*Proclaim)(nil),               // 10: turnstile.v1.Proclaim
-	(*KeepAlive)(nil),              // 11: turnstile.v1.KeepAlive
-	(*Cancel)(nil),                 // 12: turnstile.v1.Cancel
-	(*Close)(nil),                  // 13: turnstile.v1.Close
-	(*SessionResponse)(nil),        // 14: turnstile.v1.SessionResponse
-	(*Opened)(nil),                 // 15: turnstile.v1.Opened
-	(*HeldLock)(nil),               // 16: turnstile.v1.HeldLock
-	(*Acquired)(nil),               // 17: turnstile.v1.Acquired
-	(*Queued)(nil),                 // 18: turnstile.v1.Queued
-	(*AcquiredAll)(nil),            // 19: turnstile.v1.AcquiredAll
-	(*Released)(nil),               // 20: turnstile.v1.Released
-	(*Proclaimed)(nil),             // 21: turnstile.v1.Proclaimed
-	(*Lost)(nil),                   // 22: turnstile.v1.Lost
-	(*KeepAliveAck)(nil),           // 23: turnstile.v1.KeepAliveAck
-	(*Failed)(nil),                 // 24: turnstile.v1.Failed
-	(*DeadlockStep)(nil),           // 25: turnstile.v1.DeadlockStep
-	(*Blocker)(nil),                // 26: turnstile.v1.Blocker
-	(*WatchRequest)(nil),           // 27: turnstile.v1.WatchRequest
-	(*WatchResponse)(nil),          // 28: turnstile.v1.WatchResponse
-	(*LockSnapshot)(nil),           // 29: turnstile.v1.LockSnapshot
-	(*Holder)(nil),                 // 30: turnstile.v1.Holder
-	(*HolderEvent)(nil),            // 31: turnstile.v1.HolderEvent
-	(*DescribeRequest)(nil),        // 32: turnstile.v1.DescribeRequest
-	(*DescribeResponse)(nil),       // 33: turnstile.v1.DescribeResponse
-	(*Waiter)(nil),                 // 34: turnstile.v1.Waiter
-	(*ListRequest)(nil),            // 35: turnstile.v1.ListRequest
-	(*ListResponse)(nil),           // 36: turnstile.v1.ListResponse
-	(*LockSummary)(nil),            // 37: turnstile.v1.LockSummary
-	(*RevokeRequest)(nil),          // 38: turnstile.v1.RevokeRequest
-	(*RevokeResponse)(nil),         // 39: turnstile.v1.RevokeResponse
-	(*Transfer)(nil),               // 40: turnstile.v1.Transfer
-	(*Transferred)(nil),            // 41: turnstile.v1.Transferred
-	(*RequestRelease)(nil),         // 42: turnstile.v1.RequestRelease
-	(*ReleaseRequestSent)(nil),     // 43: turnstile.v1.ReleaseRequestSent
-	(*ReleaseRequested)(nil),       // 44: turnstile.v1.ReleaseRequested
-	(*RequestReleaseRequest)(nil),  // 45: turnstile.v1.RequestReleaseRequest
-	(*RequestReleaseResponse)(nil), // 46: turnstile.v1.RequestReleaseResponse
-	(*durationpb.Duration)(nil),    // 47: google.protobuf.Duration
+	(FenceStatus)(0),               // 4: turnstile.v1.FenceStatus
+	(*SessionRequest)(nil),         // 5: turnstile.v1.SessionRequest
+	(*Open)(nil),                   // 6: turnstile.v1.Open
+	(*Acquire)(nil),                // 7: turnstile.v1.Acquire
+	(*AcquireAll)(nil),             // 8: turnstile.v1.AcquireAll
+	(*LockClaim)(nil),              // 9: turnstile.v1.LockClaim
+	(*Release)(nil),                // 10: turnstile.v1.Release
+	(*Proclaim)(nil),               // 11: turnstile.v1.Proclaim
+	(*KeepAlive)(nil),              // 12: turnstile.v1.KeepAlive
+	(*Cancel)(nil),                 // 13: turnstile.v1.Cancel
+	(*Close)(nil),                  // 14: turnstile.v1.Close
+	(*SessionResponse)(nil),        // 15: turnstile.v1.SessionResponse
+	(*Opened)(nil),                 // 16: turnstile.v1.Opened
+	(*HeldLock)(nil),               // 17: turnstile.v1.HeldLock
+	(*Acquired)(nil),               // 18: turnstile.v1.Acquired
+	(*Queued)(nil),                 // 19: turnstile.v1.Queued
+	(*AcquiredAll)(nil),            // 20: turnstile.v1.AcquiredAll
+	(*Released)(nil),               // 21: turnstile.v1.Released
+	(*Proclaimed)(nil),             // 22: turnstile.v1.Proclaimed
+	(*Lost)(nil),                   // 23: turnstile.v1.Lost
+	(*KeepAliveAck)(nil),           // 24: turnstile.v1.KeepAliveAck
+	(*Failed)(nil),                 // 25: turnstile.v1.Failed
+	(*DeadlockStep)(nil),           // 26: turnstile.v1.DeadlockStep
+	(*Blocker)(nil),                // 27: turnstile.v1.Blocker
+	(*WatchRequest)(nil),           // 28: turnstile.v1.WatchRequest
+	(*WatchResponse)(nil),          // 29: turnstile.v1.WatchResponse
+	(*LockSnapshot)(nil),           // 30: turnstile.v1.LockSnapshot
+	(*Holder)(nil),                 // 31: turnstile.v1.Holder
+	(*HolderEvent)(nil),            // 32: turnstile.v1.HolderEvent
+	(*DescribeRequest)(nil),        // 33: turnstile.v1.DescribeRequest
+	(*DescribeResponse)(nil),       // 34: turnstile.v1.DescribeResponse
+	(*Waiter)(nil),                 // 35: turnstile.v1.Waiter
+	(*ListRequest)(nil),            // 36: turnstile.v1.ListRequest
+	(*ListResponse)(nil),           // 37: turnstile.v1.ListResponse
+	(*LockSummary)(nil),            // 38: turnstile.v1.LockSummary
+	(*RevokeRequest)(nil),          // 39: turnstile.v1.RevokeRequest
+	(*RevokeResponse)(nil),         // 40: turnstile.v1.RevokeResponse
+	(*CheckFenceRequest)(nil),      // 41: turnstile.v1.CheckFenceRequest
+	(*CheckFenceResponse)(nil),     // 42: turnstile.v1.CheckFenceResponse
+	(*Transfer)(nil),               // 43: turnstile.v1.Transfer
+	(*Transferred)(nil),            // 44: turnstile.v1.Transferred
+	(*RequestRelease)(nil),         // 45: turnstile.v1.RequestRelease
+	(*ReleaseRequestSent)(nil),     // 46: turnstile.v1.ReleaseRequestSent
+	(*ReleaseRequested)(nil),       // 47: turnstile.v1.ReleaseRequested
+	(*RequestReleaseRequest)(nil),  // 48: turnstile.v1.RequestReleaseRequest
+	(*RequestReleaseResponse)(nil), // 49: turnstile.v1.RequestReleaseResponse
+	(*durationpb.Duration)(nil),    // 50: google.protobuf.Duration
 }
 var file_turnstile_v1_turnstile_proto_depIdxs = []int32{
-	5,  // 0: turnstile.v1.SessionRequest.open:type_name -> turnstile.v1.Open
-	6,  // 1: turnstile.v1.SessionRequest.acquire:type_name -> turnstile.v1.Acquire
-	9,  // 2: turnstile.v1.SessionRequest.release:type_name -> turnstile.v1.Release
-	11, // 3: turnstile.v1.SessionRequest.keep_alive:type_name -> turnstile.v1.KeepAlive
-	12, // 4: turnstile.v1.SessionRequest.cancel:type_name -> turnstile.v1.Cancel
-	13, // 5: turnstile.v1.SessionRequest.close:type_name -> turnstile.v1.Close
-	10, // 6: turnstile.v1.SessionRequest.proclaim:type_name -> turnstile.v1.Proclaim
-	7,  // 7: turnstile.v1.SessionRequest.acquire_all:type_name -> turnstile.v1.AcquireAll
-	40, // 8: turnstile.v1.SessionRequest.transfer:type_name -> turnstile.v1.Transfer
-	42, // 9: turnstile.v1.SessionRequest.request_release:type_name -> turnstile.v1.RequestRelease
-	47, // 10: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
-	16, // 11: turnstile.v1.Open.held:type_name -> turnstile.v1.HeldLock
+	6,  // 0: turnstile.v1.SessionRequest.open:type_name -> turnstile.v1.Open
+	7,  // 1: turnstile.v1.SessionRequest.acquire:type_name -> turnstile.v1.Acquire
+	10, // 2: turnstile.v1.SessionRequest.release:type_name -> turnstile.v1.Release
+	12, // 3: turnstile.v1.SessionRequest.keep_alive:type_name -> turnstile.v1.KeepAlive
+	13, // 4: turnstile.v1.SessionRequest.cancel:type_name -> turnstile.v1.Cancel
+	14, // 5: turnstile.v1.SessionRequest.close:type_name -> turnstile.v1.Close
+	11, // 6: turnstile.v1.SessionRequest.proclaim:type_name -> turnstile.v1.Proclaim
+	8,  // 7: turnstile.v1.SessionRequest.acquire_all:type_name -> turnstile.v1.AcquireAll
+	43, // 8: turnstile.v1.SessionRequest.transfer:type_name -> turnstile.v1.Transfer
+	45, // 9: turnstile.v1.SessionRequest.request_release:type_name -> turnstile.v1.RequestRelease
+	50, // 10: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
+	17, // 11: turnstile.v1.Open.held:type_name -> turnstile.v1.HeldLock
 	0,  // 12: turnstile.v1.Acquire.mode:type_name -> turnstile.v1.LockMode
-	47, // 13: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
-	47, // 14: turnstile.v1.Acquire.lock_delay:type_name -> google.protobuf.Duration
-	8,  // 15: turnstile.v1.AcquireAll.locks:type_name -> turnstile.v1.LockClaim
-	47, // 16: turnstile.v1.AcquireAll.wait:type_name -> google.protobuf.Duration
-	47, // 17: turnstile.v1.AcquireAll.lock_delay:type_name -> google.protobuf.Duration
+	50, // 13: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
+	50, // 14: turnstile.v1.Acquire.lock_delay:type_name -> google.protobuf.Duration
+	9,  // 15: turnstile.v1.AcquireAll.locks:type_name -> turnstile.v1.LockClaim
+	50, // 16: turnstile.v1.AcquireAll.wait:type_name -> google.protobuf.Duration
+	50, // 17: turnstile.v1.AcquireAll.lock_delay:type_name -> google.protobuf.Duration
 	0,  // 18: turnstile.v1.LockClaim.mode:type_name -> turnstile.v1.LockMode
-	15, // 19: turnstile.v1.SessionResponse.opened:type_name -> turnstile.v1.Opened
-	17, // 20: turnstile.v1.SessionResponse.acquired:type_name -> turnstile.v1.Acquired
-	18, // 21: turnstile.v1.SessionResponse.queued:type_name -> turnstile.v1.Queued
-	20, // 22: turnstile.v1.SessionResponse.released:type_name -> turnstile.v1.Released
-	22, // 23: turnstile.v1.SessionResponse.lost:type_name -> turnstile.v1.Lost
-	23, // 24: turnstile.v1.SessionResponse.keep_alive_ack:type_name -> turnstile.v1.KeepAliveAck
-	24, // 25: turnstile.v1.SessionResponse.failed:type_name -> turnstile.v1.Failed
-	21, // 26: turnstile.v1.SessionResponse.proclaimed:type_name -> turnstile.v1.Proclaimed
-	19, // 27: turnstile.v1.SessionResponse.acquired_all:type_name -> turnstile.v1.AcquiredAll
-	41, // 28: turnstile.v1.SessionResponse.transferred:type_name -> turnstile.v1.Transferred
-	44, // 29: turnstile.v1.SessionResponse.release_requested:type_name -> turnstile.v1.ReleaseRequested
-	43, // 30: turnstile.v1.SessionResponse.release_request_sent:type_name -> turnstile.v1.ReleaseRequestSent
-	47, // 31: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
-	16, // 32: turnstile.v1.Opened.held:type_name -> turnstile.v1.HeldLock
-	17, // 33: turnstile.v1.AcquiredAll.locks:type_name -> turnstile.v1.Acquired
+	16, // 19: turnstile.v1.SessionResponse.opened:type_name -> turnstile.v1.Opened
+	18, // 20: turnstile.v1.SessionResponse.acquired:type_name -> turnstile.v1.Acquired
+	19, // 21: turnstile.v1.SessionResponse.queued:type_name -> turnstile.v1.Queued
+	21, // 22: turnstile.v1.SessionResponse.released:type_name -> turnstile.v1.Released
+	23, // 23: turnstile.v1.SessionResponse.lost:type_name -> turnstile.v1.Lost
+	24, // 24: turnstile.v1.SessionResponse.keep_alive_ack:type_name -> turnstile.v1.KeepAliveAck
+	25, // 25: turnstile.v1.SessionResponse.failed:type_name -> turnstile.v1.Failed
+	22, // 26: turnstile.v1.SessionResponse.proclaimed:type_name -> turnstile.v1.Proclaimed
+	20, // 27: turnstile.v1.SessionResponse.acquired_all:type_name -> turnstile.v1.AcquiredAll
+	44, // 28: turnstile.v1.SessionResponse.transferred:type_name -> turnstile.v1.Transferred
+	47, // 29: turnstile.v1.SessionResponse.release_requested:type_name -> turnstile.v1.ReleaseRequested
+	46, // 30: turnstile.v1.SessionResponse.release_request_sent:type_name -> turnstile.v1.ReleaseRequestSent
+	50, // 31: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
+	17, // 32: turnstile.v1.Opened.held:type_name -> turnstile.v1.HeldLock
+	18, // 33: turnstile.v1.AcquiredAll.locks:type_name -> turnstile.v1.Acquired
 	1,  // 34: turnstile.v1.Lost.reason:type_name -> turnstile.v1.LostReason
-	47, // 35: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
+	50, // 35: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
 	2,  // 36: turnstile.v1.Failed.reason:type_name -> turnstile.v1.FailureReason
-	26, // 37: turnstile.v1.Failed.blocked_by:type_name -> turnstile.v1.Blocker
-	25, // 38: turnstile.v1.Failed.deadlock_cycle:type_name -> turnstile.v1.DeadlockStep
-	47, // 39: turnstile.v1.Blocker.held_for:type_name -> google.protobuf.Duration
+	27, // 37: turnstile.v1.Failed.blocked_by:type_name -> turnstile.v1.Blocker
+	26, // 38: turnstile.v1.Failed.deadlock_cycle:type_name -> turnstile.v1.DeadlockStep
+	50, // 39: turnstile.v1.Blocker.held_for:type_name -> google.protobuf.Duration
 	0,  // 40: turnstile.v1.Blocker.mode:type_name -> turnstile.v1.LockMode
-	29, // 41: turnstile.v1.WatchResponse.snapshot:type_name -> turnstile.v1.LockSnapshot
-	31, // 42: turnstile.v1.WatchResponse.event:type_name -> turnstile.v1.HolderEvent
+	30, // 41: turnstile.v1.WatchResponse.snapshot:type_name -> turnstile.v1.LockSnapshot
+	32, // 42: turnstile.v1.WatchResponse.event:type_name -> turnstile.v1.HolderEvent
 	0,  // 43: turnstile.v1.LockSnapshot.mode:type_name -> turnstile.v1.LockMode
-	30, // 44: turnstile.v1.LockSnapshot.holders:type_name -> turnstile.v1.Holder
-	34, // 45: turnstile.v1.LockSnapshot.waiters:type_name -> turnstile.v1.Waiter
+	31, // 44: turnstile.v1.LockSnapshot.holders:type_name -> turnstile.v1.Holder
+	35, // 45: turnstile.v1.LockSnapshot.waiters:type_name -> turnstile.v1.Waiter
 	0,  // 46: turnstile.v1.Holder.mode:type_name -> turnstile.v1.LockMode
-	47, // 47: turnstile.v1.Holder.lease_remaining:type_name -> google.protobuf.Duration
-	47, // 48: turnstile.v1.Holder.held_for:type_name -> google.protobuf.Duration
-	44, // 49: turnstile.v1.Holder.release_request:type_name -> turnstile.v1.ReleaseRequested
+	50, // 47: turnstile.v1.Holder.lease_remaining:type_name -> google.protobuf.Duration
+	50, // 48: turnstile.v1.Holder.held_for:type_name -> google.protobuf.Duration
+	47, // 49: turnstile.v1.Holder.release_request:type_name -> turnstile.v1.ReleaseRequested
 	3,  // 50: turnstile.v1.HolderEvent.change:type_name -> turnstile.v1.HolderChange
-	30, // 51: turnstile.v1.HolderEvent.holder:type_name -> turnstile.v1.Holder
-	30, // 52: turnstile.v1.HolderEvent.from:type_name -> turnstile.v1.Holder
+	31, // 51: turnstile.v1.HolderEvent.holder:type_name -> turnstile.v1.Holder
+	31, // 52: turnstile.v1.HolderEvent.from:type_name -> turnstile.v1.Holder
 	0,  // 53: turnstile.v1.DescribeResponse.mode:type_name -> turnstile.v1.LockMode
-	30, // 54: turnstile.v1.DescribeResponse.holders:type_name -> turnstile.v1.Holder
-	34, // 55: turnstile.v1.DescribeResponse.waiters:type_name -> turnstile.v1.Waiter
-	47, // 56: turnstile.v1.DescribeResponse.delay_remaining:type_name -> google.protobuf.Duration
+	31, // 54: turnstile.v1.DescribeResponse.holders:type_name -> turnstile.v1.Holder
+	35, // 55: turnstile.v1.DescribeResponse.waiters:type_name -> turnstile.v1.Waiter
+	50, // 56: turnstile.v1.DescribeResponse.delay_remaining:type_name -> google.protobuf.Duration
 	0,  // 57: turnstile.v1.Waiter.mode:type_name -> turnstile.v1.LockMode
-	47, // 58: turnstile.v1.Waiter.lease_remaining:type_name -> google.protobuf.Duration
-	47, // 59: turnstile.v1.Waiter.waited:type_name -> google.protobuf.Duration
-	26, // 60: turnstile.v1.Waiter.blocked_by:type_name -> turnstile.v1.Blocker
-	37, // 61: turnstile.v1.ListResponse.locks:type_name -> turnstile.v1.LockSummary
+	50, // 58: turnstile.v1.Waiter.lease_remaining:type_name -> google.protobuf.Duration
+	50, // 59: turnstile.v1.Waiter.waited:type_name -> google.protobuf.Duration
+	27, // 60: turnstile.v1.Waiter.blocked_by:type_name -> turnstile.v1.Blocker
+	38, // 61: turnstile.v1.ListResponse.locks:type_name -> turnstile.v1.LockSummary
 	0,  // 62: turnstile.v1.LockSummary.mode:type_name -> turnstile.v1.LockMode
-	4,  // 63: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
-	27, // 64: turnstile.v1.LockService.Watch:input_type -> turnstile.v1.WatchRequest
-	32, // 65: turnstile.v1.LockService.Describe:input_type -> turnstile.v1.DescribeRequest
-	35, // 66: turnstile.v1.LockService.List:input_type -> turnstile.v1.ListRequest
-	38, // 67: turnstile.v1.LockService.Revoke:input_type -> turnstile.v1.RevokeRequest
-	45, // 68: turnstile.v1.LockService.RequestRelease:input_type -> turnstile.v1.RequestReleaseRequest
-	14, // 69: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
-	28, // 70: turnstile.v1.LockService.Watch:output_type -> turnstile.v1.WatchResponse
-	33, // 71: turnstile.v1.LockService.Describe:output_type -> turnstile.v1.DescribeResponse
-	36, // 72: turnstile.v1.LockService.List:output_type -> turnstile.v1.ListResponse
-	39, // 73: turnstile.v1.LockService.Revoke:output_type -> turnstile.v1.RevokeResponse
-	46, // 74: turnstile.v1.LockService.RequestRelease:output_type -> turnstile.v1.RequestReleaseResponse
-	69, // [69:75] is the sub-list for method output_type
-	63, // [63:69] is the sub-list for method input_type
-	63, // [63:63] is the sub-list for extension type_name
-	63, // [63:63] is the sub-list for extension extendee
-	0,  // [0:63] is the sub-list for field type_name
+	4,  // 63: turnstile.v1.CheckFenceResponse.status:type_name -> turnstile.v1.FenceStatus
+	5,  // 64: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
+	28, // 65: turnstile.v1.LockService.Watch:input_type -> turnstile.v1.WatchRequest
+	33, // 66: turnstile.v1.LockService.Describe:input_type -> turnstile.v1.DescribeRequest
+	36, // 67: turnstile.v1.LockService.List:input_type -> turnstile.v1.ListRequest
+	39, // 68: turnstile.v1.LockService.Revoke:input_type -> turnstile.v1.RevokeRequest
+	41, // 69: turnstile.v1.LockService.CheckFence:input_type -> turnstile.v1.CheckFenceRequest
+	48, // 70: turnstile.v1.LockService.RequestRelease:input_type -> turnstile.v1.RequestReleaseRequest
+	15, // 71: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
+	29, // 72: turnstile.v1.LockService.Watch:output_type -> turnstile.v1.WatchResponse
+	34, // 73: turnstile.v1.LockService.Describe:output_type -> turnstile.v1.DescribeResponse
+	37, // 74: turnstile.v1.LockService.List:output_type -> turnstile.v1.ListResponse
+	40, // 75: turnstile.v1.LockService.Revoke:output_type -> turnstile.v1.RevokeResponse
+	42, // 76: turnstile.v1.LockService.CheckFence:output_type -> turnstile.v1.CheckFenceResponse
+	49, // 77: turnstile.v1.LockService.RequestRelease:output_type -> turnstile.v1.RequestReleaseResponse
+	71, // [71:78] is the sub-list for method output_type
+	64, // [64:71] is the sub-list for method input_type
+	64, // [64:64] is the sub-list for extension type_name
+	64, // [64:64] is the sub-list for extension extendee
+	0,  // [0:64] is the sub-list for field type_name
 }
 
 func init() { file_turnstile_v1_turnstile_proto_init() }
@@ -4311,8 +4508,8 @@ func file_turnstile_v1_turnstile_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turnstile_v1_turnstile_proto_rawDesc), len(file_turnstile_v1_turnstile_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   43,
+			NumEnums:      5,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

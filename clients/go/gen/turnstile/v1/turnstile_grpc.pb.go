@@ -28,6 +28,7 @@ const (
 	LockService_Describe_FullMethodName       = "/turnstile.v1.LockService/Describe"
 	LockService_List_FullMethodName           = "/turnstile.v1.LockService/List"
 	LockService_Revoke_FullMethodName         = "/turnstile.v1.LockService/Revoke"
+	LockService_CheckFence_FullMethodName     = "/turnstile.v1.LockService/CheckFence"
 	LockService_RequestRelease_FullMethodName = "/turnstile.v1.LockService/RequestRelease"
 )
 
@@ -54,6 +55,10 @@ type LockServiceClient interface {
 	// Lost{REVOKED} and the lock is handed to the next waiter at once. Ends with
 	// NOT_FOUND when that (session, owner) does not hold the lock.
 	Revoke(ctx context.Context, in *RevokeRequest, opts ...grpc.CallOption) (*RevokeResponse, error)
+	// CheckFence tells a resource, before an irreversible step, whether a fencing
+	// token is still current for its name (see docs/fencing.md). Authorized as
+	// `read` on the name.
+	CheckFence(ctx context.Context, in *CheckFenceRequest, opts ...grpc.CallOption) (*CheckFenceResponse, error)
 	// RequestRelease asks every holder of a lock to let go (an operator action, with Revoke's
 	// permission): each holder's session gets ReleaseRequested; nothing is enforced. Ends with
 	// NOT_FOUND when nobody holds the lock. See docs/elections.md.
@@ -130,6 +135,16 @@ func (c *lockServiceClient) Revoke(ctx context.Context, in *RevokeRequest, opts 
 	return out, nil
 }
 
+func (c *lockServiceClient) CheckFence(ctx context.Context, in *CheckFenceRequest, opts ...grpc.CallOption) (*CheckFenceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckFenceResponse)
+	err := c.cc.Invoke(ctx, LockService_CheckFence_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *lockServiceClient) RequestRelease(ctx context.Context, in *RequestReleaseRequest, opts ...grpc.CallOption) (*RequestReleaseResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(RequestReleaseResponse)
@@ -163,6 +178,10 @@ type LockServiceServer interface {
 	// Lost{REVOKED} and the lock is handed to the next waiter at once. Ends with
 	// NOT_FOUND when that (session, owner) does not hold the lock.
 	Revoke(context.Context, *RevokeRequest) (*RevokeResponse, error)
+	// CheckFence tells a resource, before an irreversible step, whether a fencing
+	// token is still current for its name (see docs/fencing.md). Authorized as
+	// `read` on the name.
+	CheckFence(context.Context, *CheckFenceRequest) (*CheckFenceResponse, error)
 	// RequestRelease asks every holder of a lock to let go (an operator action, with Revoke's
 	// permission): each holder's session gets ReleaseRequested; nothing is enforced. Ends with
 	// NOT_FOUND when nobody holds the lock. See docs/elections.md.
@@ -191,6 +210,9 @@ func (UnimplementedLockServiceServer) List(context.Context, *ListRequest) (*List
 }
 func (UnimplementedLockServiceServer) Revoke(context.Context, *RevokeRequest) (*RevokeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Revoke not implemented")
+}
+func (UnimplementedLockServiceServer) CheckFence(context.Context, *CheckFenceRequest) (*CheckFenceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckFence not implemented")
 }
 func (UnimplementedLockServiceServer) RequestRelease(context.Context, *RequestReleaseRequest) (*RequestReleaseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RequestRelease not implemented")
@@ -288,6 +310,24 @@ func _LockService_Revoke_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LockService_CheckFence_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckFenceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LockServiceServer).CheckFence(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LockService_CheckFence_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LockServiceServer).CheckFence(ctx, req.(*CheckFenceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _LockService_RequestRelease_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(RequestReleaseRequest)
 	if err := dec(in); err != nil {
@@ -324,6 +364,10 @@ var LockService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Revoke",
 			Handler:    _LockService_Revoke_Handler,
+		},
+		{
+			MethodName: "CheckFence",
+			Handler:    _LockService_CheckFence_Handler,
 		},
 		{
 			MethodName: "RequestRelease",

@@ -5,8 +5,9 @@ import java.util.Objects;
 
 /**
  * How to acquire: how long to wait (null, the default: forever; {@link Duration#ZERO}: try once),
- * the owner (the reentrancy key; null, the default: a fresh owner per acquire, so nothing re-enters
- * by accident), the value attached to the hold (operators and election observers see it) and the
+ * the owner (the reentrancy key; null, the default: the owner of the thread's unit of work — a
+ * {@code withLock} body's lock, an {@link OwnerScope} — else a fresh owner per acquire, so separate
+ * tasks exclude each other), the value attached to the hold (operators and election observers see it) and the
  * hold's lock-delay (null, the default: the coordinator's default for the name's prefix). Immutable:
  * each {@code with...} returns a copy.
  */
@@ -114,7 +115,7 @@ public final class AcquireOptions {
     return wait;
   }
 
-  /** The owner, or null for a fresh one per acquire. */
+  /** The owner, or null for the thread's unit of work's (else a fresh one per acquire). */
   public String owner() {
     return owner;
   }

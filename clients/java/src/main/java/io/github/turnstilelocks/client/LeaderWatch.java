@@ -125,6 +125,11 @@ final class LeaderWatch implements AutoCloseable {
   }
 
   static TurnstileException failure(String name, StatusRuntimeException e) {
+    return failure("describe", name, e);
+  }
+
+  /** A failed unary call ({@code what}: "describe", "checkFence") on {@code name} as a TurnstileException. */
+  static TurnstileException failure(String what, String name, StatusRuntimeException e) {
     Reason reason = switch (e.getStatus().getCode()) {
       case INVALID_ARGUMENT -> Reason.INVALID_ARGUMENT;
       case PERMISSION_DENIED -> Reason.PERMISSION_DENIED;
@@ -132,7 +137,7 @@ final class LeaderWatch implements AutoCloseable {
       case DEADLINE_EXCEEDED, UNAUTHENTICATED -> Reason.CONNECTION;
       default -> Reason.INTERNAL;
     };
-    return new TurnstileException(reason, "describe of \"" + name + "\" failed: " + e.getStatus().getDescription(), e);
+    return new TurnstileException(reason, what + " of \"" + name + "\" failed: " + e.getStatus().getDescription(), e);
   }
 
   private static String key(Holder h) {

@@ -21,6 +21,7 @@ public final class Lock implements AutoCloseable {
   private final String name;
   private final String owner;
   private final long fencingToken;
+  private final String fencingProof;
   private final int holdCount;
   final long acquireSentNanos;
   // Completed on the thread that finds the loss (so isValid() agrees at once); users get a view
@@ -33,11 +34,13 @@ public final class Lock implements AutoCloseable {
   ScheduledFuture<?> leaseTimer;
   private final List<Consumer<ReleaseRequest>> requestListeners = new CopyOnWriteArrayList<>();
 
-  Lock(Session session, String name, String owner, long fencingToken, int holdCount, long acquireSentNanos) {
+  Lock(Session session, String name, String owner, long fencingToken, String fencingProof, int holdCount,
+      long acquireSentNanos) {
     this.session = session;
     this.name = name;
     this.owner = owner;
     this.fencingToken = fencingToken;
+    this.fencingProof = fencingProof;
     this.holdCount = holdCount;
     this.acquireSentNanos = acquireSentNanos;
     this.lost = lostNow.thenApplyAsync(reason -> reason, session.callbacks());
@@ -56,6 +59,16 @@ public final class Lock implements AutoCloseable {
   /** Strictly greater than every token issued before for this name (a re-entry keeps it). */
   public long fencingToken() {
     return fencingToken;
+  }
+
+  /**
+   * The grant's signed fencing proof: a compact JWS binding the lock name, {@link #fencingToken()}
+   * and the holder, which resources verify ({@code fencing.FencingProofs}, {@code
+   * fencing.RedisFenceGuard}; docs/fencing.md). Empty when the coordinator runs without {@code
+   * --fencing-key}.
+   */
+  public String fencingProof() {
+    return fencingProof;
   }
 
   /** The holder's hold count when this handle was granted (1 for a first acquire). */

@@ -51,9 +51,12 @@ public final class Semaphore {
     return client.tryOnce(acquireAsync(AcquireOptions.waitAtMost(java.time.Duration.ZERO)));
   }
 
-  /** Runs {@code body} holding a permit and releases it after; an exception from the body wins. */
+  /**
+   * Runs {@code body} holding a permit and releases it after; an exception from the body wins. The
+   * body runs in an {@link OwnerScope} of the permit's owner (see {@link TurnstileClient#withLock}).
+   */
   public <T> T withPermit(AcquireOptions options, LockBody<T> body) throws Exception {
-    try (Lock permit = acquire(options)) {
+    try (Lock permit = acquire(options); OwnerScope scope = client.scopeOf(permit.owner())) {
       return body.run(permit);
     }
   }

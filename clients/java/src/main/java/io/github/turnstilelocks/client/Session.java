@@ -262,7 +262,7 @@ final class Session {
       p = pending.take(acquired.getRequestId());
       if (p == null || p.owner == null) return;
       if (!p.abandoned) {
-        lock = new Lock(this, acquired.getName(), p.owner, acquired.getFencingToken(), acquired.getHoldCount(), p.sentNanos);
+        lock = new Lock(this, acquired.getName(), p.owner, acquired.getFencingToken(), acquired.getFencingProof(), acquired.getHoldCount(), p.sentNanos);
         held.add(lock);
       }
     }

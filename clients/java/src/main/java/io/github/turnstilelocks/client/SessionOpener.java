@@ -3,6 +3,7 @@ package io.github.turnstilelocks.client;
 import io.grpc.Status;
 import io.github.turnstilelocks.client.TurnstileException.Reason;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
 import turnstile.v1.Turnstile.Open;
 import turnstile.v1.Turnstile.Opened;
 
@@ -27,11 +28,13 @@ final class SessionOpener {
       result.completeExceptionally(failure(last));
       return;
     }
-    SessionStream stream = session.newStream(session.ctx.coordinators().next());
+    var channel = session.ctx.coordinators().nextChannel();
+    SessionStream stream = session.newStream(turnstile.v1.LockServiceGrpc.newStub(channel));
     synchronized (session.mu) {
       session.stream = stream;
     }
-    stream.open(open, session.ctx.openTimeout(), session.ctx.timers()).whenComplete((opened, error) -> {
+    stream.open(open, session.ctx.openTimeout(), session.ctx.timers()).whenComplete((opened, failure) -> {
+      Throwable error = failure instanceof TimeoutException ? noAnswer(channel.authority(), session.ctx.openTimeout()) : failure;
       if (error != null) {
         if (Status.fromThrowable(error).getCode() == Status.Code.INVALID_ARGUMENT) result.completeExceptionally(failure(error));
         else attempt(session, open, left - 1, error, result);
@@ -58,6 +61,12 @@ final class SessionOpener {
       // The open is the session's first renewal: resuming makes sense until it + ttl.
       session.clock.confirm(stream.openSentNanos);
     }
+  }
+
+  /** What an open that ran into the open timeout says: the address that did not answer, and in how long. */
+  private static TimeoutException noAnswer(String address, java.time.Duration openTimeout) {
+    return new TimeoutException(address + " did not answer the session's open within " + openTimeout.toMillis()
+        + " ms (coordinator stopped, blackholed, or not a Turnstile coordinator)");
   }
 
   private static TurnstileException failure(Throwable error) {

@@ -86,7 +86,7 @@ final class SetAcquires {
       if (p == null || p.owner == null) return;
       if (!p.abandoned) {
         for (Acquired acquired : all.getLocksList()) {
-          Lock lock = new Lock(session, acquired.getName(), p.owner, acquired.getFencingToken(), acquired.getHoldCount(), p.sentNanos);
+          Lock lock = new Lock(session, acquired.getName(), p.owner, acquired.getFencingToken(), acquired.getFencingProof(), acquired.getHoldCount(), p.sentNanos);
           session.held.add(lock);
           locks.add(lock);
         }

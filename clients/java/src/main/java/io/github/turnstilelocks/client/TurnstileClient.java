@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -28,9 +29,15 @@ public final class TurnstileClient implements AutoCloseable {
   private final ClientContext ctx;
   private CompletableFuture<Session> session; // guarded by this
   private boolean closed; // guarded by this
+  private final List<String> addresses;
+  /** The owner of this thread's unit of work with this client, while an OwnerScope is open. */
+  private final ThreadLocal<String> scopeOwner = new ThreadLocal<>();
+  private final boolean ownersFollowScope;
 
   TurnstileClient(List<String> addresses, ChannelCredentials credentials, String clientName, Duration ttl,
-      Duration openTimeout, Consumer<ClientEvent> events) {
+      Duration openTimeout, Consumer<ClientEvent> events, boolean ownersFollowScope) {
+    this.addresses = addresses;
+    this.ownersFollowScope = ownersFollowScope;
     List<ManagedChannel> channels = new ArrayList<>();
     for (String address : addresses) channels.add(threads.channel(address, credentials));
     ctx = new ClientContext(new Coordinators(channels), threads.timers, threads.callbacks, events, clientName, ttl, openTimeout);
@@ -75,11 +82,36 @@ public final class TurnstileClient implements AutoCloseable {
     return withLock(name, AcquireOptions.defaults(), lock -> body.call());
   }
 
-  /** Runs {@code body} with the lock held and releases it after; an exception from the body wins. */
+  /**
+   * Runs {@code body} with the lock held and releases it after; an exception from the body wins. The
+   * body runs in an {@link OwnerScope} of the lock's owner: acquires it makes on this thread without
+   * an owner take that one (re-entry, deadlock detection).
+   */
   public <T> T withLock(String name, AcquireOptions options, LockBody<T> body) throws Exception {
-    try (Lock lock = acquire(name, options)) {
+    try (Lock lock = acquire(name, options); OwnerScope scope = scopeOf(lock.owner())) {
       return body.run(lock);
     }
+  }
+
+  /**
+   * Opens a unit of work on this thread (see {@link OwnerScope}): until it is closed, acquires made on
+   * this thread without an owner take {@code owner} (null: a fresh one). A scope that takes nothing
+   * over when the client was built with {@code ownersFollowScope(false)}.
+   */
+  public OwnerScope ownerScope(String owner) {
+    return scopeOf(owner != null ? owner : "scope-" + UUID.randomUUID());
+  }
+
+  /** Opens this thread's unit of work of {@code owner} (withLock, withLocks, withPermit, ownerScope). */
+  OwnerScope scopeOf(String owner) {
+    return new OwnerScope(scopeOwner, owner);
+  }
+
+  /** The options an acquire made now on this thread goes with: its own owner, else the thread's scope's. */
+  AcquireOptions inScope(AcquireOptions options) {
+    if (!ownersFollowScope || options.owner() != null) return options;
+    String owner = scopeOwner.get();
+    return owner == null ? options : options.withOwner(owner);
   }
 
   /**
@@ -104,7 +136,8 @@ public final class TurnstileClient implements AutoCloseable {
   /** Asks for the set; cancelling the future withdraws it from every name. */
   public CompletableFuture<LockSet> acquireAllAsync(List<Claim> claims, AcquireOptions options) {
     List<Claim> copy = List.copyOf(claims);
-    return onSession("acquire_all", options, s -> s.sets.acquireAll(copy, options), LockSet::releaseAsync);
+    AcquireOptions scoped = inScope(options);
+    return onSession("acquire_all", scoped, s -> s.sets.acquireAll(copy, scoped), LockSet::releaseAsync);
   }
 
   /** Tries the set once (the options' wait is ignored): empty when a name of it is taken. */
@@ -119,7 +152,7 @@ public final class TurnstileClient implements AutoCloseable {
 
   /** Runs {@code body} with every lock of {@code claims} held and releases the set after; an exception from the body wins. */
   public <T> T withLocks(List<Claim> claims, AcquireOptions options, LockSetBody<T> body) throws Exception {
-    try (LockSet set = acquireAll(claims, options)) {
+    try (LockSet set = acquireAll(claims, options); OwnerScope scope = scopeOf(set.locks().get(0).owner())) {
       return body.run(set);
     }
   }
@@ -153,6 +186,15 @@ public final class TurnstileClient implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether {@code fencingToken} is still current for {@code name} (LockService.CheckFence,
+   * authorized as read), for a resource about to do something irreversible (docs/fencing.md).
+   * Throws a TurnstileException when the call fails.
+   */
+  public FenceCheck checkFence(String name, long fencingToken) {
+    return FenceCheck.ask(context(), name, fencingToken);
+  }
+
   /** The current session's id, or "" before the first session opened. */
   public synchronized String sessionId() {
     Session s = session == null ? null : session.getNow(null);
@@ -175,7 +217,8 @@ public final class TurnstileClient implements AutoCloseable {
   }
 
   CompletableFuture<Lock> acquireAsync(String name, LockMode mode, int limit, AcquireOptions options) {
-    return onSession("\"" + name + "\"", options, s -> s.acquire(name, mode, limit, options), Lock::releaseAsync);
+    AcquireOptions scoped = inScope(options); // read on the caller's thread
+    return onSession("\"" + name + "\"", scoped, s -> s.acquire(name, mode, limit, scoped), Lock::releaseAsync);
   }
 
   // Sends an acquire once the session is open (within wait + grace for a finite wait); cancelling
@@ -203,11 +246,13 @@ public final class TurnstileClient implements AutoCloseable {
     return result;
   }
 
-  // The client's own deadline before anything is sent: no session by wait + grace fails TIMEOUT.
+  // The client's own deadline before anything is sent: no session by wait + grace fails CONNECTION
+  // (no coordinator answered the open), naming the addresses.
   private void giveUpBeforeOpen(CompletableFuture<?> result, CompletableFuture<Session> opening, String subject, Duration wait) {
     long giveUpMs = wait.toMillis() + AcquireDeadlines.ANSWER_GRACE_MS;
-    TurnstileException timeout = new TurnstileException(Reason.TIMEOUT, subject + ": no session opened within acquire.wait of "
-        + wait.toMillis() + " ms + " + AcquireDeadlines.ANSWER_GRACE_MS + " ms; nothing was sent", null);
+    TurnstileException timeout = new TurnstileException(Reason.CONNECTION, subject
+        + ": no coordinator answered the session's open within acquire.wait of " + wait.toMillis() + " ms + "
+        + AcquireDeadlines.ANSWER_GRACE_MS + " ms (tried " + String.join(", ", addresses) + "); nothing was sent", null);
     Runnable giveUp = () -> result.completeExceptionally(timeout);
     try {
       // Completed on the callback pool: the caller's continuations never run on the timer thread.

@@ -16,13 +16,14 @@ public final class TurnstileClientBuilder {
   private final List<String> addresses = new ArrayList<>();
   private String clientName = "java";
   private Duration ttl = Duration.ofSeconds(15);
-  private Duration openTimeout = Duration.ofSeconds(10);
+  private Duration openTimeout = Duration.ofSeconds(5);
   private boolean tls;
   private Path ca;
   private Path cert;
   private Path key;
   private String token;
   private Consumer<ClientEvent> events = event -> {};
+  private boolean ownersFollowScope = true;
 
   TurnstileClientBuilder(List<String> addresses) {
     for (String address : addresses) addAddress(address);
@@ -51,7 +52,11 @@ public final class TurnstileClientBuilder {
     return this;
   }
 
-  /** How long one coordinator may take to answer an open before the next is tried; default 10 s. */
+  /**
+   * How long one coordinator may take to answer an open before the next is tried; default 5 s. A
+   * coordinator that accepts TCP and never answers costs a first open this much per address; then it
+   * fails CONNECTION naming the address that did not answer.
+   */
   public TurnstileClientBuilder openTimeout(Duration openTimeout) {
     if (openTimeout.isNegative() || openTimeout.isZero()) throw new IllegalArgumentException("openTimeout: must be positive");
     this.openTimeout = openTimeout;
@@ -93,10 +98,20 @@ public final class TurnstileClientBuilder {
     return this;
   }
 
+  /**
+   * Whether acquires without an owner take the owner of the thread's unit of work (default true): in a
+   * {@code withLock}/{@code withLocks} body the held lock's, in an {@link TurnstileClient#ownerScope}
+   * that scope's (docs/deadlocks.md). false: a fresh owner per acquire, whatever the thread runs in.
+   */
+  public TurnstileClientBuilder ownersFollowScope(boolean follow) {
+    this.ownersFollowScope = follow;
+    return this;
+  }
+
   /** Builds the client; no connection is made until the first call needs a session. */
   public TurnstileClient build() {
     if (addresses.isEmpty()) throw new IllegalArgumentException("addresses: give at least one coordinator host:port");
     ChannelSecurity security = new ChannelSecurity(tls, ca, cert, key, token);
-    return new TurnstileClient(List.copyOf(addresses), security.credentials(), clientName, ttl, openTimeout, events);
+    return new TurnstileClient(List.copyOf(addresses), security.credentials(), clientName, ttl, openTimeout, events, ownersFollowScope);
   }
 }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * arrive (its link frozen by a TcpProxy) fails TIMEOUT by wait + 1 s on the client's own clock, and
  * is withdrawn: once the link heals, the grant that was on its way is released and another client
  * gets the lock (the frozen session's 60 s lease, far longer than the waits here, cannot explain it).
- * An acquire whose session has not opened by then fails TIMEOUT with nothing sent.
+ * An acquire whose session has not opened by then fails CONNECTION (no coordinator answered) with nothing sent.
  */
 @ExtendWith(FleetExtension.class)
 class AcquireDeadlineTest {
@@ -81,27 +81,33 @@ class AcquireDeadlineTest {
     String name = "java/deadline-not-open";
     try (TcpProxy proxy = new TcpProxy(fleet.address());
         TurnstileClient behind = TurnstileClient.builder(proxy.address()).clientName("behind-proxy").ttl(LEASE).build()) {
-      proxy.freeze(); // the open waits in the proxy (the open timeout, 10 s, is longer than wait + grace)
+      proxy.freeze(); // the open waits in the proxy (the open timeout, 5 s, is longer than wait + grace)
       CompletableFuture<Lock> attempt = behind.acquireAsync(name, AcquireOptions.waitAtMost(Duration.ZERO));
 
-      TurnstileException timeout = awaitFailure(attempt, Duration.ZERO);
-      assertTrue(timeout.getMessage().contains("no session opened"), "ended before the session opened: " + timeout.getMessage());
+      TurnstileException timeout = awaitFailure(attempt, Duration.ZERO, TurnstileException.Reason.CONNECTION);
+      assertTrue(timeout.getMessage().contains("no coordinator answered the session's open within acquire.wait of 0 ms + 1000 ms (tried "
+          + proxy.address() + ")"), "ended before the session opened: " + timeout.getMessage());
 
       proxy.thaw();
       // Same session, same stream: had the given-up acquire been sent, it would be granted first.
       Lock lock = behind.tryAcquire(name).orElseThrow(() -> new AssertionError("the acquire given up on before the open was sent"));
       lock.release();
-      System.out.println("acquire deadline (session not open): TIMEOUT before the open was answered, nothing sent");
+      System.out.println("acquire deadline (session not open): CONNECTION before the open was answered, nothing sent");
     }
   }
 
   /** Waits up to wait + 1 s + SLACK for {@code acquire} to fail, and returns its TIMEOUT failure. */
   private static TurnstileException awaitFailure(CompletableFuture<Lock> acquire, Duration wait) {
+    return awaitFailure(acquire, wait, TurnstileException.Reason.TIMEOUT);
+  }
+
+  /** Waits up to wait + 1 s + SLACK for {@code acquire} to fail, and returns its failure, of {@code reason}. */
+  private static TurnstileException awaitFailure(CompletableFuture<Lock> acquire, Duration wait, TurnstileException.Reason reason) {
     long boundMs = wait.toMillis() + AcquireDeadlines.ANSWER_GRACE_MS + SLACK.toMillis();
     ExecutionException failed = assertThrows(ExecutionException.class, () -> acquire.get(boundMs, TimeUnit.MILLISECONDS),
         "the acquire ended (failed) within wait + 1 s grace + " + SLACK.toSeconds() + " s slack");
     TurnstileException e = Futures.turnstileCause(failed);
-    assertEquals(TurnstileException.Reason.TIMEOUT, e.reason(), "reason: " + e.getMessage());
+    assertEquals(reason, e.reason(), "reason: " + e.getMessage());
     return e;
   }
 

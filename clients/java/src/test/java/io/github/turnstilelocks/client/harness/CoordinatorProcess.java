@@ -59,6 +59,12 @@ public final class CoordinatorProcess implements AutoCloseable {
     process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
   }
 
+  /** Sends {@code signal} (such as "STOP" or "CONT") with kill(1) and waits for kill to return. */
+  public void signal(String signal) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+    if (kill.waitFor() != 0) throw new IllegalStateException("kill -" + signal + " failed");
+  }
+
   /** Everything it logged so far. */
   public String output() {
     return output.text();
