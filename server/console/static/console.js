@@ -119,7 +119,9 @@ function renderLock(lock) {
     const action = lock.mayRevoke ? revokeButton(lock, h) : "";
     const client = [h.clientName, h.identity].filter(Boolean).join(" · ");
     // A pending request to let go (docs/elections.md) shows beside the value: who asked and why.
-    const asked = h.releaseRequest ? ` · asked to release by ${h.releaseRequest.requester}: ${h.releaseRequest.reason}` : "";
+    const asked = h.releaseRequest
+      ? ` · asked to release by ${h.releaseRequest.requester}: ${h.releaseRequest.reason}`
+      : "";
     return row([id(h.owner), client, id(h.sessionId), h.token, h.count, held, lease, `${h.value}${asked}`, action]);
   });
   if (holders.length === 0) holders.push(row(["nobody holds it", "", "", "", "", "", "", "", ""]));
