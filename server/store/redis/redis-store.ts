@@ -9,10 +9,13 @@ import type {
   LockPage,
   LockState,
   ReleaseOutcome,
+  ReleaseRequest,
   RevokeOutcome,
   SessionRecord,
   Store,
   StoreListener,
+  TransferArgs,
+  TransferOutcome,
 } from "../store.js";
 import { storeMark } from "../store-marks.js";
 import { redisCall } from "./connection/redis-call.js";
@@ -33,9 +36,11 @@ import { runDescribe } from "./scripts/describe.js";
 import { runProclaim } from "./scripts/proclaim.js";
 import { type LetGo, releaseGrants, sendRelease, translateRelease } from "./scripts/release.js";
 import { type RenewScriptDeps, runRenew } from "./scripts/renew.js";
+import { runRequestRelease } from "./scripts/request-release.js";
 import { revokeGrants, sendRevoke, translateRevoke } from "./scripts/revoke.js";
 import { LockScripts, type ScriptArg, type ScriptName } from "./scripts/runner/lock-scripts.js";
 import type { ScriptContext } from "./scripts/script-context.js";
+import { sendTransfer, transferGrants, translateTransfer } from "./scripts/transfer.js";
 import { SessionRecords } from "./session-records.js";
 import { AckedWriter } from "./writes/acked-writer.js";
 import { ClusterWriter } from "./writes/cluster-writer.js";
@@ -225,6 +230,16 @@ export class RedisStore implements Store {
 
   proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
     return runProclaim(this.context, hold, value);
+  }
+
+  async transfer(args: TransferArgs): Promise<TransferOutcome> {
+    const reply = (await sendTransfer(this.context, args)) as unknown[];
+    this.outbox.deliver(args.name, transferGrants(reply));
+    return translateTransfer(reply);
+  }
+
+  requestRelease(request: ReleaseRequest): Promise<number> {
+    return runRequestRelease(this.context, request);
   }
 
   watch(name: string): Promise<void> {

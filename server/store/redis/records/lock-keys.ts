@@ -37,6 +37,11 @@ export function revocationChannel(prefix: string): string {
   return `${prefix}:revocations`;
 }
 
+/** The broadcast channel of release requests (request-release.lua), which every coordinator subscribes to. */
+export function releaseRequestChannel(prefix: string): string {
+  return `${prefix}:release-requests`;
+}
+
 function lockTag(prefix: string, name: string): string {
   return `${prefix}:{${escapeName(name)}}`;
 }

@@ -20,6 +20,8 @@ export const SCRIPTS = {
   proclaim: { numberOfKeys: 3 }, // holders, data, version
   describe: { numberOfKeys: 5 }, // holders, data, queue, leases, version
   "release-token": { numberOfKeys: 6 }, // holders, data, queue, leases, fence, version
+  transfer: { numberOfKeys: 6 }, // holders, data, queue, leases, fence, version
+  "request-release": { numberOfKeys: 2 }, // holders, data
 } as const;
 
 /** One of the scripts. */
@@ -29,7 +31,7 @@ export type ScriptName = keyof typeof SCRIPTS;
  * Bump whenever the text Redis runs changes (Redis knows each text by its SHA1, so coordinators of two
  * versions never run each other's); docs/data-model.md says whether a change matters to a rolling upgrade.
  */
-export const SCRIPTS_VERSION = 14;
+export const SCRIPTS_VERSION = 15;
 
 // The script texts do not change while the process runs: every LockScripts shares one set (and the
 // connections each script was already sent on).
