@@ -11,7 +11,7 @@ import {
   startFailoverWorkers,
   writeEventLog,
 } from "../harness/failover-fleet.js";
-import { type Cut, PartitionProxy } from "../harness/partition-proxy.js";
+import { type NetworkCut, type NetworkProxy, PartitionNetwork } from "../harness/partition-network.js";
 import { type SentinelGroup, type SentinelGroupLinks, startSentinelGroup } from "../harness/sentinel-group.js";
 
 // Each kind of partition this many times (interleaved); `TURNSTILE_PARTITIONS=N` for more.
@@ -48,12 +48,15 @@ describe("partitions: a Sentinel group and 2 coordinators behind TCP proxies; li
   let group: SentinelGroup;
   let links: SentinelGroupLinks;
   let coordinators: CoordinatorProcess[] = [];
-  let clientProxies: PartitionProxy[] = [];
+  let network: PartitionNetwork;
+  let clientProxies: NetworkProxy[] = [];
   let workers: FailoverWorkers | undefined;
   const logDir = mkdtempSync(join(tmpdir(), "turnstile-partitions-"));
 
   before(async () => {
-    group = await startSentinelGroup(2, 3, TIMINGS, { throughProxies: true });
+    // Every link goes through this network's proxies, in a process of their own.
+    network = await PartitionNetwork.start();
+    group = await startSentinelGroup(2, 3, TIMINGS, { network });
     links = group.links as SentinelGroupLinks;
     const sentinels = links.sentinelProxies.map((p) => p.address).join(",");
     const store = [
@@ -65,15 +68,14 @@ describe("partitions: a Sentinel group and 2 coordinators behind TCP proxies; li
       "majority",
     ];
     coordinators = await spawnLoggedCoordinators(2, store, logDir);
-    for (const c of coordinators) links.pids.add(c.process.pid as number);
-    clientProxies = await Promise.all(coordinators.map((c) => PartitionProxy.start(c.address, () => links.pids)));
+    clientProxies = await Promise.all(coordinators.map((c) => network.proxy(c.address)));
   });
 
   after(async () => {
     for (const child of workers?.children ?? []) child.kill("SIGKILL");
-    await Promise.all(clientProxies.map((p) => p.stop()));
     await Promise.all(coordinators.map((c) => c.kill()));
     await group?.stop();
+    await network?.stop();
   });
 
   it(`keeps exclusion, fencing order and the semaphore limit through ${EACH} partitions of each kind: ${KINDS.join(", ")}`, async () => {
@@ -87,7 +89,6 @@ describe("partitions: a Sentinel group and 2 coordinators behind TCP proxies; li
       SEMAPHORE.name,
       WAIT_MS,
     );
-    for (const child of workers.children) links.pids.add(child.pid as number);
     const { events } = workers;
 
     const grantsAfter = (at: bigint) => events.filter((e) => e.ev === "grant" && BigInt(e.at) > at).length;
@@ -115,11 +116,12 @@ describe("partitions: a Sentinel group and 2 coordinators behind TCP proxies; li
     };
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     /** Holds `cuts` while `during` runs, then restores them all. */
-    const holding = async <T>(cuts: Cut[], during: () => Promise<T>): Promise<T> => {
+    const holding = async <T>(cuts: Promise<NetworkCut>[], during: () => Promise<T>): Promise<T> => {
+      const inPlace = await Promise.all(cuts);
       try {
         return await during();
       } finally {
-        for (const cut of cuts) cut.restore();
+        await Promise.all(inPlace.map((cut) => cut.restore()));
       }
     };
 
@@ -144,7 +146,7 @@ describe("partitions: a Sentinel group and 2 coordinators behind TCP proxies; li
       }
       if (kind === "coordinator ↔ master") {
         const ms = n % 2 ? 4000 : 1000;
-        await holding([proxy.cut(new Set([coordinators[n % 2].process.pid as number]))], () => sleep(ms));
+        await holding([proxy.cut([coordinators[n % 2].process.pid as number])], () => sleep(ms));
         return { detail: `coordinator ${n % 2}, ${ms} ms` };
       }
       if (kind === "client ↔ coordinator") {
@@ -154,17 +156,15 @@ describe("partitions: a Sentinel group and 2 coordinators behind TCP proxies; li
       }
       if (kind === "Sentinel ↔ Sentinels") {
         const j = n % links.sentinelPids.length;
-        const others = new Set(links.sentinelPids.filter((_p, i) => i !== j));
-        const cuts = links.sentinelProxies.map((p, i) =>
-          i === j ? p.cut(others) : p.cut(new Set([links.sentinelPids[j]])),
-        );
+        const others = links.sentinelPids.filter((_p, i) => i !== j);
+        const cuts = links.sentinelProxies.map((p, i) => (i === j ? p.cut(others) : p.cut([links.sentinelPids[j]])));
         const { promotedAt } = await holding(cuts, () => group.killMaster());
         return { detail: `Sentinel ${j}, master ${master} killed`, promotedAt };
       }
       // A replica of the current master; alternately its stream and its acknowledgements stop.
       const direction = n % 2 ? "to-target" : "from-target";
       const replicaPid = links.nodePid(await replicaOf(group, master));
-      const { promotedAt } = await holding([proxy.cut(new Set([replicaPid]), direction)], async () => {
+      const { promotedAt } = await holding([proxy.cut([replicaPid], direction)], async () => {
         // Writes go on meanwhile, reaching the other replica only (or only its acknowledgements do).
         await sleep(1000);
         return group.killMaster();

@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { expect } from "chai";
+import { PartitionNetwork } from "./partition-network.js";
 import { PartitionProxy } from "./partition-proxy.js";
 
 /** Collects what a socket receives; `received(n)` resolves once n bytes have come. */
@@ -30,8 +31,7 @@ describe("PartitionProxy", () => {
     echo.listen(0, "127.0.0.1");
     await once(echo, "listening");
     const port = (echo.address() as { port: number }).port;
-    // This process is the only one it attributes connections to.
-    proxy = await PartitionProxy.start(`127.0.0.1:${port}`, () => [process.pid]);
+    proxy = await PartitionProxy.start(`127.0.0.1:${port}`);
   });
 
   after(async () => {
@@ -52,11 +52,11 @@ describe("PartitionProxy", () => {
     const got = reader(socket);
     socket.write("a");
     await got.received(1);
-    const cut = proxy.cut(new Set([process.pid]));
+    const cut = await proxy.cut(new Set([process.pid]));
     socket.write("b");
     socket.write("c");
     // A cut of another process changes nothing for this one.
-    const other = proxy.cut(new Set([process.pid + 1_000_000]));
+    const other = await proxy.cut(new Set([process.pid + 1_000_000]));
     // Nothing comes back while cut; 200 ms is many loopback round trips.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(got.text()).to.equal("a");
@@ -69,7 +69,7 @@ describe("PartitionProxy", () => {
   it("cuts one direction only: bytes toward the target pass, answers wait", async () => {
     const socket = await open();
     const got = reader(socket);
-    const cut = proxy.cut("all", "from-target");
+    const cut = await proxy.cut("all", "from-target");
     socket.write("xyz");
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(got.text()).to.equal("");
@@ -79,7 +79,7 @@ describe("PartitionProxy", () => {
   });
 
   it("lets a connection opened during a cut reach the target only on restore", async () => {
-    const cut = proxy.cut(new Set([process.pid]));
+    const cut = await proxy.cut(new Set([process.pid]));
     const socket = await open();
     const got = reader(socket);
     socket.write("late");
@@ -91,7 +91,7 @@ describe("PartitionProxy", () => {
   });
 
   it("does not cut the connections of other processes", async () => {
-    const cut = proxy.cut(new Set([process.pid + 1_000_000]));
+    const cut = await proxy.cut(new Set([process.pid + 1_000_000]));
     try {
       const socket = await open();
       const got = reader(socket);
@@ -100,6 +100,26 @@ describe("PartitionProxy", () => {
       expect(got.text()).to.equal("free");
     } finally {
       cut.restore();
+    }
+  });
+
+  it("runs in a PartitionNetwork's own process, cut there by this process's id", async () => {
+    const network = await PartitionNetwork.start();
+    try {
+      const remote = await network.proxy(`127.0.0.1:${(echo.address() as { port: number }).port}`);
+      const socket = connect(remote.port, "127.0.0.1");
+      sockets.push(socket);
+      await once(socket, "connect");
+      const got = reader(socket);
+      const cut = await remote.cut([process.pid]);
+      socket.write("net");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(got.text()).to.equal("");
+      await cut.restore();
+      await got.received(3);
+      expect(got.text()).to.equal("net");
+    } finally {
+      await network.stop();
     }
   });
 });

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
-import { socketOwner } from "./socket-owner.js";
+import { socketOwners } from "./socket-owner.js";
 
 /** Which way a cut stops bytes: toward the proxy's target, back from it, or both. */
 export type CutDirection = "both" | "to-target" | "from-target";
@@ -15,43 +15,42 @@ export interface Cut {
 interface Link {
   client: Socket;
   upstream?: Socket;
-  /** The process that connected (among the known pids), once resolved. */
+  /** The process that connected, once a cut asked (undefined: none of the processes asked about). */
   owner?: number;
-  /** The owner lookup finished (owner undefined: none of the known processes). */
-  resolved: boolean;
+  /** Held until a lookup says whose it is (it opened while a cut of chosen processes was active). */
+  pending: boolean;
   /** A close of one end seen while its direction was cut, delivered on restore. */
   closed: { client: boolean; upstream: boolean };
 }
 
 /**
  * A TCP proxy on a free loopback port to `target` that can cut the links of chosen processes, for
- * partitions in fault tests without root (no iptables). Every accepted connection is attributed to
- * the process that opened it (`socketOwner`, among `pids()`, in the background). `cut(from, direction)` stops reading
- * the connections of the processes in `from` (or of all) in that direction: the bytes wait in the
- * kernel's buffers and the senders' sockets fill up, nothing is dropped, no FIN or reset passes
- * (a close is held too), and a connection opened meanwhile reaches the target only on restore — to
- * both ends, a cable cut. `restore()` lets everything held flow, in order, as TCP would after a
- * short partition. Several cuts may be active at once.
+ * partitions in fault tests without root (no iptables). `cut(from, direction)` finds which
+ * connections the processes in `from` opened (`socketOwners`: /proc) and stops reading them (every
+ * connection with "all") in that direction: the bytes wait in the kernel's buffers and the senders'
+ * sockets fill up, nothing is dropped, no FIN or reset passes (a close is held too), and a
+ * connection they open meanwhile reaches the target only on restore — to both ends, a cable cut.
+ * `restore()` lets everything held flow, in order, as TCP would after a short partition. Several
+ * cuts may be active at once. Connections are attributed only when a cut asks, so an uncut proxy
+ * costs a hop and nothing more.
  */
 export class PartitionProxy {
   readonly #server: Server;
   readonly #target: { host: string; port: number };
-  readonly #pids: () => Iterable<number>;
   readonly #links = new Set<Link>();
   readonly #cuts = new Set<Cut>();
   address = "";
   port = 0;
 
-  private constructor(target: string, pids: () => Iterable<number>) {
+  private constructor(target: string) {
     const colon = target.lastIndexOf(":");
     this.#target = { host: target.slice(0, colon), port: Number(target.slice(colon + 1)) };
-    this.#pids = pids;
-    this.#server = createServer({ pauseOnConnect: true }, (client) => void this.#accept(client));
+    this.#server = createServer({ pauseOnConnect: true }, (client) => this.#accept(client));
   }
 
-  /** Starts a proxy to `target` ("host:port"), attributing connections to `pids()`, once it listens. */
-  static async start(target: string, pids: () => Iterable<number>): Promise<PartitionProxy> {
-    const proxy = new PartitionProxy(target, pids);
+  /** Starts a proxy to `target` ("host:port") and resolves once it listens. */
+  static async start(target: string): Promise<PartitionProxy> {
+    const proxy = new PartitionProxy(target);
     proxy.#server.listen(0, "127.0.0.1");
     await once(proxy.#server, "listening");
     const bound = proxy.#server.address();
@@ -60,8 +59,16 @@ export class PartitionProxy {
     return proxy;
   }
 
-  /** Cuts the connections of the processes in `from` (every connection with "all"), now and new ones. */
-  cut(from: ReadonlySet<number> | "all", direction: CutDirection = "both"): Cut {
+  /**
+   * Cuts the connections of the processes in `from` (every connection with "all"), those open now
+   * and those they open until restored; resolves once it is in place.
+   */
+  async cut(from: ReadonlySet<number> | "all", direction: CutDirection = "both"): Promise<Cut> {
+    if (from !== "all")
+      await this.#attribute(
+        [...this.#links].filter((l) => l.owner === undefined),
+        from,
+      );
     const cut: Cut = {
       from,
       direction,
@@ -84,8 +91,18 @@ export class PartitionProxy {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
+  /** Sets the owner of each of `links` that one of `pids` opened. */
+  async #attribute(links: Link[], pids: Iterable<number>): Promise<void> {
+    const byPort = new Map(links.map((l) => [l.client.remotePort ?? 0, l]));
+    const owners = await socketOwners(byPort.keys(), this.port, pids).catch(() => new Map<number, number>());
+    for (const [port, pid] of owners) {
+      const link = byPort.get(port);
+      if (link) link.owner = pid;
+    }
+  }
+
   #accept(client: Socket): void {
-    const link: Link = { client, resolved: false, closed: { client: false, upstream: false } };
+    const link: Link = { client, pending: false, closed: { client: false, upstream: false } };
     this.#links.add(link);
     client.on("error", () => {});
     client.on("data", (chunk) => link.upstream?.write(chunk));
@@ -94,24 +111,23 @@ export class PartitionProxy {
       link.closed.client = true;
       this.#apply(link);
     });
-    // Attributed in the background: only a cut of chosen processes waits for it (a lookup takes
-    // milliseconds, and clients that open a connection per request would pay it each time).
-    void socketOwner(client.remotePort ?? 0, this.port, this.#pids())
-      .catch(() => undefined)
-      .then((owner) => {
-        link.owner = owner;
-        link.resolved = true;
+    // While chosen processes are cut off, a new connection waits until it is known whose it is.
+    const cutPids = [...this.#cuts].flatMap((c) => (c.from === "all" ? [] : [...c.from]));
+    if (cutPids.length > 0) {
+      link.pending = true;
+      void this.#attribute([link], cutPids).finally(() => {
+        link.pending = false;
         this.#apply(link);
       });
+    }
     this.#apply(link);
   }
 
   #blocked(link: Link, direction: "to-target" | "from-target"): boolean {
+    if (link.pending) return true;
     for (const cut of this.#cuts) {
       if (cut.direction !== "both" && cut.direction !== direction) continue;
-      if (cut.from === "all") return true;
-      // Not attributed yet: held until it is, while any process's links are cut.
-      if (!link.resolved || (link.owner !== undefined && cut.from.has(link.owner))) return true;
+      if (cut.from === "all" || (link.owner !== undefined && cut.from.has(link.owner))) return true;
     }
     return false;
   }

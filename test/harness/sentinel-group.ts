@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { freePort } from "./free-port.js";
-import { PartitionProxy } from "./partition-proxy.js";
+import type { NetworkProxy, PartitionNetwork } from "./partition-network.js";
 import { startRedis, type TestRedis } from "./redis-server.js";
 import { notYetOnError, until } from "./until.js";
 import { waitForOutput } from "./wait-for-output.js";
@@ -41,34 +41,32 @@ export interface SentinelGroup {
    * SIGCONTs it: it wakes up as a master, and the Sentinels demote it into a replica of the new one.
    */
   freezeMaster(): Promise<{ frozen: number; promoted: number; promotedAt: bigint }>;
-  /** With `throughProxies`: the proxies every connection to a node or Sentinel goes through. */
+  /** With a `network`: the proxies every connection to a node or Sentinel goes through. */
   links?: SentinelGroupLinks;
   stop(): Promise<void>;
 }
 
 /**
- * The links of a group started `throughProxies`: each redis-server announces (`replica-announce-port`)
- * and is monitored at a PartitionProxy's port, so the master address the Sentinels hand out, the
- * replicas' `replicaof` and every client's connection go through it; each Sentinel announces
- * (`sentinel announce-port`) a proxy of its own, which the other Sentinels use and the coordinators
- * are given. Cutting a process's connections at a proxy cuts that link.
+ * The links of a group started on a `network`: each redis-server announces (`replica-announce-port`)
+ * and is monitored at a proxy's port, so the master address the Sentinels hand out, the replicas'
+ * `replicaof` and every client's connection go through it; each Sentinel announces (`sentinel
+ * announce-port`) a proxy of its own, which the other Sentinels use and the coordinators are given.
+ * Cutting a process's connections at a proxy cuts that link.
  */
 export interface SentinelGroupLinks {
-  /** The processes connections are attributed to: the group's own, and any the test adds. */
-  pids: Set<number>;
   /** The proxy of the node announced at `port` (a port the Sentinels name). */
-  nodeProxy(port: number): PartitionProxy;
-  /** The process id of the node announced at `port`. */
+  nodeProxy(port: number): NetworkProxy;
+  /** The process id of the node announced at `port` now. */
   nodePid(port: number): number;
   /** The Sentinels' proxies ("host:port" to give the coordinators), in the order of `sentinelPids`. */
-  sentinelProxies: PartitionProxy[];
+  sentinelProxies: NetworkProxy[];
   sentinelPids: number[];
 }
 
 /** Options of a Sentinel group. */
 export interface SentinelGroupOptions {
-  /** Put a PartitionProxy in front of every node and Sentinel (see SentinelGroupLinks). */
-  throughProxies?: boolean;
+  /** Put a proxy of this network in front of every node and Sentinel (see SentinelGroupLinks). */
+  network?: PartitionNetwork;
 }
 
 const MASTER_NAME = "turnstile-failover";
@@ -83,24 +81,23 @@ export async function startSentinelGroup(
 ): Promise<SentinelGroup> {
   // Nodes by the port the Sentinels know them at: their own, or their proxy's.
   const nodes = new Map<number, TestRedis>();
-  const pids = new Set<number>();
-  const proxies = new Map<number, { proxy: PartitionProxy; port: number }>();
+  const proxies = new Map<number, { proxy: NetworkProxy; port: number }>();
+  const network = options.network;
   /** Starts a node (on `port` when given) known as `announced` (default: its own port). */
   const startNode = async (args: string[], known?: number) => {
     let announce: string[] = [];
     let port: number | undefined;
     let announced = known;
-    if (options.throughProxies) {
+    if (network) {
       port = known === undefined ? await freePort() : proxies.get(known)?.port;
       if (announced === undefined) {
-        const proxy = await PartitionProxy.start(`127.0.0.1:${port}`, () => pids);
+        const proxy = await network.proxy(`127.0.0.1:${port}`);
         announced = proxy.port;
         proxies.set(announced, { proxy, port: port as number });
       }
       announce = ["--replica-announce-ip", "127.0.0.1", "--replica-announce-port", String(announced)];
     } else port = known;
     const node = await startRedis({ port, args: [...NO_DELAY, ...announce, ...args] });
-    if (node.process.pid) pids.add(node.process.pid);
     nodes.set(announced ?? node.port, node);
     return announced ?? node.port;
   };
@@ -108,13 +105,13 @@ export async function startSentinelGroup(
   for (let i = 0; i < replicas; i++) await startNode(["--replicaof", "127.0.0.1", String(firstPort)]);
   const dir = mkdtempSync(join(tmpdir(), "turnstile-sentinels-"));
   const sentinels: { host: string; port: number; process: ChildProcess; admin: Redis }[] = [];
-  const sentinelProxies: PartitionProxy[] = [];
+  const sentinelProxies: NetworkProxy[] = [];
   const quorum = Math.floor(sentinelCount / 2) + 1;
   for (let i = 0; i < sentinelCount; i++) {
     const port = await freePort();
     const announce: string[] = [];
-    if (options.throughProxies) {
-      const proxy = await PartitionProxy.start(`127.0.0.1:${port}`, () => pids);
+    if (network) {
+      const proxy = await network.proxy(`127.0.0.1:${port}`);
       sentinelProxies.push(proxy);
       announce.push("sentinel announce-ip 127.0.0.1", `sentinel announce-port ${proxy.port}`);
     }
@@ -133,7 +130,6 @@ export async function startSentinelGroup(
       ].join("\n"),
     );
     const child = spawn("redis-server", [conf, "--sentinel"], { stdio: ["ignore", "pipe", "pipe"] });
-    if (child.pid) pids.add(child.pid);
     await waitForOutput(child, /\+monitor master/, 10_000);
     sentinels.push({ host: "127.0.0.1", port, process: child, admin: new Redis({ port, host: "127.0.0.1" }) });
   }
@@ -194,7 +190,6 @@ export async function startSentinelGroup(
       }
     }
     await Promise.all([...nodes.values()].map((n) => n.stop()));
-    await Promise.all([...[...proxies.values()].map((p) => p.proxy), ...sentinelProxies].map((p) => p.stop()));
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -214,7 +209,6 @@ export async function startSentinelGroup(
       const node = nodes.get(killed);
       if (!node) throw new Error(`no node on port ${killed}`);
       await node.stop();
-      if (node.process.pid) pids.delete(node.process.pid);
       const promoted = await promotedFrom(killed);
       const promotedAt = process.hrtime.bigint();
       await startNode(["--replicaof", "127.0.0.1", String(promoted)], killed);
@@ -244,9 +238,8 @@ export async function startSentinelGroup(
         node.process.kill("SIGCONT");
       }
     },
-    links: options.throughProxies
+    links: network
       ? {
-          pids,
           nodeProxy(port) {
             const p = proxies.get(port);
             if (!p) throw new Error(`no proxy announced at ${port}`);
