@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
@@ -25,6 +25,9 @@ const LATE_MS = 2000;
 // After a partition that ends in a failover: locking resumes within this of the Sentinels naming the
 // new master, as after a kill -9 or a freeze (sentinel-failover.test.ts).
 const RESUME_MS = 1500;
+// A coordinator that hears no Sentinel stops telling grants (health NOT_SERVING) within 1.5 s of the
+// cut (a PING every 500 ms, 1 s to answer); the test allows 2 s on a loaded machine.
+const STOPS_MS = 2000;
 const LOCKS = ["pt/a", "pt/b", "pt/c"];
 const SEMAPHORE = { name: "pt/sem", limit: 2 };
 
@@ -36,6 +39,8 @@ const KINDS = [
   "coordinator ↔ master",
   // Every client's connections to one coordinator, 3 or 9 s (HTTP/2 keepalive notices a dead link in 5–8 s).
   "client ↔ coordinator",
+  // One coordinator's connections to every Sentinel, 3 s: hearing none, it must stop within STOPS_MS.
+  "coordinator ↔ Sentinels",
   // One Sentinel from the other two (both ways) while the master is killed: the other two fail over.
   "Sentinel ↔ Sentinels",
   // One replica's link to the master, one direction (its stream, or its acks), while the master is killed.
@@ -133,8 +138,13 @@ describe("partitions: a Sentinel group and 2 coordinators behind TCP proxies; li
       wallMs: number;
       promotedAt?: bigint;
       promotedWallMs?: number;
+      /** The coordinator cut off, for a cut of one coordinator from the Sentinels. */
+      coordinator?: number;
     }[] = [];
-    const inject = async (kind: Kind, n: number): Promise<{ detail: string; promotedAt?: bigint }> => {
+    const inject = async (
+      kind: Kind,
+      n: number,
+    ): Promise<{ detail: string; promotedAt?: bigint; coordinator?: number }> => {
       const master = await group.masterPort();
       const proxy = links.nodeProxy(master);
       if (kind === "master cut off") {
@@ -153,6 +163,14 @@ describe("partitions: a Sentinel group and 2 coordinators behind TCP proxies; li
         const ms = n % 2 ? 9000 : 3000;
         await holding([clientProxies[n % 2].cut("all")], () => sleep(ms));
         return { detail: `coordinator ${n % 2}, ${ms} ms` };
+      }
+      if (kind === "coordinator ↔ Sentinels") {
+        const pid = coordinators[n % 2].process.pid as number;
+        await holding(
+          links.sentinelProxies.map((p) => p.cut([pid])),
+          () => sleep(3000),
+        );
+        return { detail: `coordinator ${n % 2}, 3000 ms`, coordinator: n % 2 };
       }
       if (kind === "Sentinel ↔ Sentinels") {
         const j = n % links.sentinelPids.length;
@@ -191,9 +209,9 @@ describe("partitions: a Sentinel group and 2 coordinators behind TCP proxies; li
       const n = counts.get(kind) ?? 0;
       counts.set(kind, n + 1);
       const [at, wallMs] = [process.hrtime.bigint(), Date.now()];
-      const { detail, promotedAt } = await inject(kind, n);
+      const { detail, promotedAt, coordinator } = await inject(kind, n);
       const promotedWallMs = promotedAt === undefined ? undefined : wallMs + Number((promotedAt - at) / 1_000_000n);
-      faults.push({ kind, detail, at, wallMs, promotedAt, promotedWallMs });
+      faults.push({ kind, detail, at, wallMs, promotedAt, promotedWallMs, coordinator });
     }
     const last = faults.at(-1);
     await waitForGrants(last?.promotedAt ?? last?.at ?? 0n, "the last partition");
@@ -207,6 +225,15 @@ describe("partitions: a Sentinel group and 2 coordinators behind TCP proxies; li
       const first = events.find((e) => e.ev === "grant" && BigInt(e.at) > (f.promotedAt as bigint));
       return first ? ms(BigInt(first.at) - f.promotedAt) : -1;
     });
+    // When each coordinator cut off from the Sentinels logged that it stopped (its health went NOT_SERVING).
+    const stops = faults
+      .filter((f) => f.kind === "coordinator ↔ Sentinels")
+      .map((f) => {
+        const log = readFileSync(join(logDir, `coordinator-${f.coordinator}.log`), "utf8");
+        const times = [...log.matchAll(/"time":(\d+),[^\n]*store \(Redis\) unreachable/g)].map((m) => Number(m[1]));
+        const first = times.find((t) => t >= f.wallMs);
+        return first === undefined ? -1 : first - f.wallMs;
+      });
     const resumesOf = (kind: Kind) =>
       resumes.filter((r, i) => faults[i].kind === kind && r !== undefined).sort((x, y) => (x ?? 0) - (y ?? 0));
     console.log(
@@ -217,12 +244,15 @@ describe("partitions: a Sentinel group and 2 coordinators behind TCP proxies; li
         `grants by name ${JSON.stringify(Object.fromEntries(report.grantsByName))}; ` +
         `0 strict overlaps, no token twice, tokens increasing, semaphore <= ${SEMAPHORE.limit}, every acquire ended, ` +
         `the latest ${report.mostPastWaitMs} ms past its wait of ${WAIT_MS} ms (at most ${LATE_MS}); ` +
+        `a coordinator cut off from every Sentinel stopped ${stops.join(", ")} ms after the cut; ` +
         `locking resumed after the new master was named: ` +
         (["master cut off", "Sentinel ↔ Sentinels", "replica link"] as Kind[])
           .map((k) => `${k} ${resumesOf(k).join(", ")} ms`)
           .join("; "),
     );
     for (const kind of KINDS) expect(faults.filter((f) => f.kind === kind).length, kind).to.equal(EACH);
+    for (const [i, ms] of stops.entries())
+      expect(ms, `coordinator cut off from the Sentinels (${i}): ms until it stopped`).to.be.within(0, STOPS_MS);
     for (const [i, r] of resumes.entries()) {
       if (r === undefined) continue;
       expect(r, `resume after partition ${i} (${faults[i].kind}), ms after the new master was named`).to.be.within(
