@@ -7,6 +7,8 @@ export interface BenchOptions {
   anatomy: boolean;
   /** Run the shapes users run: contenders in processes, Redisson, the scale-out over coordinators. */
   shapes: boolean;
+  /** Only the scale-outs (one Redis, a Cluster): no one-process workloads, anatomy, process rows, Redisson or fleet. */
+  scaleOutOnly: boolean;
   /** Implementation ids to run (all when empty). */
   only: string[];
   rounds: number;
@@ -27,7 +29,8 @@ export const USAGE = `Usage: npm run bench [-- options]
 
   --quick               short run (~3 min): 1 round of 1.5 s windows, fleet of 1,000 sessions
   --no-anatomy          leave out the anatomy of a hand-off (wire marks and bare floors)
-  --no-shapes           leave out contenders in their own processes, the Redisson rows and the scale-out
+  --no-shapes           leave out contenders in their own processes, the Redisson rows and the scale-outs
+  --scale-out-only      run only the scale-outs over 1, 2 and 4 coordinators (one Redis; a Cluster of 3 masters)
   --only ID,ID          run only these implementations (turnstile, turnstile-replicated,
                         turnstile-embedded, turnstile-mtls, turnstile-fencing, spin, redis-semaphore,
                         redlock, etcd)
@@ -47,6 +50,7 @@ export function parseOptions(argv: string[], repoRoot: string): BenchOptions {
       quick: { type: "boolean", default: false },
       "no-anatomy": { type: "boolean", default: false },
       "no-shapes": { type: "boolean", default: false },
+      "scale-out-only": { type: "boolean", default: false },
       only: { type: "string" },
       rounds: { type: "string" },
       "measure-ms": { type: "string" },
@@ -60,18 +64,22 @@ export function parseOptions(argv: string[], repoRoot: string): BenchOptions {
   if (values.help) throw new UsageRequested();
   const quick = values.quick === true;
   const sessions = int("--fleet-sessions", values["fleet-sessions"], quick ? 1000 : 10_000, 0);
+  const scaleOutOnly = values["scale-out-only"] === true;
+  if (scaleOutOnly && values["no-shapes"])
+    throw new Error("--scale-out-only: the scale-outs are shapes: drop --no-shapes");
   return {
     quick,
-    anatomy: values["no-anatomy"] !== true,
+    anatomy: values["no-anatomy"] !== true && !scaleOutOnly,
     shapes: values["no-shapes"] !== true,
+    scaleOutOnly,
     only: values.only ? values.only.split(",").map((s) => s.trim()) : [],
     rounds: int("--rounds", values.rounds, quick ? 1 : 2, 1),
     warmupMs: quick ? 500 : 1000,
     measureMs: int("--measure-ms", values["measure-ms"], quick ? 1500 : 3000, 100),
-    handOffContenders: [8, 64],
-    spreadWorkers: [16, 256],
+    handOffContenders: scaleOutOnly ? [] : [8, 64],
+    spreadWorkers: scaleOutOnly ? [] : [16, 256],
     fleet:
-      sessions === 0
+      sessions === 0 || scaleOutOnly
         ? null
         : {
             sessions,

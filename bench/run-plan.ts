@@ -4,6 +4,7 @@ import type { BenchCoordinator } from "./env/coordinator-process.js";
 import type { LockImpl } from "./impls/lock-impl.js";
 import type { BenchOptions } from "./options.js";
 import { Progress } from "./progress.js";
+import type { ClusterScaleOutRow } from "./shapes/cluster-scale-out.js";
 import { runShapes } from "./shapes/run-shapes.js";
 import type { ScaleOutRow } from "./shapes/scale-out.js";
 import { type HandOffResult, runHandOff } from "./workloads/hand-off.js";
@@ -23,6 +24,8 @@ export interface BenchResults {
   fleet?: FleetResult;
   /** Spread workers in processes over 1, 2 and 4 coordinators on one Redis. */
   scaleOut?: ScaleOutRow[];
+  /** The same over 1, 2 and 4 coordinators on a Redis Cluster of 3 masters. */
+  clusterScaleOut?: ClusterScaleOutRow[];
   /** Report labels of the rows run outside LockImpl.connect (contender processes, Redisson). */
   extraImpls?: LockImpl[];
 }
@@ -51,7 +54,7 @@ export async function runPlan(ctx: PlanContext): Promise<BenchResults> {
   const fleet = options.fleet && impls.some((i) => i.id === "turnstile") ? options.fleet : null;
   const anatomy = options.anatomy && impls.some((i) => i.id === "turnstile");
   const shapes = options.shapes && impls.some((i) => i.id === "turnstile");
-  const steps = 1 + (anatomy ? 1 : 0) + sizes * options.rounds * impls.length + (shapes ? 5 : 0) + (fleet ? 1 : 0);
+  const steps = 1 + (anatomy ? 1 : 0) + sizes * options.rounds * impls.length + (shapes ? 6 : 0) + (fleet ? 1 : 0);
   const progress = new Progress(steps);
   const results: BenchResults = { handOff: [], spread: [] };
   progress.begin("round trips: Redis PING, coordinator keepalive");
@@ -117,6 +120,7 @@ export async function runPlan(ctx: PlanContext): Promise<BenchResults> {
     const added = await runShapes({ options, ...turnstile, ...results, notes, progress });
     results.extraImpls = added.impls;
     results.scaleOut = added.scaleOut;
+    results.clusterScaleOut = added.clusterScaleOut;
   }
   if (fleet) {
     progress.begin(`idle fleet, ${fleet.sessions} sessions × ${fleet.locksPerSession} locks`);

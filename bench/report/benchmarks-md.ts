@@ -127,7 +127,7 @@ export function writeBenchmarksMd(input: ReportInput): string {
       "",
     );
   } else out.push("Not run in this invocation.", "");
-  if (options.shapes) out.push(shapesSection(results.scaleOut, m.cores), "");
+  if (options.shapes) out.push(shapesSection(results.scaleOut, m.cores, results.clusterScaleOut), "");
   out.push(limitsSection(results), "");
   if (profile) out.push("### Coordinator CPU profile (this run)", "", profile, "");
   if (notes.length) out.push("## Notes from this run", "", ...notes.map((n) => `- ${n}`), "");

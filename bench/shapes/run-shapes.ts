@@ -6,6 +6,7 @@ import type { BenchOptions } from "../options.js";
 import type { Progress } from "../progress.js";
 import type { HandOffResult } from "../workloads/hand-off.js";
 import type { SpreadResult } from "../workloads/spread.js";
+import { type ClusterScaleOutRow, runClusterScaleOut } from "./cluster-scale-out.js";
 import { runProcessHandOff } from "./process-hand-off.js";
 import { runProcessSpread } from "./process-spread.js";
 import { REDISSON_IMPLS, redissonUnavailable, runRedisson } from "./redisson-runner.js";
@@ -35,10 +36,13 @@ export interface ShapesContext {
 /**
  * The shapes users run, after the one-process rows: contenders each in their own process (hand-off
  * with 8, spread with 16), Redisson's RLock and RFairLock in a warmed JVM (skipped, with the reason,
- * without java or mvn), and the scale-out over 1, 2 and 4 coordinators. Returns the report labels of
- * the rows added, and the scale-out rows.
+ * without java or mvn), and the scale-out over 1, 2 and 4 coordinators on one Redis and on a Redis Cluster of
+ * 3 masters. With `scaleOutOnly` only the two scale-outs run. Returns the report labels of the rows added,
+ * and the scale-out rows.
  */
-export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]; scaleOut?: ScaleOutRow[] }> {
+export async function runShapes(
+  ctx: ShapesContext,
+): Promise<{ impls: LockImpl[]; scaleOut?: ScaleOutRow[]; clusterScaleOut?: ClusterScaleOutRow[] }> {
   const { options, progress, notes } = ctx;
   const impls: LockImpl[] = [];
   const window = { warmupMs: options.warmupMs, measureMs: options.measureMs * options.rounds };
@@ -62,7 +66,7 @@ export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]
   const h8 = ctx.handOff.find((h) => h.contenders === 8);
   const s16 = ctx.spread.find((s) => s.workers === 16);
   const sources = { redis: ctx.redis, wireCommands: ["evalsha", "eval"], serverPid: ctx.coordinator.pid };
-  if (built && h8) {
+  if (built && h8 && !options.scaleOutOnly) {
     const r = await step(
       "hand-off, 8 contenders, each its own process",
       () =>
@@ -77,7 +81,7 @@ export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]
     );
     if (r) h8.results.push(r);
   }
-  if (built && s16) {
+  if (built && s16 && !options.scaleOutOnly) {
     const r = await step(
       "spread, 16 workers, each its own process",
       () =>
@@ -94,9 +98,10 @@ export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]
     );
     if (r) s16.results.push(r);
   }
-  if (built) impls.push(PROCESS_IMPL);
-  const skip = redissonUnavailable();
-  if (skip) {
+  if (built && !options.scaleOutOnly) impls.push(PROCESS_IMPL);
+  const skip = options.scaleOutOnly ? undefined : redissonUnavailable();
+  if (options.scaleOutOnly) progress.note("bench: --scale-out-only: no process or Redisson rows");
+  else if (skip) {
     notes.push(`${skip}.`);
     progress.note(`bench: ${skip}`);
   } else {
@@ -136,5 +141,20 @@ export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]
         (rows) => rows.map((x) => `${x.coordinators}: ${x.result.cyclesPerS.toFixed(0)}/s`).join(", "),
       )
     : undefined;
-  return { impls, scaleOut };
+  const clusterScaleOut = built
+    ? await step(
+        "scale-out on a Redis Cluster: 64 spread workers over 1, 2 and 4 coordinators, 3 masters",
+        () =>
+          runClusterScaleOut({
+            masters: 3,
+            sizes: [1, 2, 4],
+            processes: 4,
+            workersPerProcess: 16,
+            ...window,
+            progress: (d) => progress.update(d),
+          }),
+        (rows) => rows.map((x) => `${x.coordinators}: ${x.result.cyclesPerS.toFixed(0)}/s`).join(", "),
+      )
+    : undefined;
+  return { impls, scaleOut, clusterScaleOut };
 }

@@ -113,7 +113,7 @@ export class InstrumentedStore implements Store {
     return this.timed("describe", () => this.inner.describe(name));
   }
 
-  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported"> {
+  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token"> {
     return this.timed("list", () => this.inner.list(prefix, pageSize, pageToken));
   }
 

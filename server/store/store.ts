@@ -337,10 +337,10 @@ export interface Store {
   /**
    * One page of at most `pageSize` active locks whose names start with `prefix`, in no order;
    * a page may hold fewer before the end. `pageToken` "" starts; a token this store did not issue
-   * for this prefix answers "invalid-token"; a store that cannot list (Redis Cluster) answers
-   * "unsupported". Every lock active throughout a listing is listed.
+   * for this prefix answers "invalid-token". Every lock active throughout a listing is listed (on
+   * Redis Cluster too, while slots move).
    */
-  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported">;
+  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token">;
   /** Takes away every hold of (session, owner), tells its coordinator, and hands the lock on. */
   revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome>;
   /** Replaces the value of a live hold; "not-held" when (session, owner) holds no live lease. */

@@ -108,7 +108,7 @@ function renderList(view) {
   $("locks").tBodies[0].replaceChildren(...rows);
   let note = `${view.locks.length} active lock${view.locks.length === 1 ? "" : "s"} you may read`;
   if (view.truncated) note += " (more: narrow the prefix)";
-  $("list-note").textContent = view.error ?? note;
+  $("list-note").textContent = note;
 }
 
 function renderLock(lock) {

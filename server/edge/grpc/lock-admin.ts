@@ -78,7 +78,6 @@ export class LockAdmin {
   async list(request: ListRequest, caller = ""): Promise<ListResponse> {
     const { prefix, pageSize, pageToken } = this.validator.list(request);
     const page = await this.store.list(prefix, pageSize, pageToken);
-    if (page === "unsupported") throw new ServerError("failed-precondition", "list: not supported on Redis Cluster");
     if (page === "invalid-token") {
       throw new ServerError(
         "invalid-argument",

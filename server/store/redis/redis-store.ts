@@ -23,6 +23,7 @@ import type { RedisClient } from "./connection/redis-connection.js";
 import { StoreConnections } from "./connection/store-connections.js";
 import { JournalReplay } from "./journal/journal-replay.js";
 import type { HoldClaim } from "./journal/release-journal.js";
+import { ClusterLockLister } from "./records/cluster-lock-lister.js";
 import { EventFeed } from "./records/event-feed.js";
 import { LockKeyCache } from "./records/lock-key-cache.js";
 import { grantChannel } from "./records/lock-keys.js";
@@ -68,7 +69,7 @@ export class RedisStore implements Store {
   private readonly connections: StoreConnections;
   private readonly health = new HealthSignal(false);
   private readonly feed: EventFeed;
-  private readonly lister?: LockLister;
+  private readonly lister: LockLister | ClusterLockLister;
   private readonly outbox: GrantOutbox;
   private readonly writer: StoreWriter;
   private readonly sessions: SessionRecords;
@@ -119,8 +120,11 @@ export class RedisStore implements Store {
     const retrySet = (waiter: Omit<Claim, "owner">) => this.listener?.setMayFit?.(waiter);
     this.outbox = new GrantOutbox(this.redis, this.prefix, (grant) => this.listener?.grant(grant), retrySet);
     this.feed = new EventFeed(this.events, this.prefix, options.commandTimeoutMs ?? 2000);
-    // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).
-    this.lister = this.redis instanceof Redis ? new LockLister(this.redis, this.prefix) : undefined;
+    // SCAN walks one node; on Cluster, List reads every master slot by slot (docs/operations.md).
+    this.lister =
+      this.redis instanceof Redis
+        ? new LockLister(this.redis, this.prefix)
+        : new ClusterLockLister(this.redis, this.prefix);
     if (target.kind !== "sentinel") return;
     this.replay = new JournalReplay(options, { context: this.context, deliver: this.outbox.deliver.bind(this.outbox) });
   }
@@ -213,10 +217,8 @@ export class RedisStore implements Store {
     return runDescribe(this.context, name);
   }
 
-  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported"> {
-    const lister = this.lister;
-    if (!lister) return Promise.resolve("unsupported");
-    return redisCall(() => lister.list(prefix, pageSize, pageToken));
+  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token"> {
+    return redisCall(() => this.lister.list(prefix, pageSize, pageToken));
   }
 
   async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {

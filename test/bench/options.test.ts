@@ -1,0 +1,18 @@
+import { expect } from "chai";
+import { parseOptions } from "../../bench/options.js";
+
+describe("bench options: --scale-out-only", () => {
+  it("keeps the shapes and leaves out the one-process workloads, the anatomy and the fleet", () => {
+    const o = parseOptions(["--scale-out-only"], "/repo");
+    expect(o).to.include({ scaleOutOnly: true, shapes: true, anatomy: false, fleet: null });
+    expect(o.handOffContenders).to.deep.equal([]);
+    expect(o.spreadWorkers).to.deep.equal([]);
+    expect(parseOptions([], "/repo")).to.include({ scaleOutOnly: false, anatomy: true });
+  });
+
+  it("refuses --no-shapes beside it, naming both flags", () => {
+    expect(() => parseOptions(["--scale-out-only", "--no-shapes"], "/repo")).to.throw(
+      /--scale-out-only: .*drop --no-shapes/,
+    );
+  });
+});
