@@ -6,7 +6,9 @@ import { writeHandedOver } from "../../../server/store/redis/scripts/runner/lock
 import { acquire, release, useScripts } from "./script-fixture.js";
 
 /** Every command Redis runs from now on, in the order it runs them (MONITOR): its name and arguments. */
-async function watchCommands(url: string): Promise<{ seen: string[][]; until(n: number): Promise<void>; stop(): void }> {
+async function watchCommands(
+  url: string,
+): Promise<{ seen: string[][]; until(n: number): Promise<void>; stop(): void }> {
   const base = new Redis(url);
   const monitor = await base.monitor();
   const seen: string[][] = [];
@@ -31,6 +33,35 @@ async function watchCommands(url: string): Promise<{ seen: string[][]; until(n: 
   };
 }
 
+/** Every socket write `redis` makes from now on, as text (a corked socket's chunks make one write). */
+function recordWrites(redis: Redis): { writes: string[]; stop(): void } {
+  type Chunks = { chunk: Buffer | string }[];
+  const socket = redis.stream as unknown as {
+    _writev(chunks: Chunks, cb: () => void): void;
+    _write(chunk: Buffer | string, encoding: string, cb: () => void): void;
+  };
+  const writes: string[] = [];
+  const { _writev: writev, _write: write } = socket;
+  socket._writev = function (chunks, cb) {
+    writes.push(chunks.map((c) => String(c.chunk)).join(""));
+    return writev.call(this, chunks, cb);
+  };
+  socket._write = function (chunk, encoding, cb) {
+    writes.push(String(chunk));
+    return write.call(this, chunk, encoding, cb);
+  };
+  return {
+    writes,
+    stop: () => {
+      socket._writev = writev;
+      socket._write = write;
+    },
+  };
+}
+
+/** Whether a RESP write holds an argument equal to `arg`. */
+const holds = (write: string, arg: string) => write.includes(`$${arg.length}\r\n${arg}\r\n`);
+
 /** The session (first ARGV) of a script command as MONITOR shows it: EVALSHA|EVAL sha|text numkeys keys… argv…. */
 const sessionOf = (args: string[]) => args[3 + Number(args[2])];
 
@@ -54,6 +85,43 @@ describe("releases first: the scripts of one turn on one connection (LockScripts
       expect(a.slice(0, 2)).to.deep.equal([AcquireCode.Queued, 1]);
     } finally {
       watch.stop();
+    }
+  });
+
+  it("writes the releases in front in a socket write of their own, the rest in the next", async () => {
+    await acquire(f, "L", { session: "s1" });
+    await acquire(f, "M", { session: "s2" });
+    await acquire(f, "L", { session: "s4", request: "r4" });
+    const recorder = recordWrites(f.redis);
+    try {
+      await Promise.all([
+        acquire(f, "L", { session: "s3", request: "r3" }),
+        release(f, "L", { session: "s1" }),
+        release(f, "M", { session: "s2" }),
+      ]);
+    } finally {
+      recorder.stop();
+    }
+    const [first, second, ...rest] = recorder.writes;
+    expect(rest).to.deep.equal([]);
+    expect([holds(first, "s1"), holds(first, "s2"), holds(first, "s3")]).to.deep.equal([true, true, false]);
+    expect([holds(second, "s1"), holds(second, "s2"), holds(second, "s3")]).to.deep.equal([false, false, true]);
+  });
+
+  it("writes a turn without a release, or with releases only, in one socket write", async () => {
+    await acquire(f, "L", { session: "s1" });
+    await acquire(f, "M", { session: "s2" });
+    for (const turn of [
+      () => [acquire(f, "X", { session: "s5" }), acquire(f, "Y", { session: "s6" })],
+      () => [release(f, "L", { session: "s1" }), release(f, "M", { session: "s2" })],
+    ]) {
+      const recorder = recordWrites(f.redis);
+      try {
+        await Promise.all(turn());
+      } finally {
+        recorder.stop();
+      }
+      expect(recorder.writes).to.have.length(1);
     }
   });
 

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
-import { writeHandedOver } from "../scripts/runner/lock-scripts.js";
 import { StoreUnacknowledgedError } from "../../store-unacknowledged-error.js";
 import type { StoreUnavailableError } from "../../store-unavailable-error.js";
+import { writeHandedOver } from "../scripts/runner/lock-scripts.js";
 
 /** What one WAIT answered, and on which connection. */
 export interface AckResult {

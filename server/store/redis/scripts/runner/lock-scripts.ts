@@ -35,7 +35,14 @@ export const SCRIPTS_VERSION = 14;
  * Scripts whose ARGV opens with the session id (their contract headers): the order of one session's
  * scripts is kept when a let-go goes first (LockScripts below).
  */
-const SESSION_FIRST: ReadonlySet<ScriptName> = new Set(["acquire", "acquire-set", "release", "renew", "proclaim", "revoke"]);
+const SESSION_FIRST: ReadonlySet<ScriptName> = new Set([
+  "acquire",
+  "acquire-set",
+  "release",
+  "renew",
+  "proclaim",
+  "revoke",
+]);
 
 /** A script handed over in this turn, not written yet, and the session it belongs to ('' none known). */
 interface Handed {
@@ -76,16 +83,18 @@ function luaScripts(): Record<ScriptName, LuaScript> {
  *
  * On one connection (not a Cluster) the scripts handed over in one turn of the event loop are written
  * together at its end, releases first: a release.lua goes ahead of every script handed over before it
- * in that turn except those of its own session (and earlier releases), so when a batch of session
- * messages holds releases and acquires, Redis runs the release, and answers the grant, first. Scripts
- * of different sessions in flight together were never ordered (neither was answered); one session's
- * keep the order it sent them in.
+ * in that turn except those of its own session (and earlier releases), and the releases in front go
+ * out in a socket write of their own. So when a batch of session messages holds releases and acquires,
+ * Redis runs the releases, and answers their grants, first. Scripts of different sessions in flight
+ * together were never ordered (neither was answered); one session's keep the order it sent them in.
  */
 export class LockScripts {
   /** Scripts handed over in this turn, in the order they will be written; undefined: none (nothing corked). */
   private handed?: Handed[];
   /** How many of `handed`, from the front, are releases (a release goes after the last of them at least). */
   private releases = 0;
+  /** The socket corked for `handed` (the connection's socket may be another one by the time they are written). */
+  private corkedSocket?: { cork(): void; uncork(): void };
   private readonly scripts = luaScripts();
 
   constructor(private readonly redis: RedisClient) {
@@ -137,6 +146,7 @@ export class LockScripts {
     let handed = this.handed;
     if (!handed) {
       handed = this.handed = [];
+      this.corkedSocket = socket;
       socket.cork();
       // setImmediate, not nextTick: grpc-js hands over each message in a tick of its own, and the
       // check phase comes only after every message read in this turn of the event loop.
@@ -160,12 +170,28 @@ export class LockScripts {
     return true;
   }
 
-  /** Writes the scripts handed over in this turn (into the corked socket: they go out when it is uncorked). */
+  /**
+   * Writes the scripts handed over in this turn into the corked socket (they go out when it is
+   * uncorked). Releases with other scripts behind them go out in a socket write of their own first, so
+   * Redis can read, run and answer them before it has read the rest: their grants come back alone.
+   */
   writeHandedOver(): void {
     const handed = this.handed;
     if (!handed) return;
+    const releases = this.releases;
     this.handed = undefined;
     this.releases = 0;
-    for (const { command } of handed) this.redis.sendCommand(command);
+    const corked = this.corkedSocket;
+    this.corkedSocket = undefined;
+    // Split only on the socket corked for them (a reconnect in between writes them to a new one at once).
+    const split = releases > 0 && releases < handed.length && this.redis instanceof Redis;
+    const socket = split && corked === (this.redis as Redis).stream ? corked : undefined;
+    for (let i = 0; i < handed.length; i++) {
+      if (i === releases && socket) {
+        socket.uncork();
+        socket.cork();
+      }
+      this.redis.sendCommand(handed[i].command);
+    }
   }
 }
