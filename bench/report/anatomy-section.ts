@@ -204,10 +204,13 @@ function holdsParagraph(result: AnatomyResult): string {
     `above their floor are ${top("p50Ms", h)}; at p99 ${top("p99Ms", h)}.`,
     ...(extra
       ? [
-          `Released at once, the whole trip's mean is ${count(extra.totalUs)} µs ${extra.totalUs >= 0 ? "longer" : "shorter"} than released after a turn; the legs`,
-          `whose mean grew most are ${extra.legs
+          `Released at once, the whole trip's mean is ${count(Math.abs(extra.totalUs))} µs ${extra.totalUs >= 0 ? "longer" : "shorter"} than released after a turn; the legs`,
+          `whose mean ${extra.totalUs >= 0 ? "grew" : "shrank"} most are ${(extra.totalUs >= 0
+            ? extra.legs
+            : [...extra.legs].reverse()
+          )
             .slice(0, 3)
-            .map((l) => `*${l.leg}* (${l.us >= 0 ? "+" : ""}${count(l.us)} µs)`)
+            .map((l) => `*${l.leg}* (${l.us >= 0 ? "+" : "−"}${count(Math.abs(l.us))} µs)`)
             .join(", ")}.`,
         ]
       : []),

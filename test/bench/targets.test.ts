@@ -1,6 +1,12 @@
 import { expect } from "chai";
 import type { AnatomyResult, ChainSummary } from "../../bench/anatomy/run-anatomy.js";
-import { atOnceExtra, heldByText, legsAboveFloor, worstHandOff } from "../../bench/report/anatomy-section.js";
+import {
+  anatomySection,
+  atOnceExtra,
+  heldByText,
+  legsAboveFloor,
+  worstHandOff,
+} from "../../bench/report/anatomy-section.js";
 import { targetRows, targetTable } from "../../bench/report/targets.js";
 import { counters, handOff, latency, onRedis, spread } from "./bench-result-fixtures.js";
 
@@ -22,9 +28,17 @@ const anatomy = {
   contenders: 8,
   handOffs: [
     // released at once: the flush leg (6) holds the most above its floor (none): 0.3 ms
-    { discipline: "at-once", chain: chain([0.02, 0.1, 0.01, 0.005, 0.005, 0.01, 0.3, 0.08, 0.03, 0.07, 0.02]) },
+    {
+      discipline: "at-once",
+      chain: chain([0.02, 0.1, 0.01, 0.005, 0.005, 0.01, 0.3, 0.08, 0.03, 0.07, 0.02]),
+      run: onRedis,
+    },
     // after a turn: 0.2 ms less on the flush leg, 0.01 ms less on the grant's leg (8)
-    { discipline: "after-turn", chain: chain([0.02, 0.1, 0.01, 0.005, 0.005, 0.01, 0.1, 0.08, 0.02, 0.07, 0.02]) },
+    {
+      discipline: "after-turn",
+      chain: chain([0.02, 0.1, 0.01, 0.005, 0.005, 0.01, 0.1, 0.08, 0.02, 0.07, 0.02]),
+      run: onRedis,
+    },
   ],
   uncontended: chain([0.02, 0.25, 0.01, 0.005, 0.005, 0.01, 0.05, 0.05, 0.03, 0.06, 0.02]),
   floors: {
@@ -166,5 +180,14 @@ describe("bench targets and the anatomy's pointers", () => {
     expect(extra?.legs[1].leg).to.match(/answered → grant written/);
     expect(extra?.legs[1].us).to.be.closeTo(10, 1e-6);
     expect(worstHandOff(anatomy).discipline).to.equal("at-once");
+    // The anatomy's paragraph says it in words; swapped, the at-once trip is the shorter one.
+    expect(anatomySection(anatomy)).to.include("the whole trip's mean is 210 µs longer than released after a turn");
+    const swapped = {
+      ...anatomy,
+      handOffs: anatomy.handOffs.map((h, i) => ({ ...h, chain: anatomy.handOffs[1 - i].chain })),
+    };
+    expect(anatomySection(swapped)).to.match(
+      /the whole trip's mean is 210 µs shorter than released after a turn; the legs whose mean shrank most are \*script handed over → Redis socket written[^*]*\* \(−200 µs\)/,
+    );
   });
 });

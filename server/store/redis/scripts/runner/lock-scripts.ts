@@ -189,6 +189,7 @@ export class LockScripts {
     for (let i = 0; i < handed.length; i++) {
       if (i === releases && socket) {
         socket.uncork();
+        if (REDIS_FLUSH.hasSubscribers) REDIS_FLUSH.publish({});
         socket.cork();
       }
       this.redis.sendCommand(handed[i].command);
