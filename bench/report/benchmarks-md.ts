@@ -147,8 +147,8 @@ export function writeBenchmarksMd(input: ReportInput): string {
     "npm ci",
     "npm run bench                 # full run, about 10–15 minutes; writes BENCHMARKS.md and bench/results/",
     "npm run bench -- --quick      # about 3 minutes",
-    "npm run bench -- --help       # sizes, rounds, --only, --no-anatomy, --no-shapes, --profile DIR",
-    "npx tsx bench/anatomy/main.ts # the anatomy of a hand-off alone (add --quick for a short run)",
+    "npm run bench -- --help       # sizes, rounds, --only, --discipline, --no-anatomy, --no-shapes, --profile DIR",
+    "npx tsx bench/anatomy/main.ts # the anatomy of a hand-off alone (--quick: short; --discipline at-once|after-turn: one)",
     "```",
     "",
   );

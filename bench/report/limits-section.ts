@@ -3,6 +3,7 @@ import { DISCIPLINE_TEXT } from "../workloads/hand-off.js";
 import { busyCores, totalCpuUs } from "./cpu-per-cycle.js";
 import { count, ms, usPer } from "./format.js";
 import { handOffRedisHop, spreadRedisHop } from "./redis-hop.js";
+import { GAP_FLOOR_RATIO } from "./targets.js";
 
 /**
  * "What limits Turnstile here", written from this run's numbers: the round-trip floor under a
@@ -28,6 +29,7 @@ export function limitsSection(results: BenchResults): string {
     // The anatomy's echo server makes the hand-off's trip (client → server → Redis → server → client)
     // with nothing of Turnstile's on it: that is the floor. Without it, a keepalive (Turnstile's own path).
     const echo = results.anatomy?.floors.grpcEchoEval.roundTrip.p50Ms;
+    const echoMean = results.anatomy?.floors.grpcEchoEval.roundTrip.meanMs;
     const floor = echo ?? rt.coordinatorKeepAlive.p50Ms;
     out.push(
       "**Hand-off gap.** A Turnstile hand-off is one coordinator round trip plus one Redis round trip: the",
@@ -47,7 +49,16 @@ export function limitsSection(results: BenchResults): string {
               `The spin lock's gap is ${ms(spin.gap.p50Ms)} ms p50, set by its 1 ms retry timer and how many pollers are in flight.`,
             ]
           : []),
-      ...handOffRedisHop(t, tEmbedded),
+      ...handOffRedisHop(
+        t,
+        tEmbedded,
+        echoMean !== undefined && h8group
+          ? {
+              ms: GAP_FLOOR_RATIO[h8group.discipline] * echoMean,
+              what: `${GAP_FLOOR_RATIO[h8group.discipline]}× the echo + EVALSHA floor's mean`,
+            }
+          : undefined,
+      ),
       "",
     );
     out.push(
