@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { DISCIPLINES, type Discipline } from "./workloads/hand-off.js";
 
 /** How the benchmark runs: sizes and durations of every workload. */
 export interface BenchOptions {
@@ -15,6 +16,8 @@ export interface BenchOptions {
   warmupMs: number;
   measureMs: number;
   handOffContenders: number[];
+  /** The hand-off disciplines to run (both by default): when a holder releases, relative to the re-acquire. */
+  disciplines: Discipline[];
   spreadWorkers: number[];
   fleet: { sessions: number; locksPerSession: number; ttlMs: number; connections: number; measureMs: number } | null;
   /** Directory for a coordinator CPU profile (node --cpu-prof), or undefined. */
@@ -34,6 +37,8 @@ export const USAGE = `Usage: npm run bench [-- options]
   --only ID,ID          run only these implementations (turnstile, turnstile-replicated,
                         turnstile-embedded, turnstile-mtls, turnstile-fencing, spin, redis-semaphore,
                         redlock, etcd)
+  --discipline D        hand-off discipline: at-once (release in the same turn as the previous
+                        holder's re-acquire), after-turn (one turn later) or both (default)
   --rounds N            measurement rounds per workload, implementations interleaved (default 2)
   --measure-ms MS       measurement window per round (default 3000)
   --fleet-sessions N    idle-fleet sessions (default 10000; 0 skips the fleet)
@@ -53,6 +58,7 @@ export function parseOptions(argv: string[], repoRoot: string): BenchOptions {
       "scale-out-only": { type: "boolean", default: false },
       only: { type: "string" },
       rounds: { type: "string" },
+      discipline: { type: "string" },
       "measure-ms": { type: "string" },
       "fleet-sessions": { type: "string" },
       "fleet-ttl-ms": { type: "string" },
@@ -77,6 +83,7 @@ export function parseOptions(argv: string[], repoRoot: string): BenchOptions {
     warmupMs: quick ? 500 : 1000,
     measureMs: int("--measure-ms", values["measure-ms"], quick ? 1500 : 3000, 100),
     handOffContenders: scaleOutOnly ? [] : [8, 64],
+    disciplines: disciplines(values.discipline),
     spreadWorkers: scaleOutOnly ? [] : [16, 256],
     fleet:
       sessions === 0 || scaleOutOnly
@@ -96,6 +103,12 @@ export function parseOptions(argv: string[], repoRoot: string): BenchOptions {
 
 /** Thrown for --help: the caller prints the usage and exits 0. */
 export class UsageRequested extends Error {}
+
+function disciplines(raw: string | undefined): Discipline[] {
+  if (raw === undefined || raw === "both") return [...DISCIPLINES];
+  if ((DISCIPLINES as readonly string[]).includes(raw)) return [raw as Discipline];
+  throw new Error(`--discipline: expected at-once, after-turn or both, got "${raw}"`);
+}
 
 function int(flag: string, raw: string | undefined, fallback: number, min: number): number {
   if (raw === undefined) return fallback;

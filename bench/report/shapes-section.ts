@@ -114,9 +114,10 @@ export function shapesSection(
     "contenders' own timestamps on the shared monotonic clock, so the board's messages are outside them; client",
     "CPU is the contender processes' summed. Their rows are in the tables above.",
     "",
-    "*Redisson*: `bench/redisson/` (Maven, Redisson from Maven Central) runs the same hand-off and spread",
-    "workloads with `RLock` and `RFairLock`, one shared client, one thread per contender, each configuration",
-    "warmed up unmeasured first; client CPU is the JVM's. It runs when `java` and `mvn` are on PATH.",
+    "*Redisson*: `bench/redisson/` (Maven, Redisson from Maven Central) runs the same hand-off (in both",
+    "disciplines) and spread workloads with `RFairLock` (FIFO: the row Turnstile is compared with) and `RLock`",
+    "(not FIFO, shown apart: what giving up FIFO buys), one shared client, one thread per contender, each",
+    "configuration warmed up unmeasured first; client CPU is the JVM's. It runs when `java` and `mvn` are on PATH.",
     "",
   ];
   const cluster = clusterSection(clusterScaleOut, scaleOut, cores);

@@ -4,7 +4,7 @@ import type { BenchCoordinator } from "../env/coordinator-process.js";
 import type { LockImpl } from "../impls/lock-impl.js";
 import type { BenchOptions } from "../options.js";
 import type { Progress } from "../progress.js";
-import type { HandOffResult } from "../workloads/hand-off.js";
+import type { Discipline, HandOffResult } from "../workloads/hand-off.js";
 import type { SpreadResult } from "../workloads/spread.js";
 import { type ClusterScaleOutRow, runClusterScaleOut } from "./cluster-scale-out.js";
 import { runProcessHandOff } from "./process-hand-off.js";
@@ -27,7 +27,7 @@ export interface ShapesContext {
   redisUrl: string;
   redis: Redis;
   coordinator: BenchCoordinator;
-  handOff: { contenders: number; results: HandOffResult[] }[];
+  handOff: { contenders: number; discipline: Discipline; results: HandOffResult[] }[];
   spread: { workers: number; results: SpreadResult[] }[];
   notes: string[];
   progress: Progress;
@@ -63,7 +63,8 @@ export async function runShapes(
     async () => (ensureCompiled() === "fresh" ? "the compiled client is newer than its sources: not rebuilt" : "built"),
     (r) => r,
   );
-  const h8 = ctx.handOff.find((h) => h.contenders === 8);
+  // Contenders in processes release after the board's message and a turn: the after-turn table.
+  const h8 = ctx.handOff.find((h) => h.contenders === 8 && h.discipline === "after-turn");
   const s16 = ctx.spread.find((s) => s.workers === 16);
   const sources = { redis: ctx.redis, wireCommands: ["evalsha", "eval"], serverPid: ctx.coordinator.pid };
   if (built && h8 && !options.scaleOutOnly) {
@@ -113,13 +114,15 @@ export async function runShapes(
           warmupMs,
           measureMs: window.measureMs,
           // --quick: the targets' sizes only.
-          handOff: ctx.handOff.map((h) => h.contenders).filter((n) => !options.quick || n === 8),
+          handOff: [...new Set(ctx.handOff.map((h) => h.contenders))].filter((n) => !options.quick || n === 8),
           spread: ctx.spread.map((s) => s.workers).filter((n) => !options.quick || n === 16),
+          disciplines: options.disciplines,
         }),
       (r) => `${r.handOff.length + r.spread.length} rows`,
     );
     if (r) {
-      for (const row of r.handOff) ctx.handOff.find((h) => h.contenders === row.contenders)?.results.push(row);
+      for (const row of r.handOff)
+        ctx.handOff.find((h) => h.contenders === row.contenders && h.discipline === row.discipline)?.results.push(row);
       for (const row of r.spread) ctx.spread.find((s) => s.workers === row.workers)?.results.push(row);
       impls.push(...REDISSON_IMPLS);
     }
