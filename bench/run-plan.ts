@@ -4,9 +4,10 @@ import type { BenchCoordinator } from "./env/coordinator-process.js";
 import type { LockImpl } from "./impls/lock-impl.js";
 import type { BenchOptions } from "./options.js";
 import { Progress } from "./progress.js";
+import type { ClusterScaleOutRow } from "./shapes/cluster-scale-out.js";
 import { runShapes } from "./shapes/run-shapes.js";
 import type { ScaleOutRow } from "./shapes/scale-out.js";
-import { type HandOffResult, runHandOff } from "./workloads/hand-off.js";
+import { type Discipline, type HandOffResult, runHandOff } from "./workloads/hand-off.js";
 import { type FleetResult, runIdleFleet } from "./workloads/idle-fleet.js";
 import { mergeHandOffRounds, mergeSpreadRounds } from "./workloads/merge-rounds.js";
 import { measureRoundTrips, type RoundTrips } from "./workloads/round-trips.js";
@@ -18,11 +19,14 @@ export interface BenchResults {
   roundTrips?: RoundTrips;
   /** The legs of a hand-off and of an uncontended acquire, and the bare floors beside them. */
   anatomy?: AnatomyResult;
-  handOff: { contenders: number; results: HandOffResult[] }[];
+  /** One entry per contender count and discipline, in that order. */
+  handOff: { contenders: number; discipline: Discipline; results: HandOffResult[] }[];
   spread: { workers: number; results: SpreadResult[] }[];
   fleet?: FleetResult;
   /** Spread workers in processes over 1, 2 and 4 coordinators on one Redis. */
   scaleOut?: ScaleOutRow[];
+  /** The same over 1, 2 and 4 coordinators on a Redis Cluster of 3 masters. */
+  clusterScaleOut?: ClusterScaleOutRow[];
   /** Report labels of the rows run outside LockImpl.connect (contender processes, Redisson). */
   extraImpls?: LockImpl[];
 }
@@ -47,11 +51,11 @@ export interface PlanContext {
  */
 export async function runPlan(ctx: PlanContext): Promise<BenchResults> {
   const { options, impls, notes } = ctx;
-  const sizes = options.handOffContenders.length + options.spreadWorkers.length;
+  const sizes = options.handOffContenders.length * options.disciplines.length + options.spreadWorkers.length;
   const fleet = options.fleet && impls.some((i) => i.id === "turnstile") ? options.fleet : null;
   const anatomy = options.anatomy && impls.some((i) => i.id === "turnstile");
   const shapes = options.shapes && impls.some((i) => i.id === "turnstile");
-  const steps = 1 + (anatomy ? 1 : 0) + sizes * options.rounds * impls.length + (shapes ? 5 : 0) + (fleet ? 1 : 0);
+  const steps = 1 + (anatomy ? 1 : 0) + sizes * options.rounds * impls.length + (shapes ? 6 : 0) + (fleet ? 1 : 0);
   const progress = new Progress(steps);
   const results: BenchResults = { handOff: [], spread: [] };
   progress.begin("round trips: Redis PING, coordinator keepalive");
@@ -66,6 +70,7 @@ export async function runPlan(ctx: PlanContext): Promise<BenchResults> {
       results.anatomy = await runAnatomy({
         redisUrl: ctx.redisUrl,
         contenders: 8,
+        disciplines: options.disciplines,
         warmupMs: options.warmupMs,
         measureMs: options.measureMs,
         floorTrips: options.quick ? 1000 : 3000,
@@ -73,7 +78,7 @@ export async function runPlan(ctx: PlanContext): Promise<BenchResults> {
       });
       const a = results.anatomy;
       progress.done(
-        `hand-off whole trip p50 ${(a.handOff.total.p50Ms * 1000).toFixed(0)} µs, echo + EVALSHA floor p50 ${(a.floors.grpcEchoEval.roundTrip.p50Ms * 1000).toFixed(0)} µs`,
+        `hand-off whole trip p50 ${a.handOffs.map((h) => `${(h.chain.total.p50Ms * 1000).toFixed(0)} µs (${h.discipline})`).join(", ")}, echo + EVALSHA floor p50 ${(a.floors.grpcEchoEval.roundTrip.p50Ms * 1000).toFixed(0)} µs`,
       );
     } catch (err) {
       notes.push(`The anatomy failed: ${(err as Error).message}`);
@@ -92,15 +97,19 @@ export async function runPlan(ctx: PlanContext): Promise<BenchResults> {
   });
 
   for (const contenders of options.handOffContenders) {
-    const rounds = await inRounds(ctx, progress, `hand-off, ${contenders} contenders`, (impl) =>
-      runHandOff(impl, { ...common(impl), contenders }),
-    );
-    const merged = impls.flatMap((impl) => {
-      const r = rounds.get(impl.id);
-      return r?.length ? [mergeHandOffRounds(r)] : [];
-    });
-    for (const r of merged) if (r.violations > 0) notes.push(`${r.impl}: ${r.violations} exclusion violations!`);
-    results.handOff.push({ contenders, results: merged });
+    for (const discipline of options.disciplines) {
+      const label = `hand-off, ${contenders} contenders, ${discipline}`;
+      const rounds = await inRounds(ctx, progress, label, (impl) =>
+        runHandOff(impl, { ...common(impl), contenders, discipline }),
+      );
+      const merged = impls.flatMap((impl) => {
+        const r = rounds.get(impl.id);
+        return r?.length ? [mergeHandOffRounds(r)] : [];
+      });
+      for (const r of merged)
+        if (r.violations > 0) notes.push(`${r.impl} (${label}): ${r.violations} exclusion violations!`);
+      results.handOff.push({ contenders, discipline, results: merged });
+    }
   }
   for (const workers of options.spreadWorkers) {
     const rounds = await inRounds(ctx, progress, `spread, ${workers} workers`, (impl) =>
@@ -117,6 +126,7 @@ export async function runPlan(ctx: PlanContext): Promise<BenchResults> {
     const added = await runShapes({ options, ...turnstile, ...results, notes, progress });
     results.extraImpls = added.impls;
     results.scaleOut = added.scaleOut;
+    results.clusterScaleOut = added.clusterScaleOut;
   }
   if (fleet) {
     progress.begin(`idle fleet, ${fleet.sessions} sessions × ${fleet.locksPerSession} locks`);

@@ -18,6 +18,10 @@ const COMMANDS: Record<string, Command> = {
   describe: { module: "../cli/describe-command.js", summary: "show a lock's holders and waiters" },
   watch: { module: "../cli/watch-command.js", summary: "stream a lock's holder changes until interrupted" },
   revoke: { module: "../cli/revoke-command.js", summary: "take a holder's hold away (operator action)" },
+  "ask-release": {
+    module: "../cli/ask-release-command.js",
+    summary: "ask a lock's holders to let go (operator action)",
+  },
   health: { module: "../cli/health-command.js", summary: "ask a coordinator's gRPC health service once" },
   keys: { module: "../cli/keys-command.js", summary: "print the coordinators' published fencing keys (JWKS)" },
 };

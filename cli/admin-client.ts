@@ -12,6 +12,8 @@ import {
   type ListRequest,
   type ListResponse,
   LockServiceClient,
+  type RequestReleaseRequest,
+  type RequestReleaseResponse,
   type RevokeRequest,
   type RevokeResponse,
 } from "../gen/ts/turnstile/v1/turnstile.js";
@@ -69,6 +71,10 @@ export class AdminClient {
       m.set(OPERATOR_METADATA, operatorName());
       return this.#rpc.revoke(request, m, o, cb);
     });
+  }
+
+  requestRelease(request: RequestReleaseRequest): Promise<RequestReleaseResponse> {
+    return this.#unary("request release", (m, o, cb) => this.#rpc.requestRelease(request, m, o, cb));
   }
 
   /** Starts a Watch of one lock (a snapshot, then its changes). */

@@ -1,4 +1,4 @@
-import { type DescribeResponse, LockMode, type Waiter } from "../gen/ts/turnstile/v1/turnstile.js";
+import { type DescribeResponse, type Holder, LockMode, type Waiter } from "../gen/ts/turnstile/v1/turnstile.js";
 import { msFromDuration } from "../wire/duration.js";
 import { AdminClient } from "./admin-client.js";
 import { LockExit } from "./exit-codes.js";
@@ -15,7 +15,9 @@ name, fencing token, hold count, how long held, lease left, value) and its waite
 (how long each has waited, and BEHIND: the holders it waits behind; a member of a set acquired all
 together names the set's locks beside its mode). A free lock has neither. A lock whose last hold ended
 without a release (lease ran out, revoked) may be delayed: "delayed until TIME (in N s)", and nobody is
-granted it before then (the hold's lock-delay).
+granted it before then (the hold's lock-delay). A holder someone asked to let go (turnstile ask-release,
+a candidate's release request) is listed under "Release requested" with who asked and why; waiters
+queued with a priority show it (PRIO, highest first: docs/elections.md).
 
 Options:
 ${CONNECTION_HELP}
@@ -55,7 +57,7 @@ function describeView(lock: DescribeResponse) {
     mode: lock.holders.length ? modeName(lock.mode) : modeName(LockMode.LOCK_MODE_UNSPECIFIED),
     limit: lock.limit,
     version: String(lock.version),
-    holders: lock.holders.map(holderView),
+    holders: lock.holders.map((h) => ({ ...holderView(h), ...releaseRequestView(h) })),
     waiters: lock.waiters.map(waiterView),
     ...delayView(lock),
   };
@@ -68,9 +70,16 @@ function delayView(lock: DescribeResponse): { delayRemainingMs?: number; delayed
   return { delayRemainingMs: ms, delayedUntil: new Date(Date.now() + ms).toISOString() };
 }
 
+/** A holder's pending release request, if someone asked it to let go. */
+function releaseRequestView(holder: Holder): { releaseRequest?: { requester: string; reason: string } } {
+  const asked = holder.releaseRequest;
+  return asked ? { releaseRequest: { requester: asked.requester, reason: asked.reason } } : {};
+}
+
 function waiterView(waiter: Waiter) {
   return {
     position: waiter.position,
+    priority: waiter.priority,
     waiter: `${waiter.sessionId}/${waiter.owner}`,
     sessionId: waiter.sessionId,
     owner: waiter.owner,
@@ -121,11 +130,24 @@ function describeTable(lock: DescribeResponse): string {
       rows,
     );
   }
+  const asked = lock.holders.filter((h) => h.releaseRequest);
+  if (asked.length) {
+    text += "\nRelease requested:\n";
+    const rows = asked.map((h) => [
+      `${h.sessionId}/${h.owner}`,
+      h.releaseRequest?.requester ?? "",
+      JSON.stringify(h.releaseRequest?.reason ?? ""),
+    ]);
+    text += formatTable(["HOLDER", "BY", "REASON"], rows);
+  }
   const waiters = lock.waiters.map(waiterView);
   text += `\nWaiters: ${waiters.length}\n`;
+  // PRIO only when some waiter has one: a lock without priorities reads as before.
+  const ranked = waiters.some((w) => w.priority > 0);
   if (waiters.length) {
     const rows = waiters.map((w) => [
       String(w.position),
+      ...(ranked ? [String(w.priority)] : []),
       w.waiter,
       w.clientName || "-",
       w.setNames ? `${w.mode}, set of ${w.setNames.map(shownName).join(" ")}` : w.mode,
@@ -133,7 +155,8 @@ function describeTable(lock: DescribeResponse): string {
       `${w.leaseRemainingMs}ms`,
       w.blockedBy.map((b) => `${b.holder} (${b.heldForMs}ms)`).join(", "),
     ]);
-    text += formatTable(["POS", "WAITER", "CLIENT", "MODE", "WAITED", "LEASE", "BEHIND"], rows);
+    const head = ["POS", ...(ranked ? ["PRIO"] : []), "WAITER", "CLIENT", "MODE", "WAITED", "LEASE", "BEHIND"];
+    text += formatTable(head, rows);
   }
   return text;
 }

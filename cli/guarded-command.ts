@@ -50,6 +50,11 @@ export class GuardedCommand {
   }
 
   /** Sends SIGTERM now and SIGKILL after `graceMs` unless the command ended by then. */
+  /** Sends `signal` to the command (a forwarded release request). */
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
   stop(graceMs: number): void {
     if (this.stopped) return;
     this.stopped = true;

@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { type Lock, LostLockError, TurnstileClient, TurnstileError } from "../client/index.js";
+import { type Lock, LostLockError, type ReleaseRequest, TurnstileClient, TurnstileError } from "../client/index.js";
 import { LockExit } from "./exit-codes.js";
 import { CONNECTION_HELP } from "./flags/connection-flags.js";
 import { LOCK_LIMITS_HELP, type LockArgs, parseLockArgs } from "./flags/lock-args.js";
@@ -30,6 +30,9 @@ ${CONNECTION_HELP}
   --lock-delay DURATION  after a hold ends without a release (lost, revoked), nobody gets NAME
                        for this long (default: the coordinator's --lock-delay for NAME; 0 none)
   --quiet              do not say on stderr that it waits, and behind whom
+  --on-release-request SIGNAL  when someone asks the holder to let go (turnstile ask-release, a
+                       candidate's request), send COMMAND this signal (e.g. SIGUSR1) and say who
+                       asked and why on stderr; COMMAND decides (exit to release the lock)
   -h, --help           this help
 DURATION is a number with a unit: 500ms, 10s, 5m, 1h.
 ${LOCK_LIMITS_HELP}
@@ -65,7 +68,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   try {
     const held = await acquire(client, args);
     if (typeof held === "number") return held;
-    return await runHolding(held, args, env);
+    return await runHolding(held, args, env, client);
   } finally {
     // Bounded: with the store unreachable the server cannot confirm the release in time.
     await client.close({ signal: AbortSignal.timeout(CLOSE_TIMEOUT_MS) }).catch(() => {});
@@ -159,7 +162,12 @@ async function acquireFailed(err: unknown, args: LockArgs): Promise<number> {
 }
 
 /** Runs the command holding the lock(s); stops it if one is lost; releases them after. */
-async function runHolding(held: Held, args: LockArgs, env: NodeJS.ProcessEnv): Promise<number> {
+async function runHolding(
+  held: Held,
+  args: LockArgs,
+  env: NodeJS.ProcessEnv,
+  client: TurnstileClient,
+): Promise<number> {
   const lostMessage = (action: string) => {
     const lost = held.locks.find((l) => l.lost) ?? held.locks[0];
     const why = held.signal.reason instanceof LostLockError ? held.signal.reason.lostReason : "lost";
@@ -182,11 +190,22 @@ async function runHolding(held: Held, args: LockArgs, env: NodeJS.ProcessEnv): P
     command.stop(args.graceMs);
   };
   held.signal.addEventListener("abort", onLost, { once: true });
+  const forward = args.onReleaseRequest;
+  const onRequest = (request: ReleaseRequest) => {
+    if (!forward) return;
+    const reason = request.reason === "" ? "no reason given" : JSON.stringify(request.reason);
+    process.stderr.write(
+      `turnstile lock: ${request.requester} asks to release ${shownName(request.name)} (${reason}): sending ${forward}\n`,
+    );
+    command.signal(forward);
+  };
+  client.on("releaseRequested", onRequest);
   try {
     const end = await command.wait();
     return end.stopped ? LockExit.lost : end.code;
   } finally {
     held.signal.removeEventListener("abort", onLost);
+    client.off("releaseRequested", onRequest);
     await held.release().catch(() => {});
   }
 }

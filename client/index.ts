@@ -15,9 +15,10 @@ export {
   type VerifyFencingProofOptions,
   verifyFencingProof,
 } from "./fencing/verify-fencing-proof.js";
-export { Lock } from "./locks/lock.js";
+export { Lock, type Successor } from "./locks/lock.js";
 export { LockSet } from "./locks/lock-set.js";
 export { ReadWriteLock } from "./locks/read-write-lock.js";
+export type { ReleaseRequest } from "./locks/release-request.js";
 export { Semaphore } from "./locks/semaphore.js";
 export { LostLockError, type LostLockReason } from "./lost-lock-error.js";
 export type { LockClaimInput } from "./session/requests/set-acquires-in-flight.js";

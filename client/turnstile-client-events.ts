@@ -1,3 +1,4 @@
+import type { ReleaseRequest } from "./locks/release-request.js";
 import type { SessionEvent } from "./session/session-event.js";
 
 /** Where a TurnstileClient is (`client.state`); see docs/sessions.md for the transitions. */
@@ -14,7 +15,9 @@ export type TurnstileSessionEvent = SessionEvent;
  * - `expired`: the session could not be resumed (unknown or expired on the server, resume secret
  *   refused, or no coordinator reachable within the lease): every lock and pending acquire is lost;
  * - `ended`: the session ended with a fatal status (`error`); its locks and pending acquires are lost;
- * - `closed`: `close()` finished.
+ * - `closed`: `close()` finished;
+ * - `releaseRequested`: someone asks a lock this client holds to let go (also each Lock's
+ *   `releaseRequested` signal); nothing is enforced (docs/elections.md).
  */
 export interface TurnstileClientEvents {
   connected: [event: TurnstileSessionEvent];
@@ -23,4 +26,5 @@ export interface TurnstileClientEvents {
   expired: [event: TurnstileSessionEvent];
   ended: [event: TurnstileSessionEvent];
   closed: [];
+  releaseRequested: [request: ReleaseRequest];
 }

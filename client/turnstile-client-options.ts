@@ -56,6 +56,12 @@ export interface AcquireOptions {
    * For `acquireAll`/`withLocks` it is every hold's of the set (absent: each name's default).
    */
   lockDelayMs?: number;
+  /**
+   * Queue rank, 0..100 (default 0): a waiter is queued ahead of every waiter of lower priority, FIFO within
+   * one priority; a holder is never pre-empted (docs/elections.md). Outside the range the server answers
+   * 'invalid-argument' naming acquire.priority.
+   */
+  priority?: number;
 }
 
 /** Options of `tryAcquire`: those of `acquire` without `waitMs`. */

@@ -26,7 +26,7 @@ import { Session } from "./session/session.js";
 import { errorFromStatus, readableDetails } from "./session/status-error.js";
 import type { TurnstileClientEvents, TurnstileClientState } from "./turnstile-client-events.js";
 import type { AcquireOptions, TryAcquireOptions, TurnstileClientOptions } from "./turnstile-client-options.js";
-import { TurnstileError } from "./turnstile-error.js";
+import { errorFromFailed, TurnstileError } from "./turnstile-error.js";
 
 const DEFAULT_TTL_MS = 15_000;
 
@@ -201,10 +201,45 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
       rpc: () => this.#nextChannel(),
       campaign: async (value: Uint8Array, options: CampaignOptions) => {
         const session = this.#currentSession();
-        const lock = await this.#acquire(name, LockMode.LOCK_MODE_EXCLUSIVE, 0, { ...options, value }, session);
+        const { askToYield, ...acquire } = options;
+        let asked = false;
+        // Asked once, when first queued: a candidate elected at once has nobody to ask.
+        const onQueued = () => {
+          if (askToYield === undefined || askToYield === false || asked) return;
+          asked = true;
+          const reason = askToYield === true ? "a candidate asks to lead" : askToYield;
+          this.requestRelease(name, { reason }).catch(() => {});
+        };
+        const lock = await this.#acquire(
+          name,
+          LockMode.LOCK_MODE_EXCLUSIVE,
+          0,
+          { ...acquire, value, onQueued },
+          session,
+        );
         return new Leadership(lock, value, session);
       },
     });
+  }
+
+  /**
+   * Asks every holder of `name` to let go (RequestRelease, as this client's session): each holder's client
+   * is told (`Lock.releaseRequested`, the `releaseRequested` event); nothing is enforced. Resolves with how
+   * many holders were asked; rejects with TurnstileError 'not-found' when nobody holds the lock,
+   * 'invalid-argument' for a reason over 256 bytes, 'permission-denied' without the lock grant on the name.
+   */
+  async requestRelease(name: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<number> {
+    const session = this.#currentSession();
+    await session.open({ signal: options.signal });
+    const reason = options.reason ?? "";
+    const answer = await session.request(
+      (requestId) => ({ $case: "requestRelease", requestRelease: { requestId, name, reason } }),
+      { signal: options.signal },
+    );
+    if (answer.$case === "failed") throw errorFromFailed(answer.failed);
+    if (answer.$case !== "releaseRequestSent")
+      throw new TurnstileError("internal", `requestRelease answered ${answer.$case}`);
+    return answer.releaseRequestSent.holders;
   }
 
   /**
@@ -288,6 +323,7 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
         backoff: this.#backoff,
         openTimeoutMs: this.#openTimeoutMs,
         onEvent: (event) => this.emit(event.type, event),
+        onReleaseRequested: (request) => this.emit("releaseRequested", request),
       });
     }
     return this.#session;

@@ -16,6 +16,7 @@ import { rejectMalformedRequests } from "./edge/strict-wire/malformed-intercepto
 import { strictService } from "./edge/strict-wire/strict-service.js";
 import { SessionKeeper } from "./engine/lifecycle/session-keeper.js";
 import { LockDelayDefaults } from "./engine/lock-delay-defaults.js";
+import { HandOvers } from "./engine/locks/hand-overs.js";
 import { HoldChanges } from "./engine/locks/hold-changes.js";
 import { LockTable } from "./engine/locks/lock-table.js";
 import { StoreEvents } from "./engine/locks/store-events.js";
@@ -112,6 +113,7 @@ export class Coordinator {
     const deps = {
       table: this.table,
       holds: new HoldChanges(this.store, (hold, reason) => this.table.ledger.lost(hold, reason)),
+      handOvers: new HandOvers(this.store, this.table.resolver, this.table.ledger),
       keeper: new SessionKeeper(this.store, this.table, options.log, metrics),
       validator,
       limits: this.limits,
@@ -134,9 +136,15 @@ export class Coordinator {
   }
 
   async start(): Promise<number> {
-    // Grants come back through the engine's StoreEvents; a revocation reaches the stream that has the session.
+    // Grants come back through the engine's StoreEvents; a revocation or a release request reaches the
+    // stream that has the session.
     await this.store.start(
-      new StoreEvents(this.table, this.watches, (r) => this.sessions.get(r.sessionId)?.revoked(r)),
+      new StoreEvents(
+        this.table,
+        this.watches,
+        (r) => this.sessions.get(r.sessionId)?.revoked(r),
+        (r) => this.sessions.get(r.sessionId)?.releaseRequested(r),
+      ),
     );
     this.port = await new Promise<number>((resolve, reject) =>
       this.server.bindAsync(this.options.listen, this.security.credentials, (err, port) =>

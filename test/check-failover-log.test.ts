@@ -98,4 +98,20 @@ describe("checkFailoverLog()", () => {
       /the resource refused token 4 on a/,
     );
   });
+
+  it("with lateMs, rejects an acquire that ended more than that past its wait, and reports the most past it", () => {
+    const ms = 1_000_000;
+    const run = (endAtMs: number) =>
+      [
+        { worker: "w0", ev: "start", id: "w0#0", name: "a", waitMs: 3000, at: String(10 * ms) },
+        { worker: "w0", ev: "end", id: "w0#0", name: "a", outcome: "TurnstileError", at: String(endAtMs * ms) },
+      ] as ChildEvent[];
+    const onTime = checkFailoverLog(run(10 + 3000 + 2000), SEM, { lateMs: 2000 });
+    expect(onTime.mostPastWaitMs).to.equal(2000);
+    expect(() => checkFailoverLog(run(10 + 3000 + 2001), SEM, { lateMs: 2000 })).to.throw(
+      /w0: acquire w0#0 of a ended 2001 ms past its wait of 3000 ms \(at most 2000\)/,
+    );
+    // Without the bound it is only reported.
+    expect(checkFailoverLog(run(10 + 3000 + 2001), SEM).mostPastWaitMs).to.equal(2001);
+  });
 });

@@ -18,7 +18,8 @@ export type FailureReasonName =
   | "busy"
   | "expired"
   | "permission-denied"
-  | "deadlock";
+  | "deadlock"
+  | "not-found";
 
 /** The wire value of each failure reason name. */
 export const FAILURE_REASONS: Readonly<Record<FailureReasonName, FailureReason>> = {
@@ -35,6 +36,7 @@ export const FAILURE_REASONS: Readonly<Record<FailureReasonName, FailureReason>>
   expired: FailureReason.FAILURE_REASON_EXPIRED,
   "permission-denied": FailureReason.FAILURE_REASON_PERMISSION_DENIED,
   deadlock: FailureReason.FAILURE_REASON_DEADLOCK,
+  "not-found": FailureReason.FAILURE_REASON_NOT_FOUND,
 };
 
 const NAMES = new Map<FailureReason, FailureReasonName>(

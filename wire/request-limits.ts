@@ -18,4 +18,8 @@ export const REQUEST_LIMITS = {
   maxSetNames: 16,
   /** Longest lock-delay an acquire (or the serve default `--lock-delay`) may set; a fixed bound. */
   maxLockDelayMs: 60_000,
+  /** Highest Acquire.priority (0 is the lowest and the default); a fixed bound (docs/elections.md). */
+  maxPriority: 100,
+  /** Longest RequestRelease reason, in UTF-8 bytes; a fixed bound. */
+  maxReasonBytes: 256,
 } as const;

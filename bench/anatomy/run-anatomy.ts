@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startCoordinator } from "../env/coordinator-process.js";
 import { type LatencySummary, summarize } from "../stats.js";
-import { type HandOffResult, runHandOff } from "../workloads/hand-off.js";
+import { type Discipline, type HandOffResult, runHandOff } from "../workloads/hand-off.js";
 import { runSpread, type SpreadResult } from "../workloads/spread.js";
 import { type Floors, measureFloors } from "./floors.js";
 import { type Chain, type ChainLegs, followChains, HAND_OFF, UNCONTENDED_ACQUIRE } from "./leg-chains.js";
@@ -30,12 +30,19 @@ export interface ChainSummary {
   unmatched: number;
 }
 
-/** What the anatomy measured: both chains, the workloads they ran in, and the floors. */
+/** The hand-offs of one discipline: their legs, and the run the marks came from. */
+export interface AnatomyHandOff {
+  discipline: Discipline;
+  chain: ChainSummary;
+  /** The hand-off run the marks came from (its gap and rate, with the marks being recorded). */
+  run: HandOffResult;
+}
+
+/** What the anatomy measured: the hand-off in each discipline, the uncontended acquire, the floors. */
 export interface AnatomyResult {
   contenders: number;
-  handOff: ChainSummary;
-  /** The hand-off run the marks came from (its gap and rate, with the marks being recorded). */
-  handOffRun: HandOffResult;
+  /** One per discipline run, in the order run (at-once first when both ran). */
+  handOffs: AnatomyHandOff[];
   uncontended: ChainSummary;
   uncontendedRun: SpreadResult;
   floors: Floors;
@@ -45,6 +52,8 @@ export interface AnatomyResult {
 export interface AnatomyOptions {
   redisUrl: string;
   contenders: number;
+  /** The hand-off disciplines to follow, each a run of its own. */
+  disciplines: readonly Discipline[];
   warmupMs: number;
   measureMs: number;
   /** Sequential trips per floor. */
@@ -54,7 +63,7 @@ export interface AnatomyOptions {
 
 /**
  * Starts a coordinator on `redisUrl` that records its wire marks, runs the hand-off workload
- * (`contenders` on one lock) and one worker's uncontended acquire → release loop against it with
+ * (`contenders` on one lock) in each discipline and one worker's uncontended acquire → release loop against it with
  * this process's client marks recorded, follows every hand-off and acquire through both processes'
  * marks, then measures the bare floors (grpc-js echo, EVALSHA, echo + EVALSHA) on the same Redis.
  */
@@ -75,8 +84,12 @@ export async function runAnatomy(options: AnatomyOptions): Promise<AnatomyResult
       sources: { serverPid: coordinator.pid },
       progress: options.progress,
     };
-    const h0 = Number(process.hrtime.bigint());
-    const handOffRun = await runHandOff(impl, { ...common, contenders: options.contenders });
+    const runs: { discipline: Discipline; run: HandOffResult; from: number; to: number }[] = [];
+    for (const discipline of options.disciplines) {
+      const from = Number(process.hrtime.bigint());
+      const run = await runHandOff(impl, { ...common, contenders: options.contenders, discipline });
+      runs.push({ discipline, run, from, to: Number(process.hrtime.bigint()) });
+    }
     const h1 = Number(process.hrtime.bigint());
     const uncontendedRun = await runSpread(impl, { ...common, workers: 1 });
     const u1 = Number(process.hrtime.bigint());
@@ -88,8 +101,11 @@ export async function runAnatomy(options: AnatomyOptions): Promise<AnatomyResult
     const floors = await measureFloors(options.redisUrl, options.floorTrips);
     return {
       contenders: options.contenders,
-      handOff: summarizeChain(HAND_OFF, followChains(marks, HAND_OFF, h0 + warmNs, h1)),
-      handOffRun,
+      handOffs: runs.map(({ discipline, run, from, to }) => ({
+        discipline,
+        chain: summarizeChain(HAND_OFF, followChains(marks, HAND_OFF, from + warmNs, to)),
+        run,
+      })),
       uncontended: summarizeChain(UNCONTENDED_ACQUIRE, followChains(marks, UNCONTENDED_ACQUIRE, h1 + warmNs, u1)),
       uncontendedRun,
       floors,

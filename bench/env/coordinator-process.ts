@@ -23,7 +23,8 @@ const STORE_LOG = {
  * what `npx turnstile serve` and the container run, not the sources through tsx, whose transform adds
  * work per closure (the bench's entry points build it first when a source is newer: ensureCompiled) —
  * and resolves once it listens; with `redisUrl` undefined it starts the same
- * command without `--redis`, on the embedded in-process store. With `profileDir`, node writes a CPU
+ * command without `--redis`, on the embedded in-process store (or, with `--redis-cluster` in `extraArgs`, on
+ * that Cluster). With `profileDir`, node writes a CPU
  * profile there on exit; `extraArgs` go to `serve` (the TLS row's certificates, the replicated row's replica acks);
  * `launch` adds node options (after `--import tsx`, which they get) and environment variables (the anatomy's mark recorder). Its output is drained
  * so a chatty log can never block it.
@@ -57,7 +58,9 @@ export async function startCoordinator(
     ...launch.env,
   };
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env });
-  const storeLog = STORE_LOG[redisUrl ? "redis" : "embedded"].source;
+  // A coordinator on a Redis Cluster gets its nodes in `extraArgs` (--redis-cluster).
+  const onRedis = redisUrl !== undefined || extraArgs.includes("--redis-cluster");
+  const storeLog = STORE_LOG[onRedis ? "redis" : "embedded"].source;
   const listening = new RegExp(`${storeLog}[\\s\\S]*?"port":(\\d+)[^\\n]*"msg":"listening"`);
   const match = await waitForOutput(child, listening, 15_000);
   let tail = "";

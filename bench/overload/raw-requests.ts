@@ -23,6 +23,7 @@ export function tryOnceAcquire(name: string, requestId: string, owner: string, v
         name,
         mode: LockMode.LOCK_MODE_EXCLUSIVE,
         traceParent: "",
+        priority: 0,
         limit: 0,
         wait: { seconds: 0n, nanos: 0 },
         owner,

@@ -1,6 +1,7 @@
 import { BUSY_STREAMS, type EchoLegs } from "../anatomy/floors.js";
-import type { AnatomyResult, ChainSummary } from "../anatomy/run-anatomy.js";
+import type { AnatomyHandOff, AnatomyResult, ChainSummary } from "../anatomy/run-anatomy.js";
 import type { LatencySummary } from "../stats.js";
+import { DISCIPLINE_TEXT } from "../workloads/hand-off.js";
 import { count, table } from "./format.js";
 
 /** The legs of both chains (hand-off and uncontended acquire follow the same eleven steps). */
@@ -45,11 +46,21 @@ export interface HeldLeg {
   floorUs: number;
 }
 
+/** The hand-off of the discipline whose whole trip is slower on average: what a target is judged on. */
+export function worstHandOff(result: AnatomyResult): AnatomyHandOff {
+  return result.handOffs.reduce((a, b) => (b.chain.total.meanMs > a.chain.total.meanMs ? b : a));
+}
+
 /**
  * The hand-off legs ordered by how far they sit above their floor (at the median or the p99): the
- * legs that hold a hand-off's time. A leg with no measured floor counts from zero.
+ * legs that hold a hand-off's time (of the slower discipline unless `chain` says). A leg with no
+ * measured floor counts from zero.
  */
-export function legsAboveFloor(result: AnatomyResult, at: "p50Ms" | "p99Ms", chain = result.handOff): HeldLeg[] {
+export function legsAboveFloor(
+  result: AnatomyResult,
+  at: "p50Ms" | "p99Ms",
+  chain = worstHandOff(result).chain,
+): HeldLeg[] {
   const floors = legFloors(result);
   return chain.legs
     .map((l, i) => {
@@ -61,13 +72,35 @@ export function legsAboveFloor(result: AnatomyResult, at: "p50Ms" | "p99Ms", cha
     .sort((a, b) => b.us - b.floorUs - (a.us - a.floorUs));
 }
 
-/** "leg (n µs, floor m µs)" for the leg that holds the most at `at`: the targets table's pointer. */
-export function heldByText(result: AnatomyResult | undefined, at: "p50Ms" | "p99Ms"): string {
+/**
+ * "leg (n µs, floor m µs)" for the leg that holds the most at `at` (in `chain`, by default the slower
+ * discipline's hand-off): the targets table's pointer.
+ */
+export function heldByText(result: AnatomyResult | undefined, at: "p50Ms" | "p99Ms", chain?: ChainSummary): string {
   if (!result) return "";
-  const top = legsAboveFloor(result, at)[0];
+  const top = legsAboveFloor(result, at, chain ?? worstHandOff(result).chain)[0];
   if (!top) return "";
   const which = at === "p50Ms" ? "median" : "p99";
   return `anatomy: *${top.leg}*, ${count(top.us)} µs ${which} (floor ${count(top.floorUs)})`;
+}
+
+/**
+ * Where the at-once discipline's extra time goes: the legs whose mean grew most from the after-turn
+ * hand-off to the at-once one (leg means add up to the whole trip's mean), largest first.
+ */
+export function atOnceExtra(
+  result: AnatomyResult,
+): { totalUs: number; legs: { leg: string; us: number }[] } | undefined {
+  const atOnce = result.handOffs.find((h) => h.discipline === "at-once")?.chain;
+  const afterTurn = result.handOffs.find((h) => h.discipline === "after-turn")?.chain;
+  if (!atOnce || !afterTurn) return undefined;
+  const legs = LEGS.map((leg, i) => ({
+    leg,
+    us: ((atOnce.legs[i]?.summary.meanMs ?? Number.NaN) - (afterTurn.legs[i]?.summary.meanMs ?? Number.NaN)) * 1000,
+  }))
+    .filter((l) => Number.isFinite(l.us))
+    .sort((a, b) => b.us - a.us);
+  return { totalUs: (atOnce.total.meanMs - afterTurn.total.meanMs) * 1000, legs };
 }
 
 function floorText(f: LatencySummary | "zero" | undefined, at: "p50Ms" | "p99Ms"): string {
@@ -76,12 +109,11 @@ function floorText(f: LatencySummary | "zero" | undefined, at: "p50Ms" | "p99Ms"
 
 function legTable(result: AnatomyResult): string {
   const floors = legFloors(result);
-  const h = result.handOff;
+  const hs = result.handOffs.map((h) => h.chain);
   const u = result.uncontended;
   const rows = LEGS.map((leg, i) => [
     leg,
-    us(h.legs[i]?.summary.p50Ms),
-    us(h.legs[i]?.summary.p99Ms),
+    ...hs.flatMap((h) => [us(h.legs[i]?.summary.p50Ms), us(h.legs[i]?.summary.meanMs), us(h.legs[i]?.summary.p99Ms)]),
     us(u.legs[i]?.summary.p50Ms),
     us(u.legs[i]?.summary.p99Ms),
     floorText(floors[i], "p50Ms"),
@@ -90,8 +122,7 @@ function legTable(result: AnatomyResult): string {
   const f = result.floors.grpcEchoEval.roundTrip;
   rows.push([
     "**whole trip** (release()/acquire() called → acquire resolves)",
-    us(h.total.p50Ms),
-    us(h.total.p99Ms),
+    ...hs.flatMap((h) => [us(h.total.p50Ms), us(h.total.meanMs), us(h.total.p99Ms)]),
     us(u.total.p50Ms),
     us(u.total.p99Ms),
     us(f.p50Ms),
@@ -99,8 +130,7 @@ function legTable(result: AnatomyResult): string {
   ]);
   const head = [
     "leg",
-    "hand-off median µs",
-    "p99 µs",
+    ...result.handOffs.flatMap((h) => [`hand-off, ${h.discipline}: median µs`, "mean µs", "p99 µs"]),
     "uncontended acquire median µs",
     "p99 µs",
     "floor median µs",
@@ -158,18 +188,32 @@ function floorCpuTable(result: AnatomyResult): string {
 }
 
 function holdsParagraph(result: AnatomyResult): string {
-  const h = result.handOff;
+  const worst = worstHandOff(result);
+  const h = worst.chain;
   const floor = result.floors.grpcEchoEval.roundTrip;
   const top = (at: "p50Ms" | "p99Ms", chain: ChainSummary) =>
     legsAboveFloor(result, at, chain)
       .slice(0, 3)
       .map((l) => `*${l.leg}* (${count(l.us)} µs, ${count(l.us - l.floorUs)} above its floor)`)
       .join(", ");
+  const extra = atOnceExtra(result);
   return [
-    `**What holds the time.** A hand-off took ${us(h.total.p50Ms)} µs median / ${us(h.total.p99Ms)} µs p99 from release() to the`,
+    `**What holds the time.** A hand-off ${DISCIPLINE_TEXT[worst.discipline]} (the slower discipline here) took ${us(h.total.p50Ms)} µs median / ${us(h.total.p99Ms)} µs p99 from release() to the`,
     `waiter's resolved acquire, against ${us(floor.p50Ms)} µs median for the same client → server → Redis → server → client`,
     `trip through the minimal echo server (${count(h.total.p50Ms / floor.p50Ms, 1)}× the floor). At the median the legs furthest`,
     `above their floor are ${top("p50Ms", h)}; at p99 ${top("p99Ms", h)}.`,
+    ...(extra
+      ? [
+          `Released at once, the whole trip's mean is ${count(Math.abs(extra.totalUs))} µs ${extra.totalUs >= 0 ? "longer" : "shorter"} than released after a turn; the legs`,
+          `whose mean ${extra.totalUs >= 0 ? "grew" : "shrank"} most are ${(extra.totalUs >= 0
+            ? extra.legs
+            : [...extra.legs].reverse()
+          )
+            .slice(0, 3)
+            .map((l) => `*${l.leg}* (${l.us >= 0 ? "+" : "−"}${count(Math.abs(l.us))} µs)`)
+            .join(", ")}.`,
+        ]
+      : []),
     `An uncontended acquire took ${us(result.uncontended.total.p50Ms)} µs median; its legs furthest above their floor are`,
     `${top("p50Ms", result.uncontended)}.`,
   ].join(" ");
@@ -180,9 +224,15 @@ function holdsParagraph(result: AnatomyResult): string {
  * uncontended acquire beside their floors, the floors themselves, and which legs hold the time.
  */
 export function anatomySection(result: AnatomyResult): string {
-  const run = result.handOffRun;
-  const cpuUs =
-    run.counters.serverCpuSeconds === undefined ? undefined : (run.counters.serverCpuSeconds * 1e6) / run.handOffs;
+  const runs = result.handOffs.map(({ discipline, chain, run }) => {
+    const cpuUs =
+      run.counters.serverCpuSeconds === undefined ? undefined : (run.counters.serverCpuSeconds * 1e6) / run.handOffs;
+    return (
+      `${DISCIPLINE_TEXT[discipline]}: ${count(chain.followed)} hand-offs followed (${count(chain.unmatched)} with a mark missing, left out); ` +
+      `with the marks recorded that run handed off ${count(run.handOffsPerS)}/s, gap mean ${us(run.gap.meanMs)} µs, p99 ${us(run.gap.p99Ms)} µs, ` +
+      `coordinator CPU ${count(cpuUs)} µs per hand-off.`
+    );
+  });
   return [
     "## Anatomy of a hand-off",
     "",
@@ -192,17 +242,16 @@ export function anatomySection(result: AnatomyResult): string {
     "published while nobody subscribes). A separate coordinator process records its marks (loaded with",
     "`--import bench/anatomy/record-coordinator-marks.ts`) while the bench process records the clients';",
     "`bench/anatomy/leg-chains.ts` follows each operation across both by session and request id. The hand-off run",
-    `is the hand-off workload (${result.contenders} contenders, one process, same discipline); the uncontended acquire is one worker's`,
+    `is the hand-off workload (${result.contenders} contenders, one process) in each discipline; the uncontended acquire is one worker's`,
     "acquire → release loop on its own lock. The floors are measured in the same run, on the same Redis, between",
     "the bench process and `bench/anatomy/echo-server.ts` (grpc-js on raw bytes, no protobuf; ioredis EVALSHA).",
-    "`npx tsx bench/anatomy/main.ts` runs this section alone. The Redis socket is corked while a turn of the",
-    "coordinator's event loop hands scripts to ioredis and uncorked in a setImmediate, so that leg holds the rest",
-    "of the turn's work after the script was handed over; a reply can only be read after that turn anyway.",
+    "`npx tsx bench/anatomy/main.ts` runs this section alone. The scripts a turn of the coordinator's event loop",
+    "hands over are written to Redis together in a setImmediate (releases first, in a write of their own), so",
+    "that leg holds the rest of the turn's work after the script was handed over; a reply can only be read",
+    "after that turn anyway.",
     "",
-    `Hand-offs followed: ${count(result.handOff.followed)} (${count(result.handOff.unmatched)} with a mark missing, left out);`,
-    `uncontended acquires followed: ${count(result.uncontended.followed)} (${count(result.uncontended.unmatched)} left out).`,
-    `With the marks recorded, that run handed off ${count(run.handOffsPerS)}/s, gap mean ${us(run.gap.meanMs)} µs, p99 ${us(run.gap.p99Ms)} µs,`,
-    `coordinator CPU ${count(cpuUs)} µs per hand-off.`,
+    ...runs.map((r) => `- ${r}`),
+    `- Uncontended acquires followed: ${count(result.uncontended.followed)} (${count(result.uncontended.unmatched)} left out).`,
     "",
     legTable(result),
     "",

@@ -2,6 +2,7 @@ import type { MachineInfo } from "../env/machine-info.js";
 import type { LockImpl } from "../impls/lock-impl.js";
 import type { BenchOptions } from "../options.js";
 import type { BenchResults } from "../run-plan.js";
+import { DISCIPLINE_TEXT } from "../workloads/hand-off.js";
 import { anatomySection } from "./anatomy-section.js";
 import { limitsSection } from "./limits-section.js";
 import type { Plot } from "./plots.js";
@@ -95,13 +96,26 @@ export function writeBenchmarksMd(input: ReportInput): string {
     "## 1. Hand-off: N contenders on one lock",
     "",
     "After releasing, a contender asks again only once another contender has taken the lock, and a holder",
-    "releases only once the previous holder's new request is on its way: every release hands the lock to a",
-    "contender that was already waiting (*to a waiter* checks this per hand-off). The lock is released as soon",
-    "as it is held. *Gap*: from the start of a release to the next holder's acquire resolving, on this",
-    "process's clock. Fairness is Jain's index over the contenders' hand-off counts (1 = equal).",
+    "releases only once the previous holder's new request is issued: every release hands the lock to a",
+    "contender that was already waiting (*to a waiter* checks this per hand-off). Two disciplines, each with",
+    "its own tables: *released at once* releases in the same turn of the event loop as the previous holder's",
+    "re-acquire was issued (in a busy fleet the next request often travels with the release: the coordinator",
+    "reads both in one read), *released after one turn* waits one more turn (`setImmediate`; Redisson's threads",
+    "50 µs), so the re-acquire reaches the wire first. The targets judge each hand-off target on the worse of",
+    "the two. *Gap*: from the start of a release to the next holder's acquire resolving, on this",
+    "process's clock. Fairness is Jain's index over the contenders' hand-off counts (1 = equal). Redisson's",
+    "`RFairLock` is the FIFO row to compare with; `RLock` is not FIFO and is shown apart, as what giving up",
+    "FIFO buys. Contenders each in their own process release after the board's message and a turn: their row",
+    "is in the after-turn tables only.",
     "",
   ];
-  for (const h of results.handOff) out.push(`### ${h.contenders} contenders`, "", handOffTable(h.results, impls), "");
+  for (const h of results.handOff)
+    out.push(
+      `### ${h.contenders} contenders, ${DISCIPLINE_TEXT[h.discipline]}`,
+      "",
+      handOffTable(h.results, impls),
+      "",
+    );
   out.push(...img("handoff-"), "");
   out.push(
     "## 2. Spread: workers on distinct locks",
@@ -127,7 +141,7 @@ export function writeBenchmarksMd(input: ReportInput): string {
       "",
     );
   } else out.push("Not run in this invocation.", "");
-  if (options.shapes) out.push(shapesSection(results.scaleOut, m.cores), "");
+  if (options.shapes) out.push(shapesSection(results.scaleOut, m.cores, results.clusterScaleOut), "");
   out.push(limitsSection(results), "");
   if (profile) out.push("### Coordinator CPU profile (this run)", "", profile, "");
   if (notes.length) out.push("## Notes from this run", "", ...notes.map((n) => `- ${n}`), "");
@@ -140,8 +154,8 @@ export function writeBenchmarksMd(input: ReportInput): string {
     "npm ci",
     "npm run bench                 # full run, about 10–15 minutes; writes BENCHMARKS.md and bench/results/",
     "npm run bench -- --quick      # about 3 minutes",
-    "npm run bench -- --help       # sizes, rounds, --only, --no-anatomy, --no-shapes, --profile DIR",
-    "npx tsx bench/anatomy/main.ts # the anatomy of a hand-off alone (add --quick for a short run)",
+    "npm run bench -- --help       # sizes, rounds, --only, --discipline, --no-anatomy, --no-shapes, --profile DIR",
+    "npx tsx bench/anatomy/main.ts # the anatomy of a hand-off alone (--quick: short; --discipline at-once|after-turn: one)",
     "```",
     "",
   );

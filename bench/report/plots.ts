@@ -43,18 +43,18 @@ export function writePlots(results: BenchResults, impls: LockImpl[], dir: string
     writeFileSync(join(dir, file), png);
     plots.push({ file, caption });
   };
-  for (const { contenders, results: rs } of results.handOff) {
+  for (const { contenders, discipline, results: rs } of results.handOff) {
     const series: CdfSeries[] = rs.map((r) => ({
       label: label(r.impl),
       color: color(r.impl),
       points: cdfPoints(r.gapsMs),
     }));
-    const title = `Hand-off gap, ${contenders} contenders on one lock`;
+    const title = `Hand-off gap, ${contenders} contenders on one lock, ${discipline}`;
     const png = cdfChart(title, "release start -> next holder has the lock (log scale)", "share of hand-offs", series);
-    write(`handoff-gap-cdf-${contenders}.png`, `${title}: cumulative share of hand-offs by gap`, png);
+    write(`handoff-gap-cdf-${contenders}-${discipline}.png`, `${title}: cumulative share of hand-offs by gap`, png);
   }
   if (results.handOff.length) {
-    const groups = results.handOff.map((h) => `${h.contenders} contenders`);
+    const groups = results.handOff.map((h) => `${h.contenders}, ${h.discipline}`);
     const series = impls.map((impl) => ({
       label: impl.label,
       color: color(impl.id),

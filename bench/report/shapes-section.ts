@@ -1,3 +1,4 @@
+import type { ClusterScaleOutRow } from "../shapes/cluster-scale-out.js";
 import type { ScaleOutRow } from "../shapes/scale-out.js";
 import { count, ms, pct, ratio, table } from "./format.js";
 
@@ -54,10 +55,56 @@ function scaleOutTable(rows: ScaleOutRow[]): string {
 }
 
 /**
+ * The Cluster scale-out table: beside each size, the single-Redis row's rate at the same number of
+ * coordinators (when it ran), each master's CPU, the busiest process and the sizing per core
+ * (the masters' CPU summed for Redis).
+ */
+export function clusterScaleOutTable(rows: ClusterScaleOutRow[], single: ScaleOutRow[] | undefined): string {
+  return table(
+    [
+      "coordinators",
+      "workers (processes × workers)",
+      "cycles/s",
+      "vs one Redis, same coordinators",
+      "acquire p50 / p99 ms",
+      "each coordinator's CPU (share of a core)",
+      "contender processes' CPU (all; busiest)",
+      "each master's CPU",
+      "busiest process",
+      "lock ops/s per coordinator core",
+      "lock ops/s per Redis core (masters summed)",
+    ],
+    rows.map((r) => {
+      const ops = r.result.cyclesPerS * 2;
+      const coordinatorCores = r.result.coordinatorCores.reduce((a, b) => a + b, 0);
+      const masterCores = r.masterCores.reduce((a, b) => a + b, 0);
+      const same = single?.find((x) => x.coordinators === r.coordinators)?.result.cyclesPerS;
+      return [
+        String(r.coordinators),
+        String(r.workers),
+        count(r.result.cyclesPerS),
+        ratio(same ? r.result.cyclesPerS / same : undefined),
+        `${ms(r.result.acquire.p50Ms)} / ${ms(r.result.acquire.p99Ms)}`,
+        r.result.coordinatorCores.map((c) => pct(c, 0)).join(", "),
+        `${pct(r.result.clientCores, 0)}; ${pct(r.result.clientCoresMax, 0)}`,
+        r.masterCores.map((c) => pct(c, 0)).join(", "),
+        `${r.busiest.process} (${pct(r.busiest.cores, 0)})`,
+        count(ops / coordinatorCores),
+        count(ops / masterCores),
+      ];
+    }),
+  );
+}
+
+/**
  * The shapes section of BENCHMARKS.md: what the process and Redisson rows are, and the scale-out
  * table with the sizing it implies (lock operations per second per coordinator core and per Redis core).
  */
-export function shapesSection(scaleOut: ScaleOutRow[] | undefined, cores: number): string {
+export function shapesSection(
+  scaleOut: ScaleOutRow[] | undefined,
+  cores: number,
+  clusterScaleOut?: ClusterScaleOutRow[],
+): string {
   const out = [
     "## 4. Shapes users run",
     "",
@@ -67,12 +114,14 @@ export function shapesSection(scaleOut: ScaleOutRow[] | undefined, cores: number
     "contenders' own timestamps on the shared monotonic clock, so the board's messages are outside them; client",
     "CPU is the contender processes' summed. Their rows are in the tables above.",
     "",
-    "*Redisson*: `bench/redisson/` (Maven, Redisson from Maven Central) runs the same hand-off and spread",
-    "workloads with `RLock` and `RFairLock`, one shared client, one thread per contender, each configuration",
-    "warmed up unmeasured first; client CPU is the JVM's. It runs when `java` and `mvn` are on PATH.",
+    "*Redisson*: `bench/redisson/` (Maven, Redisson from Maven Central) runs the same hand-off (in both",
+    "disciplines) and spread workloads with `RFairLock` (FIFO: the row Turnstile is compared with) and `RLock`",
+    "(not FIFO, shown apart: what giving up FIFO buys), one shared client, one thread per contender, each",
+    "configuration warmed up unmeasured first; client CPU is the JVM's. It runs when `java` and `mvn` are on PATH.",
     "",
   ];
-  if (!scaleOut?.length) return [...out, "The scale-out was not run in this invocation."].join("\n");
+  const cluster = clusterSection(clusterScaleOut, scaleOut, cores);
+  if (!scaleOut?.length) return [...out, "The scale-out was not run in this invocation.", ...cluster].join("\n");
   const best = scaleOut.map(sizingOf);
   const first = best[0];
   out.push(
@@ -86,6 +135,22 @@ export function shapesSection(scaleOut: ScaleOutRow[] | undefined, cores: number
     "",
     `With one coordinator, a coordinator core served ${count(first.opsPerCoordinatorCore)} lock operations/s and a Redis core`,
     `${count(first.opsPerRedisCore)}; the busiest process was ${scaleOut[0].busiest.process} (${pct(scaleOut[0].busiest.cores, 0)} of a core).`,
+    ...cluster,
   );
   return out.join("\n");
+}
+
+function clusterSection(rows: ClusterScaleOutRow[] | undefined, single: ScaleOutRow[] | undefined, cores: number) {
+  if (!rows?.length) return ["", "The Cluster scale-out was not run in this invocation."];
+  return [
+    "",
+    `### Scale-out: coordinators on a Redis Cluster of ${rows[0].masters} masters`,
+    "",
+    "The same spread workers (each on a lock of its own, so the names hash over every master's slots) round",
+    `robin over 1, 2 and 4 coordinators started with \`--redis-cluster\` (no replicas, \`--redis-replica-acks off\`,`,
+    `as the single Redis above), on the same ${cores}-core machine as everything else. "vs one Redis" compares`,
+    "with the table above at the same number of coordinators.",
+    "",
+    clusterScaleOutTable(rows, single),
+  ];
 }

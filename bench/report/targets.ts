@@ -1,7 +1,8 @@
 import { BUSY_STREAMS } from "../anatomy/floors.js";
 import type { BenchResults } from "../run-plan.js";
+import { DISCIPLINE_TEXT, type Discipline } from "../workloads/hand-off.js";
 import type { WindowCounters } from "../workloads/measurement-window.js";
-import { CLIENT_LEGS, COORDINATOR_LEGS, heldByText } from "./anatomy-section.js";
+import { CLIENT_LEGS, COORDINATOR_LEGS, heldByText, worstHandOff } from "./anatomy-section.js";
 import { count, ms, ratio, verdict } from "./format.js";
 
 /** One row of the targets table. */
@@ -17,104 +18,109 @@ export interface TargetRow {
 const usPer = (seconds: number | undefined, n: number) =>
   seconds === undefined || !n ? undefined : (seconds * 1e6) / n;
 
-/** The issue's targets (issue 25) checked against this run; all ratios are from the same run. */
+/** Short discipline names for the measured column. */
+const SHORT: Record<Discipline, string> = { "at-once": "at once", "after-turn": "after a turn" };
+
+/** The hand-off gap mean each discipline may reach, as a multiple of the echo + EVALSHA floor's mean (issue 36). */
+export const GAP_FLOOR_RATIO: Record<Discipline, number> = { "at-once": 1.5, "after-turn": 1.3 };
+
+/**
+ * The targets (issues 25 and 36) checked against this run; all ratios are from the same run. A
+ * hand-off target is judged on the worse of the disciplines that ran (each is listed).
+ */
 export function targetRows(results: BenchResults): TargetRow[] {
-  const h8 = results.handOff.find((h) => h.contenders === 8)?.results ?? [];
+  const h8s = results.handOff.filter((h) => h.contenders === 8);
   const s16 = results.spread.find((s) => s.workers === 16)?.results ?? [];
   const by = <R extends { impl: string }>(rows: R[], id: string) => rows.find((r) => r.impl === id);
-  const t = by(h8, "turnstile");
+  // Turnstile's row in each discipline that ran, with that discipline's table beside it.
+  const tRuns = h8s.flatMap((h) => {
+    const t = by(h.results, "turnstile");
+    return t ? [{ discipline: h.discipline, t, rows: h.results }] : [];
+  });
   const ts = by(s16, "turnstile");
   const a = results.anatomy;
   const median = heldByText(a, "p50Ms");
-  const spreadHeld = a ? heldByText({ ...a, handOff: a.uncontended }, "p50Ms") : "";
-  const coordinatorLegs = a ? coordinatorLegsText(a.handOff.legs.map((l) => l.summary.p50Ms)) : "";
+  const spreadHeld = a ? heldByText(a, "p50Ms", a.uncontended) : "";
+  const coordinatorLegs = a ? coordinatorLegsText(worstHandOff(a).chain.legs.map((l) => l.summary.p50Ms)) : "";
   const rows: TargetRow[] = [];
-  const compare = (
+  /** One value per discipline, judged on the worst: "v1 at once; v2 after a turn". */
+  const perDiscipline = (
     target: string,
-    mine: number | undefined,
-    theirs: number | undefined,
-    min: number,
-    what: string,
+    value: (run: (typeof tRuns)[number]) => { text: string; met: boolean | undefined },
     heldBy: string,
-  ) =>
+  ) => {
+    if (tRuns.length === 0) return;
+    const each = tRuns.map((r) => ({ discipline: r.discipline, ...value(r) }));
+    const known = each.filter((e) => e.met !== undefined);
     rows.push({
-      heldBy,
       target,
-      measured:
-        mine === undefined || theirs === undefined
-          ? `${what} not run`
-          : `${ratio(mine / theirs)} (${count(mine)} vs ${count(theirs)})`,
-      met: mine === undefined || theirs === undefined ? undefined : mine >= min * theirs,
+      measured: each.map((e) => `${e.text} ${SHORT[e.discipline]}`).join("; "),
+      met: known.length === 0 ? undefined : known.every((e) => e.met),
+      heldBy,
     });
-  // The echo + EVALSHA trip under a gap target: its figure, flagged when the floor alone misses the target.
+  };
+  const versus = (mine: number, theirs: number | undefined, min: number, what: string) =>
+    theirs === undefined
+      ? { text: `${what} not run`, met: undefined }
+      : { text: `${ratio(mine / theirs)} (${count(mine)} vs ${count(theirs)})`, met: mine >= min * theirs };
+  // The echo + EVALSHA trip under a gap target: the floor of the same run.
   const trip = a?.floors.grpcEchoEval.roundTrip;
-  const floorFigure = (floorMs: number, targetMs: number) =>
-    `${count(floorMs * 1000)} µs here${floorMs > targetMs ? ", above the target" : ""}`;
-  if (t) {
-    rows.push(
-      {
-        target: "hand-off, 8 contenders: gap mean ≤ 0.25 ms",
-        measured: `${ms(t.gap.meanMs)} ms`,
-        met: t.gap.meanMs <= 0.25,
-        heldBy:
-          median +
-          (trip
-            ? `; floor: the same client → server → Redis → server → client trip through the minimal echo server averages ${floorFigure(trip.meanMs, 0.25)}`
-            : ""),
-      },
-      {
-        target: "hand-off, 8 contenders: gap p99 ≤ 1 ms",
-        measured: `${ms(t.gap.p99Ms)} ms`,
-        met: t.gap.p99Ms <= 1,
-        heldBy:
-          heldByText(a, "p99Ms") +
-          (trip
-            ? `; floor: the same trip through the minimal echo server has a p99 of ${floorFigure(trip.p99Ms, 1)}`
-            : ""),
-      },
-    );
-    compare(
-      "hand-off, 8 contenders: hand-offs/s ≥ 1.8× the spin lock",
-      t.handOffsPerS,
-      by(h8, "spin")?.handOffsPerS,
-      1.8,
-      "spin lock",
-      median,
-    );
-    compare(
-      "hand-off, 8 contenders: hand-offs/s ahead of warmed Redisson RLock",
-      t.handOffsPerS,
-      by(h8, "redisson-rlock")?.handOffsPerS,
-      1,
-      "Redisson",
-      median,
-    );
-    rows.push(
-      {
-        target: "hand-off: FIFO (Jain fairness ≥ 0.999, every release to a waiter)",
-        measured: `${count(t.fairness, 4)}, ${count(t.toWaiterShare * 100, 1)}% to a waiter`,
-        met: t.fairness >= 0.999 && t.toWaiterShare >= 0.999,
-      },
-      { target: "hand-off: 0 exclusion violations", measured: String(t.violations), met: t.violations === 0 },
-    );
+  for (const { discipline, t } of tRuns) {
+    const most = GAP_FLOOR_RATIO[discipline];
+    rows.push({
+      target: `hand-off, 8 contenders, ${DISCIPLINE_TEXT[discipline]}: gap mean ≤ ${most}× the echo + EVALSHA floor`,
+      measured: trip
+        ? `${ms(t.gap.meanMs)} ms = ${ratio(t.gap.meanMs / trip.meanMs)} the floor (${ms(trip.meanMs)} ms)`
+        : `${ms(t.gap.meanMs)} ms (no floor: run without the anatomy)`,
+      met: trip ? t.gap.meanMs <= most * trip.meanMs : undefined,
+      heldBy: a
+        ? heldByText(a, "p50Ms", a.handOffs.find((h) => h.discipline === discipline)?.chain ?? worstHandOff(a).chain)
+        : "",
+    });
   }
+  perDiscipline(
+    "hand-off, 8 contenders: gap p99 ≤ 1 ms (both disciplines)",
+    ({ t }) => ({ text: `${ms(t.gap.p99Ms)} ms`, met: t.gap.p99Ms <= 1 }),
+    heldByText(a, "p99Ms") +
+      (trip
+        ? `; floor: the same trip through the minimal echo server has a p99 of ${count(trip.p99Ms * 1000)} µs here${trip.p99Ms > 1 ? ", above the target" : ""}`
+        : ""),
+  );
+  perDiscipline(
+    "hand-off, 8 contenders: hand-offs/s ≥ 1.8× the spin lock (both disciplines)",
+    ({ t, rows: rs }) => versus(t.handOffsPerS, by(rs, "spin")?.handOffsPerS, 1.8, "spin lock"),
+    median,
+  );
+  perDiscipline(
+    "hand-off, 8 contenders: hand-offs/s ≥ 1.5× warmed Redisson RFairLock, FIFO (both disciplines)",
+    ({ t, rows: rs }) => versus(t.handOffsPerS, by(rs, "redisson-fair")?.handOffsPerS, 1.5, "Redisson"),
+    median,
+  );
+  perDiscipline(
+    "hand-off: FIFO (Jain fairness ≥ 0.999, every release to a waiter; both disciplines)",
+    ({ t }) => ({
+      text: `${count(t.fairness, 4)}, ${count(t.toWaiterShare * 100, 1)}% to a waiter`,
+      met: t.fairness >= 0.999 && t.toWaiterShare >= 0.999,
+    }),
+    "",
+  );
+  perDiscipline(
+    "hand-off: 0 exclusion violations (both disciplines)",
+    ({ t }) => ({ text: String(t.violations), met: t.violations === 0 }),
+    "",
+  );
   if (ts) {
     const held = [spreadCpuText(ts, by(s16, "spin")), spreadHeld].filter(Boolean).join("; ");
+    const compare = (target: string, theirs: number | undefined, min: number, what: string) => {
+      const v = versus(ts.cyclesPerS, theirs, min, what);
+      rows.push({ target, measured: v.text, met: v.met, heldBy: held });
+    };
+    compare("spread, 16 workers: cycles/s ≥ 0.5× the spin lock", by(s16, "spin")?.cyclesPerS, 0.5, "spin lock");
     compare(
-      "spread, 16 workers: cycles/s ≥ 0.5× the spin lock",
-      ts.cyclesPerS,
-      by(s16, "spin")?.cyclesPerS,
-      0.5,
-      "spin lock",
-      held,
-    );
-    compare(
-      "spread, 16 workers: cycles/s ≥ 1.0× warmed Redisson RLock",
-      ts.cyclesPerS,
+      "spread, 16 workers: cycles/s ≥ 1.0× warmed Redisson RLock (not FIFO)",
       by(s16, "redisson-rlock")?.cyclesPerS,
       1,
       "Redisson",
-      held,
     );
   }
   // Two echo + EVALSHA trips bound a hand-off's CPU from below: 8 in flight share the wake-ups and the
@@ -126,78 +132,97 @@ export function targetRows(results: BenchResults): TargetRow[] {
     const who = side === "server" ? "the echo server" : "the client process";
     return `; floor: two echo + EVALSHA trips cost ${who} ${count(busy)} µs of CPU with ${BUSY_STREAMS} streams in flight and ${count(alone)} µs one at a time (socket writes and wake-ups, anatomy)`;
   };
-  if (t) {
-    const cpu = usPer(t.counters.serverCpuSeconds, t.handOffs);
-    rows.push({
-      target: "coordinator CPU ≤ 150 µs per hand-off (8 contenders)",
-      measured: `${count(cpu)} µs`,
-      met: cpu === undefined ? undefined : cpu <= 150,
-      heldBy: coordinatorLegs + floorNote("server"),
-    });
-  }
+  perDiscipline(
+    "coordinator CPU ≤ 250 µs per hand-off (8 contenders, both disciplines)",
+    ({ t }) => {
+      const cpu = usPer(t.counters.serverCpuSeconds, t.handOffs);
+      return { text: `${count(cpu)} µs`, met: cpu === undefined ? undefined : cpu <= 250 };
+    },
+    coordinatorLegs + floorNote("server"),
+  );
   if (ts) {
     const cpu = usPer(ts.counters.serverCpuSeconds, ts.cycles);
     rows.push({
-      target: "coordinator CPU ≤ 100 µs per uncontended cycle (spread, 16 workers)",
+      target: "coordinator CPU ≤ 80 µs per uncontended cycle (spread, 16 workers)",
       measured: `${count(cpu)} µs`,
-      met: cpu === undefined ? undefined : cpu <= 100,
+      met: cpu === undefined ? undefined : cpu <= 80,
       heldBy: coordinatorLegs,
     });
   }
-  if (t && ts) {
-    const hand = usPer(t.counters.clientCpuSeconds, t.handOffs) ?? Number.NaN;
+  if (ts) {
     const cycle = usPer(ts.counters.clientCpuSeconds, ts.cycles) ?? Number.NaN;
-    rows.push({
-      target: "client CPU ≤ 60 µs per cycle (hand-off 8; spread 16)",
-      measured: `${count(hand)} µs; ${count(cycle)} µs`,
-      met: hand <= 60 && cycle <= 60,
-      heldBy: a ? clientLegsText(a.handOff.legs.map((l) => l.summary.p50Ms)) + floorNote("client") : "",
-    });
+    perDiscipline(
+      "client CPU ≤ 60 µs per cycle (hand-off 8, both disciplines; spread 16)",
+      ({ t }) => {
+        const hand = usPer(t.counters.clientCpuSeconds, t.handOffs) ?? Number.NaN;
+        return { text: `${count(hand)} µs; ${count(cycle)} µs`, met: hand <= 60 && cycle <= 60 };
+      },
+      a ? clientLegsText(worstHandOff(a).chain.legs.map((l) => l.summary.p50Ms)) + floorNote("client") : "",
+    );
   }
-  if (t?.counters.redis) {
-    const calls = t.counters.redis.commands / t.handOffs;
-    rows.push({
-      target: "Redis calls ≤ 15 per hand-off (inside scripts included)",
-      measured: `${count(calls, 1)} (${count(t.counters.redis.wireCommands / t.handOffs, 2)} sent)`,
-      met: calls <= 15,
-      heldBy:
-        "the scripts' own calls (Redis INFO commandstats): with one waiter a queued acquire runs 10 and the release " +
+  if (tRuns.some((r) => r.t.counters.redis)) {
+    perDiscipline(
+      "Redis calls ≤ 15 per hand-off (inside scripts included; both disciplines)",
+      ({ t }) => {
+        const redis = t.counters.redis;
+        if (!redis) return { text: "–", met: undefined };
+        const calls = redis.commands / t.handOffs;
+        return { text: `${count(calls, 1)} (${count(redis.wireCommands / t.handOffs, 2)} sent)`, met: calls <= 15 };
+      },
+      "the scripts' own calls (Redis INFO commandstats): with one waiter a queued acquire runs 10 and the release " +
         "that grants 20 (test/server/message-path-cost.test.ts); each script opens with 3 (its clock, one read each " +
         "of the holders and the waiter leases), and a grant is 11 (queue head, its record and lease, fencing INCR and " +
         "PEXPIRE, holders, data, version, leaving queue and leases): a lock kept in 4 keys, O(log n) per operation, " +
         "chosen over one record per lock rewritten whole (docs/data-model.md)",
-    });
+    );
   }
   for (const [id, name] of [
     ["turnstile-replicated", "majority-acked"],
     ["turnstile-mtls", "mTLS"],
   ] as const) {
-    const h = by(h8, id);
     const s = by(s16, id);
-    if (!t || !ts || !h || !s) continue;
-    const slower = Math.max(t.handOffsPerS / h.handOffsPerS, ts.cyclesPerS / s.cyclesPerS);
-    const gaps = `gap mean ${ms(t.gap.meanMs)} → ${ms(h.gap.meanMs)} ms`;
+    const pairs = tRuns.flatMap((r) => {
+      const h = by(r.rows, id);
+      return h ? [{ ...r, h }] : [];
+    });
+    if (!ts || !s || pairs.length === 0) continue;
+    const cycles = ts.cyclesPerS / s.cyclesPerS;
+    const slower = Math.max(cycles, ...pairs.map(({ t, h }) => t.handOffsPerS / h.handOffsPerS));
+    const gaps = pairs.map(
+      ({ t, h, discipline }) => `${ms(t.gap.meanMs)} → ${ms(h.gap.meanMs)} ms ${SHORT[discipline]}`,
+    );
     rows.push({
-      target: `${name} row within 1.5× of the plain row (hand-offs/s, spread cycles/s)`,
-      measured: `plain ÷ ${name}: ${ratio(t.handOffsPerS / h.handOffsPerS)} (hand-offs/s), ${ratio(ts.cyclesPerS / s.cyclesPerS)} (cycles/s)`,
+      target: `${name} row within 1.5× of the plain row (hand-offs/s in both disciplines, spread cycles/s)`,
+      measured: `plain ÷ ${name}: ${pairs.map(({ t, h, discipline }) => `${ratio(t.handOffsPerS / h.handOffsPerS)} ${SHORT[discipline]}`).join(", ")} (hand-offs/s), ${ratio(cycles)} (cycles/s)`,
       met: slower <= 1.5,
       heldBy:
         id === "turnstile-replicated"
-          ? `the WAIT on each hand-off's serial path (the release that grants is told to nobody before the master has asked its replicas and heard back): ${gaps}; the two replicas are two more redis-server processes applying every write on the same 2 cores`
-          : `TLS: every message is encrypted and decrypted in both processes: ${gaps}`,
+          ? `the WAIT on each hand-off's serial path (the release that grants is told to nobody before the master has asked its replicas and heard back): gap mean ${gaps.join(", ")}; the two replicas are two more redis-server processes applying every write on the same 2 cores`
+          : `TLS: every message is encrypted and decrypted in both processes: gap mean ${gaps.join(", ")}`,
     });
   }
-  const fh = by(h8, "turnstile-fencing");
+  // Judged on the worse discipline that ran, as the other rows beside the plain one.
+  const fencingRuns = tRuns.flatMap((r) => {
+    const fh = by(r.rows, "turnstile-fencing");
+    return fh ? [{ ...r, fh }] : [];
+  });
   const fs = by(s16, "turnstile-fencing");
-  if (t && ts && fh && fs) {
-    const slower = Math.max(t.handOffsPerS / fh.handOffsPerS, ts.cyclesPerS / fs.cyclesPerS);
+  if (ts && fs && fencingRuns.length > 0) {
+    const slower = Math.max(
+      ts.cyclesPerS / fs.cyclesPerS,
+      ...fencingRuns.map(({ t, fh }) => t.handOffsPerS / fh.handOffsPerS),
+    );
     // A spread cycle is one grant: the coordinator CPU per cycle above the plain row's is what signing adds.
     const signUs =
       (usPer(fs.counters.serverCpuSeconds, fs.cycles) ?? Number.NaN) -
       (usPer(ts.counters.serverCpuSeconds, ts.cycles) ?? Number.NaN);
+    const handOffs = fencingRuns
+      .map(({ t, fh, discipline }) => `${ratio(t.handOffsPerS / fh.handOffsPerS)} ${SHORT[discipline]}`)
+      .join(", ");
     rows.push({
-      target: "signed fencing proofs row within 1.2× of the plain row (hand-offs/s, spread cycles/s)",
-      measured: `plain ÷ fencing: ${ratio(t.handOffsPerS / fh.handOffsPerS)} (hand-offs/s), ${ratio(ts.cyclesPerS / fs.cyclesPerS)} (cycles/s); signing adds ${count(signUs)} µs of coordinator CPU per grant (spread, 16 workers)`,
+      target:
+        "signed fencing proofs row within 1.2× of the plain row (hand-offs/s in both disciplines, spread cycles/s)",
+      measured: `plain ÷ fencing: ${handOffs} (hand-offs/s), ${ratio(ts.cyclesPerS / fs.cyclesPerS)} (cycles/s); signing adds ${count(signUs)} µs of coordinator CPU per grant (spread, 16 workers)`,
       met: slower <= 1.2,
       heldBy:
         "one Ed25519 signature per grant (node:crypto sign), the JSON claims and ~420 more bytes in the Acquired message (bench/fencing-sign-cost.ts)",

@@ -83,6 +83,8 @@ export async function runProcessHandOff(o: ProcessHandOffOptions): Promise<HandO
   return {
     impl: "turnstile-processes",
     contenders: n,
+    // The release waits for the board's message and a turn: never in the same turn as the re-acquire.
+    discipline: "after-turn",
     handOffs,
     handOffsPerS: handOffs / counters.seconds,
     gap: summarize(stats.gapsMs),

@@ -17,6 +17,8 @@ export interface ProcessSpreadOptions {
   measureMs: number;
   /** Redis counters (and the first coordinator's CPU, as in the one-process rows). */
   sources: CounterSources;
+  /** More processes whose CPU over the window is reported (a Redis Cluster's masters). */
+  otherPids?: number[];
   progress: (detail: string) => void;
 }
 
@@ -29,6 +31,8 @@ export interface ProcessSpreadResult extends SpreadResult {
   clientCores: number;
   /** Redis's CPU over the window, as a share of one core. */
   redisCores?: number;
+  /** CPU of each of `otherPids` over the window, as a share of one core. */
+  otherCores?: number[];
 }
 
 /**
@@ -49,19 +53,25 @@ export async function runProcessSpread(o: ProcessSpreadOptions): Promise<Process
     })),
   );
   fleet.broadcast({ type: "start" });
-  const coordCpu = () => o.coordinatorPids.map((pid) => processUsage(pid)?.cpuSeconds ?? Number.NaN);
-  let before = { clients: [] as number[], coordinators: [] as number[] };
+  const cpuOf = (pids: number[]) => pids.map((pid) => processUsage(pid)?.cpuSeconds ?? Number.NaN);
+  let before = { clients: [] as number[], coordinators: [] as number[], others: [] as number[] };
   const state = {
     set measuring(on: boolean) {
       fleet.broadcast({ type: "measure", on });
-      if (on) before = { clients: fleet.cpuSeconds(), coordinators: coordCpu() };
+      if (on)
+        before = {
+          clients: fleet.cpuSeconds(),
+          coordinators: cpuOf(o.coordinatorPids),
+          others: cpuOf(o.otherPids ?? []),
+        };
     },
   };
   const counters = await measureWindow(o, state as { measuring: boolean }, (phase, ms) =>
     o.progress(`${phase} ${(ms / 1000).toFixed(1)} s`),
   );
   const clientCpu = fleet.cpuSeconds().map((c, i) => c - before.clients[i]);
-  const coordinatorCores = coordCpu().map((c, i) => (c - before.coordinators[i]) / counters.seconds);
+  const coordinatorCores = cpuOf(o.coordinatorPids).map((c, i) => (c - before.coordinators[i]) / counters.seconds);
+  const otherCores = o.otherPids && cpuOf(o.otherPids).map((c, i) => (c - before.others[i]) / counters.seconds);
   counters.clientCpuSeconds = clientCpu.reduce((a, b) => a + b, 0);
   o.progress("stopping contender processes");
   const results = await fleet.stop();
@@ -82,5 +92,6 @@ export async function runProcessSpread(o: ProcessSpreadOptions): Promise<Process
     clientCoresMax: Math.max(...clientCpu) / counters.seconds,
     clientCores: counters.clientCpuSeconds / counters.seconds,
     redisCores: counters.redis ? counters.redis.cpuSeconds / counters.seconds : undefined,
+    otherCores,
   };
 }

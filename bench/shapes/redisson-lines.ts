@@ -1,5 +1,5 @@
 import { jainIndex, summarize } from "../stats.js";
-import type { HandOffResult } from "../workloads/hand-off.js";
+import { DISCIPLINES, type Discipline, type HandOffResult } from "../workloads/hand-off.js";
 import type { SpreadResult } from "../workloads/spread.js";
 
 /** The implementation id of each Redisson lock the Java harness runs. */
@@ -9,6 +9,8 @@ export const REDISSON_IDS = { rlock: "redisson-rlock", fair: "redisson-fair" } a
 interface HarnessLine {
   workload: "handoff" | "spread";
   lock: keyof typeof REDISSON_IDS;
+  /** Hand-off lines only: the discipline (older harness builds print none: after-turn). */
+  discipline?: Discipline;
   n: number;
   ops: number;
   seconds: number;
@@ -32,12 +34,15 @@ export function parseRedissonOutput(stdout: string): { handOff: HandOffResult[];
     const r = JSON.parse(line) as HarnessLine;
     const id = REDISSON_IDS[r.lock];
     const ok = id && (r.workload === "handoff" || r.workload === "spread") && Array.isArray(r.samplesMs);
-    if (!ok || !(r.seconds > 0)) throw new Error(`redisson harness: not a result line: ${line.slice(0, 120)}`);
+    const discipline = r.discipline ?? "after-turn";
+    if (!ok || !(r.seconds > 0) || !DISCIPLINES.includes(discipline))
+      throw new Error(`redisson harness: not a result line: ${line.slice(0, 120)}`);
     const counters = { seconds: r.seconds, clientCpuSeconds: r.cpuSeconds };
     if (r.workload === "handoff") {
       handOff.push({
         impl: id,
         contenders: r.n,
+        discipline,
         handOffs: r.ops,
         handOffsPerS: r.ops / r.seconds,
         gap: summarize([...r.samplesMs]),

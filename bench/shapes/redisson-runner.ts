@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { LockImpl } from "../impls/lock-impl.js";
-import type { HandOffResult } from "../workloads/hand-off.js";
+import type { Discipline, HandOffResult } from "../workloads/hand-off.js";
 import type { SpreadResult } from "../workloads/spread.js";
 import { parseRedissonOutput, REDISSON_IDS } from "./redisson-lines.js";
 
@@ -13,13 +13,13 @@ const RUN_TIMEOUT_MS = 10 * 60_000;
 export const REDISSON_IMPLS: LockImpl[] = [
   {
     id: REDISSON_IDS.rlock,
-    label: "Redisson RLock (warmed JVM)",
+    label: "Redisson RLock, not FIFO (warmed JVM): what giving up FIFO buys",
     waits: "waiters subscribe to a pub/sub channel; unlock publishes and the woken threads race (not FIFO)",
     version: `Redisson ${VERSION} (bench/redisson, Java 17)`,
   },
   {
     id: REDISSON_IDS.fair,
-    label: "Redisson RFairLock (warmed JVM)",
+    label: "Redisson RFairLock, FIFO (warmed JVM)",
     waits: "FIFO queue in Redis; the head waiter is woken by pub/sub",
     version: `Redisson ${VERSION} (bench/redisson, Java 17)`,
   },
@@ -42,11 +42,12 @@ export function redissonUnavailable(): string | undefined {
 
 /**
  * Builds bench/redisson with Maven (Redisson from Maven Central) and runs it on `redisUrl`: each
- * configuration warms the JVM for `warmupMs`, then is measured for `measureMs`.
+ * configuration (each hand-off size in each discipline) warms the JVM for `warmupMs`, then is measured
+ * for `measureMs`.
  */
 export async function runRedisson(
   redisUrl: string,
-  o: { warmupMs: number; measureMs: number; handOff: number[]; spread: number[] },
+  o: { warmupMs: number; measureMs: number; handOff: number[]; spread: number[]; disciplines: readonly Discipline[] },
 ): Promise<{ handOff: HandOffResult[]; spread: SpreadResult[] }> {
   const built = spawnSync("mvn", ["-q", "-B", "package", "-DskipTests"], { cwd: HARNESS, encoding: "utf8" });
   if (built.status !== 0)
@@ -60,6 +61,7 @@ export async function runRedisson(
     String(o.measureMs),
     o.handOff.join(","),
     o.spread.join(","),
+    o.disciplines.join(","),
   ];
   const child = spawn("java", args, { cwd: HARNESS, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";

@@ -4,8 +4,9 @@ import type { BenchCoordinator } from "../env/coordinator-process.js";
 import type { LockImpl } from "../impls/lock-impl.js";
 import type { BenchOptions } from "../options.js";
 import type { Progress } from "../progress.js";
-import type { HandOffResult } from "../workloads/hand-off.js";
+import type { Discipline, HandOffResult } from "../workloads/hand-off.js";
 import type { SpreadResult } from "../workloads/spread.js";
+import { type ClusterScaleOutRow, runClusterScaleOut } from "./cluster-scale-out.js";
 import { runProcessHandOff } from "./process-hand-off.js";
 import { runProcessSpread } from "./process-spread.js";
 import { REDISSON_IMPLS, redissonUnavailable, runRedisson } from "./redisson-runner.js";
@@ -26,7 +27,7 @@ export interface ShapesContext {
   redisUrl: string;
   redis: Redis;
   coordinator: BenchCoordinator;
-  handOff: { contenders: number; results: HandOffResult[] }[];
+  handOff: { contenders: number; discipline: Discipline; results: HandOffResult[] }[];
   spread: { workers: number; results: SpreadResult[] }[];
   notes: string[];
   progress: Progress;
@@ -35,10 +36,13 @@ export interface ShapesContext {
 /**
  * The shapes users run, after the one-process rows: contenders each in their own process (hand-off
  * with 8, spread with 16), Redisson's RLock and RFairLock in a warmed JVM (skipped, with the reason,
- * without java or mvn), and the scale-out over 1, 2 and 4 coordinators. Returns the report labels of
- * the rows added, and the scale-out rows.
+ * without java or mvn), and the scale-out over 1, 2 and 4 coordinators on one Redis and on a Redis Cluster of
+ * 3 masters. With `scaleOutOnly` only the two scale-outs run. Returns the report labels of the rows added,
+ * and the scale-out rows.
  */
-export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]; scaleOut?: ScaleOutRow[] }> {
+export async function runShapes(
+  ctx: ShapesContext,
+): Promise<{ impls: LockImpl[]; scaleOut?: ScaleOutRow[]; clusterScaleOut?: ClusterScaleOutRow[] }> {
   const { options, progress, notes } = ctx;
   const impls: LockImpl[] = [];
   const window = { warmupMs: options.warmupMs, measureMs: options.measureMs * options.rounds };
@@ -59,10 +63,11 @@ export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]
     async () => (ensureCompiled() === "fresh" ? "the compiled client is newer than its sources: not rebuilt" : "built"),
     (r) => r,
   );
-  const h8 = ctx.handOff.find((h) => h.contenders === 8);
+  // Contenders in processes release after the board's message and a turn: the after-turn table.
+  const h8 = ctx.handOff.find((h) => h.contenders === 8 && h.discipline === "after-turn");
   const s16 = ctx.spread.find((s) => s.workers === 16);
   const sources = { redis: ctx.redis, wireCommands: ["evalsha", "eval"], serverPid: ctx.coordinator.pid };
-  if (built && h8) {
+  if (built && h8 && !options.scaleOutOnly) {
     const r = await step(
       "hand-off, 8 contenders, each its own process",
       () =>
@@ -77,7 +82,7 @@ export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]
     );
     if (r) h8.results.push(r);
   }
-  if (built && s16) {
+  if (built && s16 && !options.scaleOutOnly) {
     const r = await step(
       "spread, 16 workers, each its own process",
       () =>
@@ -94,9 +99,10 @@ export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]
     );
     if (r) s16.results.push(r);
   }
-  if (built) impls.push(PROCESS_IMPL);
-  const skip = redissonUnavailable();
-  if (skip) {
+  if (built && !options.scaleOutOnly) impls.push(PROCESS_IMPL);
+  const skip = options.scaleOutOnly ? undefined : redissonUnavailable();
+  if (options.scaleOutOnly) progress.note("bench: --scale-out-only: no process or Redisson rows");
+  else if (skip) {
     notes.push(`${skip}.`);
     progress.note(`bench: ${skip}`);
   } else {
@@ -108,13 +114,15 @@ export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]
           warmupMs,
           measureMs: window.measureMs,
           // --quick: the targets' sizes only.
-          handOff: ctx.handOff.map((h) => h.contenders).filter((n) => !options.quick || n === 8),
+          handOff: [...new Set(ctx.handOff.map((h) => h.contenders))].filter((n) => !options.quick || n === 8),
           spread: ctx.spread.map((s) => s.workers).filter((n) => !options.quick || n === 16),
+          disciplines: options.disciplines,
         }),
       (r) => `${r.handOff.length + r.spread.length} rows`,
     );
     if (r) {
-      for (const row of r.handOff) ctx.handOff.find((h) => h.contenders === row.contenders)?.results.push(row);
+      for (const row of r.handOff)
+        ctx.handOff.find((h) => h.contenders === row.contenders && h.discipline === row.discipline)?.results.push(row);
       for (const row of r.spread) ctx.spread.find((s) => s.workers === row.workers)?.results.push(row);
       impls.push(...REDISSON_IMPLS);
     }
@@ -136,5 +144,20 @@ export async function runShapes(ctx: ShapesContext): Promise<{ impls: LockImpl[]
         (rows) => rows.map((x) => `${x.coordinators}: ${x.result.cyclesPerS.toFixed(0)}/s`).join(", "),
       )
     : undefined;
-  return { impls, scaleOut };
+  const clusterScaleOut = built
+    ? await step(
+        "scale-out on a Redis Cluster: 64 spread workers over 1, 2 and 4 coordinators, 3 masters",
+        () =>
+          runClusterScaleOut({
+            masters: 3,
+            sizes: [1, 2, 4],
+            processes: 4,
+            workersPerProcess: 16,
+            ...window,
+            progress: (d) => progress.update(d),
+          }),
+        (rows) => rows.map((x) => `${x.coordinators}: ${x.result.cyclesPerS.toFixed(0)}/s`).join(", "),
+      )
+    : undefined;
+  return { impls, scaleOut, clusterScaleOut };
 }

@@ -57,7 +57,7 @@ export class FleetSession {
         const acquire = { requestId: `r${i}`, name, mode: LockMode.LOCK_MODE_EXCLUSIVE, limit: 0, owner: "o" };
         this.#send({
           $case: "acquire",
-          acquire: { ...acquire, wait: undefined, value: Buffer.alloc(0), traceParent: "" },
+          acquire: { ...acquire, wait: undefined, value: Buffer.alloc(0), traceParent: "", priority: 0 },
         });
       });
     });

@@ -6,9 +6,26 @@ import { closeAll, connectAll, drain } from "./contenders.js";
 import { HandOffBoard } from "./hand-off-board.js";
 import { type CounterSources, measureWindow, type WindowCounters } from "./measurement-window.js";
 
+/**
+ * When a holder releases, relative to the previous holder's new acquire: `at-once` in the same turn of
+ * the event loop as that acquire was issued (a busy fleet: the next request often travels with the
+ * release), `after-turn` one turn later (the acquire has reached the wire first).
+ */
+export type Discipline = "at-once" | "after-turn";
+
+/** Both disciplines, in the order the bench runs and reports them. */
+export const DISCIPLINES: readonly Discipline[] = ["at-once", "after-turn"];
+
+/** How a discipline reads in the report. */
+export const DISCIPLINE_TEXT: Record<Discipline, string> = {
+  "at-once": "released at once (same turn as the re-acquire)",
+  "after-turn": "released after one turn",
+};
+
 /** Settings of one hand-off run. */
 export interface HandOffOptions {
   contenders: number;
+  discipline: Discipline;
   warmupMs: number;
   measureMs: number;
   sources: CounterSources;
@@ -19,6 +36,7 @@ export interface HandOffOptions {
 export interface HandOffResult {
   impl: string;
   contenders: number;
+  discipline: Discipline;
   handOffs: number;
   handOffsPerS: number;
   /** Start of a release to the next holder having the lock. */
@@ -37,8 +55,10 @@ export interface HandOffResult {
 
 /**
  * N contenders on one lock. After releasing, a contender re-enters only once another contender
- * has taken the lock, so every release is a hand-off to a waiter. The gap is measured on this
- * process's clock from the start of a release to the moment the next holder's acquire resolved.
+ * has taken the lock, so every release is a hand-off to a waiter; the holder releases once the
+ * previous holder's new acquire is issued, in the same turn or one turn later (`discipline`). The gap
+ * is measured on this process's clock from the start of a release to the moment the next holder's
+ * acquire resolved.
  */
 export async function runHandOff(impl: LockImpl, options: HandOffOptions): Promise<HandOffResult> {
   const n = options.contenders;
@@ -81,8 +101,8 @@ export async function runHandOff(impl: LockImpl, options: HandOffOptions): Promi
       }
       if (previous !== undefined && previous !== i && !state.stopping) {
         await board.untilIssuedSince(previous, entry);
-        // Let a request issued in a microtask or flushed on the next turn reach the wire first.
-        await new Promise(setImmediate);
+        // after-turn: let a request issued in a microtask or flushed on the next turn reach the wire first.
+        if (options.discipline === "after-turn") await new Promise(setImmediate);
       }
       checker.leave(i);
       lastReleaseAt = performance.now();
@@ -106,6 +126,7 @@ export async function runHandOff(impl: LockImpl, options: HandOffOptions): Promi
   return {
     impl: impl.id,
     contenders: n,
+    discipline: options.discipline,
     handOffs,
     handOffsPerS: handOffs / counters.seconds,
     gap: summarize(gaps),

@@ -1,3 +1,4 @@
+import { constants } from "node:os";
 import { parseArgs } from "node:util";
 import type { CredentialOptions } from "../../client/admin.js";
 import { formatDurationText, parseDurationText } from "../../wire/duration-text.js";
@@ -24,6 +25,8 @@ export interface LockArgs {
   lockDelayMs?: number;
   /** --quiet: no line saying that it waits. */
   quiet: boolean;
+  /** --on-release-request: the signal COMMAND gets when someone asks the holder to let go (undefined: none). */
+  onReleaseRequest?: NodeJS.Signals;
 }
 
 const { minTtlMs, maxTtlMs, maxWaitMs, maxLockDelayMs } = REQUEST_LIMITS;
@@ -57,7 +60,9 @@ export function parseLockArgs(own: string[], command: string[], env: NodeJS.Proc
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
     const options: Record<string, { type: "string" | "boolean" }> = { quiet: { type: "boolean" } };
-    for (const flag of ["wait", "ttl", "grace", "lock-delay", ...CONNECTION_FLAGS]) options[flag] = { type: "string" };
+    for (const flag of ["wait", "ttl", "grace", "lock-delay", "on-release-request", ...CONNECTION_FLAGS]) {
+      options[flag] = { type: "string" };
+    }
     const strings = Object.keys(options).filter((flag) => flag !== "quiet");
     parsed = parseArgs({ args: joinNegativeValues(own, strings), options, allowPositionals: true });
   } catch (err) {
@@ -82,6 +87,11 @@ export function parseLockArgs(own: string[], command: string[], env: NodeJS.Proc
     if (ms < spec.minMs || ms > spec.maxMs) return outOfRange(flag, text, spec);
     durations[flag] = ms;
   }
+  const signal = values["on-release-request"] as string | undefined;
+  const named = signal === undefined ? undefined : signalNamed(signal);
+  if (signal !== undefined && named === undefined) {
+    return `--on-release-request "${signal}" is not a signal name (e.g. SIGUSR1, USR1, SIGHUP)`;
+  }
   const connected = connectionOptions(values, env);
   if (typeof connected === "string") return connected;
   return {
@@ -95,7 +105,15 @@ export function parseLockArgs(own: string[], command: string[], env: NodeJS.Proc
     graceMs: durations.grace!,
     lockDelayMs: durations["lock-delay"],
     quiet: values.quiet === true,
+    ...(named && { onReleaseRequest: named }),
   };
+}
+
+/** The signal `text` names ("SIGUSR1" or "USR1", any case), or undefined. */
+function signalNamed(text: string): NodeJS.Signals | undefined {
+  const upper = text.toUpperCase();
+  const name = (upper.startsWith("SIG") ? upper : `SIG${upper}`) as NodeJS.Signals;
+  return Object.hasOwn(constants.signals, name) ? name : undefined;
 }
 
 function outOfRange(flag: string, text: string, spec: { minMs: number; maxMs: number; rule: string }): string {

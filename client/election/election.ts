@@ -27,6 +27,16 @@ export interface CampaignOptions {
   waitMs?: number;
   /** Aborting stops the campaign: it rejects with `signal.reason` and leaves the queue. */
   signal?: AbortSignal;
+  /**
+   * Queue rank among the candidates, 0..100 (default 0): ahead of every lower priority, FIFO within one.
+   * The leader is never pre-empted (docs/elections.md, the rolling-deploy recipe).
+   */
+  priority?: number;
+  /**
+   * Once queued, ask the leader to yield (a release request with this reason; `true`: "a candidate asks
+   * to lead"). The leader decides: the recipe's leader hands over to the asking session.
+   */
+  askToYield?: boolean | string;
 }
 
 /** What an Election needs from its client. */
@@ -140,7 +150,11 @@ function apply(holders: Map<string, Holder>, response: WatchResponse): void {
     for (const h of kind.snapshot.holders) holders.set(holderKey(h.sessionId, h.owner), h);
   } else if (kind?.$case === "event" && kind.event.holder) {
     const { change, holder, noHolder } = kind.event;
-    if (change === HolderChange.HOLDER_CHANGE_ACQUIRED || change === HolderChange.HOLDER_CHANGE_VALUE) {
+    if (change === HolderChange.HOLDER_CHANGE_TRANSFERRED) {
+      // One change, old → new: never a moment without a leader.
+      if (kind.event.from) holders.delete(holderKey(kind.event.from.sessionId, kind.event.from.owner));
+      holders.set(holderKey(holder.sessionId, holder.owner), holder);
+    } else if (change === HolderChange.HOLDER_CHANGE_ACQUIRED || change === HolderChange.HOLDER_CHANGE_VALUE) {
       holders.set(holderKey(holder.sessionId, holder.owner), holder);
     } else {
       holders.delete(holderKey(holder.sessionId, holder.owner));

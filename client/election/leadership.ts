@@ -73,6 +73,24 @@ export class Leadership implements AsyncDisposable {
     this.#value = bytes;
   }
 
+  /**
+   * Aborts when someone asks this leader to yield (a candidate's `askToYield`, `turnstile ask-release`);
+   * its reason is the ReleaseRequest, whose `sessionId` names an asking candidate for `handOver`.
+   */
+  get releaseRequested(): AbortSignal {
+    return this.lock.releaseRequested;
+  }
+
+  /**
+   * Hands leadership to a waiting candidate in one step (see `Lock.transfer`): `to` absent, the next
+   * candidate in line; a session id (a release request's `sessionId`), that session's candidate. There is
+   * never a moment without a leader, and the successor's fencing token is higher. Rejects with
+   * TurnstileError 'not-found' naming the candidates that do wait when `to` is not one of them.
+   */
+  handOver(to?: string | { sessionId: string; owner?: string }, options: { signal?: AbortSignal } = {}) {
+    return this.lock.transfer(to, options);
+  }
+
   /** Gives leadership up: the next candidate is elected at once. Idempotent (see `Lock.release`). */
   resign(options: { signal?: AbortSignal } = {}): Promise<void> {
     return this.lock.release(options);

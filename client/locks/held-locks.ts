@@ -3,6 +3,7 @@ import { holderKey } from "../../wire/holder-key.js";
 import { LostLockError, type LostLockReason, lostReasonFromProto } from "../lost-lock-error.js";
 import type { LeaseClock } from "./lease-clock.js";
 import { Lock, type LockReleaser } from "./lock.js";
+import type { ReleaseRequest } from "./release-request.js";
 
 // setTimeout fires at once for delays above 2^31-1 ms.
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -96,6 +97,28 @@ export class HeldLocks {
     if (lost.fencingToken !== 0n && lost.fencingToken !== holding.fencingToken) return;
     this.#lose(holding, lostReasonFromProto(lost.reason), false);
     this.rearm();
+  }
+
+  /**
+   * The holder of `lock` handed its hold over (Transferred): every handle of it ends as released, and the
+   * holding is forgotten (the lease is the successor's now).
+   */
+  handedOver(lock: Lock): void {
+    const holding = this.#holdings.get(holderKey(lock.name, lock.owner));
+    if (holding === undefined || holding.fencingToken !== lock.fencingToken) return;
+    holding.gone = true;
+    this.#forget(holding);
+    for (const handle of holding.locks) handle.markHandedOver();
+    holding.locks.clear();
+    this.rearm();
+  }
+
+  /** Tells every live handle of the holding `request` names that someone asks it to let go; false when none. */
+  releaseRequested(request: ReleaseRequest): boolean {
+    const holding = this.#holdings.get(holderKey(request.name, request.owner));
+    if (holding === undefined || holding.locks.size === 0) return false;
+    for (const lock of holding.locks) lock.markReleaseRequested(request);
+    return true;
   }
 
   /**

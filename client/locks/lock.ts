@@ -1,5 +1,7 @@
 import type { LostLockError } from "../lost-lock-error.js";
 import { raceSignal } from "../race-signal.js";
+import { TurnstileError } from "../turnstile-error.js";
+import type { ReleaseRequest } from "./release-request.js";
 
 /** What a Lock needs from its session: a way to send its release and to re-check leases. */
 export interface LockReleaser {
@@ -12,6 +14,15 @@ export interface LockReleaser {
   checkLeases(): void;
   /** Milliseconds left of the lock's local lease, or undefined once it is not held. */
   leaseRemainingMs(lock: Lock): number | undefined;
+  /** Sends a Transfer of the lock's hold to `to` and resolves with the successor once it holds. */
+  transferLock(lock: Lock, to: { sessionId: string; owner: string }, signal?: AbortSignal): Promise<Successor>;
+}
+
+/** Who holds a lock after `Lock.transfer`: the successor's session and owner, and its (higher) fencing token. */
+export interface Successor {
+  sessionId: string;
+  owner: string;
+  fencingToken: bigint;
 }
 
 function ignore(): void {}
@@ -53,6 +64,9 @@ export class Lock implements AsyncDisposable {
   #lostError: LostLockError | undefined;
   #state: "held" | "released" | "lost" = "held";
   #released: Promise<void> | undefined;
+  #handedOver = false;
+  #requests: AbortController | undefined;
+  #request: ReleaseRequest | undefined;
 
   /** Creates a held handle; only the session creates locks. */
   constructor(grant: LockGrant, releaser: LockReleaser) {
@@ -121,6 +135,54 @@ export class Lock implements AsyncDisposable {
     if (this.#released !== undefined) await raceSignal(this.#released, options.signal);
   }
 
+  /**
+   * Aborts when someone asks this holder to let go (RequestRelease, `turnstile ask-release`): its reason is
+   * the latest ReleaseRequest. Nothing is enforced: the holder decides whether to release or `transfer`.
+   */
+  get releaseRequested(): AbortSignal {
+    if (this.#requests === undefined) {
+      this.#requests = new AbortController();
+      if (this.#request !== undefined) this.#requests.abort(this.#request);
+    }
+    return this.#requests.signal;
+  }
+
+  /**
+   * Hands this holder's hold (every handle of it) to a waiting (session, owner) in one step: the successor
+   * holds with a new, higher fencing token and the lock is never without a holder (docs/elections.md).
+   * `to` absent: the head of the queue; a session id alone: that session's first waiter. Resolves with
+   * the successor once the server made the transfer; then `signal` aborts (AbortError) as on release.
+   * Stop using the guarded resource before calling it: the successor may act before this resolves (its
+   * token fences this holder's). Rejects with TurnstileError 'not-found' (naming who does wait),
+   * 'not-held', 'conflict' (a shared hold), or the LostLockError once lost.
+   */
+  async transfer(to?: string | { sessionId: string; owner?: string }, options: { signal?: AbortSignal } = {}) {
+    this.#releaser.checkLeases();
+    if (this.#state === "lost") throw this.#lostError;
+    if (this.#state === "released") throw new TurnstileError("not-held", `lock "${this.name}" was released`);
+    const target = typeof to === "string" ? { sessionId: to, owner: "" } : { sessionId: "", owner: "", ...to };
+    return this.#releaser.transferLock(
+      this,
+      { sessionId: target.sessionId, owner: target.owner ?? "" },
+      options.signal,
+    );
+  }
+
+  /** Ends the handle as released because its holder handed the hold over. Internal: called by the session. */
+  markHandedOver(): void {
+    if (this.#state !== "held") return;
+    this.#state = "released";
+    this.#handedOver = true;
+    this.#controller?.abort(this.#abortReason());
+  }
+
+  /** Notes a release request and aborts `releaseRequested`. Internal: called by the session. */
+  markReleaseRequested(request: ReleaseRequest): void {
+    if (this.#state !== "held") return;
+    this.#request = request;
+    this.#requests?.abort(request);
+  }
+
   /** Releases the lock at the end of an `await using` block (see `release`). */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.release();
@@ -139,6 +201,7 @@ export class Lock implements AsyncDisposable {
   }
 
   #abortReason(): unknown {
-    return this.#lostError ?? new DOMException(`lock "${this.name}" was released`, "AbortError");
+    const how = this.#handedOver ? "handed over" : "released";
+    return this.#lostError ?? new DOMException(`lock "${this.name}" was ${how}`, "AbortError");
   }
 }

@@ -1,5 +1,6 @@
 import type { BackoffOptions } from "../connection/backoff.js";
 import type { MonotonicClock } from "../locks/lease-clock.js";
+import type { ReleaseRequest } from "../locks/release-request.js";
 import type { SessionEvent } from "./session-event.js";
 
 /** How a Session opens and reconnects: TTL, client name, margin, backoff, clock, event listener. */
@@ -14,4 +15,6 @@ export interface SessionOptions {
   random?: () => number;
   now?: MonotonicClock;
   onEvent?: (event: SessionEvent) => void;
+  /** Told each release request for a hold of this session (after the locks' `releaseRequested` aborted). */
+  onReleaseRequested?: (request: ReleaseRequest) => void;
 }

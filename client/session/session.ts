@@ -4,6 +4,7 @@ import type { ChannelPool } from "../connection/channel-pool.js";
 import { HeldLocks, type Holding } from "../locks/held-locks.js";
 import { LeaseClock } from "../locks/lease-clock.js";
 import type { Lock, LockReleaser } from "../locks/lock.js";
+import { releaseRequestOf } from "../locks/release-request.js";
 import type { LostLockReason } from "../lost-lock-error.js";
 import { raceSignal } from "../race-signal.js";
 import { TurnstileError } from "../turnstile-error.js";
@@ -58,6 +59,14 @@ export class Session {
       releaseLock: (lock) => this.#requests.release(lock),
       checkLeases: () => held.sweep(),
       leaseRemainingMs: (lock) => held.remainingMs(lock),
+      transferLock: async (lock, to, signal) => {
+        const {
+          toSessionId: sessionId,
+          toOwner: owner,
+          fencingToken,
+        } = await this.#requests.transfer(lock, to, signal);
+        return { sessionId, owner, fencingToken };
+      },
     };
     const held = new HeldLocks(this.#clock, releaser, (lock) => this.#requests.releaseQuietly(lock));
     this.#held = held;
@@ -219,9 +228,17 @@ export class Session {
       case "acquiredAll":
       case "released":
       case "proclaimed":
+      case "transferred":
+      case "releaseRequestSent":
       case "failed":
         this.#requests.settle(kind);
         break;
+      case "releaseRequested": {
+        const request = releaseRequestOf(kind.releaseRequested);
+        // Told first: the locks' releaseRequested signals, then the client's event.
+        if (this.#held.releaseRequested(request)) this.#options.onReleaseRequested?.(request);
+        break;
+      }
       case "lost":
         this.#held.loseReported(kind.lost);
         break;

@@ -21,7 +21,9 @@ func (r *scenarioRun) start(s *step) error {
 	if err != nil {
 		return err
 	}
-	opts := &turnstile.AcquireOptions{Wait: time.Duration(s.WaitMs) * time.Millisecond, Owner: s.Owner}
+	opts := &turnstile.AcquireOptions{
+		Wait: time.Duration(s.WaitMs) * time.Millisecond, Owner: s.Owner, Priority: s.Priority, AskToYield: s.AskToYield,
+	}
 	if s.LockDelayMs != nil {
 		opts = opts.WithLockDelay(time.Duration(*s.LockDelayMs) * time.Millisecond)
 	}

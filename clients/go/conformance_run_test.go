@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -178,6 +179,12 @@ func (r *scenarioRun) run(s *step) error {
 		return err
 	case "describe":
 		return r.describe(s)
+	case "transfer":
+		return r.transfer(s)
+	case "askRelease":
+		return r.askRelease(s)
+	case "releaseRequested":
+		return r.releaseRequested(s)
 	case "proclaim", "resign":
 		a, err := lookup(r.held, s.id, "hold")
 		if err != nil {
@@ -340,7 +347,8 @@ func (r *scenarioRun) describe(s *step) error {
 		}
 		ok := (s.Holders == nil || len(d.GetHolders()) == *s.Holders) &&
 			(s.Waiters == nil || len(d.GetWaiters()) == *s.Waiters) &&
-			(s.Delay == nil || (d.GetDelayRemaining() != nil) == *s.Delay)
+			(s.Delay == nil || (d.GetDelayRemaining() != nil) == *s.Delay) &&
+			(s.Priorities == nil || slices.Equal(waiterPriorities(d), s.Priorities))
 		return ok, what
 	})
 }

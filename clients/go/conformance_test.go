@@ -127,6 +127,11 @@ type step struct {
 	Holders     *int            `json:"holders"`
 	Waiters     *int            `json:"waiters"`
 	Delay       *bool           `json:"delay"`
+	Priority    int32           `json:"priority"`
+	AskToYield  string          `json:"askToYield"`
+	ToOwner     string          `json:"toOwner"`
+	From        string          `json:"from"`
+	Priorities  []int32         `json:"priorities"`
 }
 
 type expectation struct {

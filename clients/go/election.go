@@ -40,6 +40,9 @@ type Leadership struct {
 func (e *Election) Campaign(ctx context.Context, value []byte, opts *AcquireOptions) (*Leadership, error) {
 	o := *opts.orDefault()
 	o.Value = value
+	if o.AskToYield != "" {
+		o.OnQueued = e.askOnce(o.OnQueued, o.AskToYield)
+	}
 	lock, err := e.client.acquire(ctx, e.name, exclusive, &o, false)
 	if err != nil {
 		return nil, err

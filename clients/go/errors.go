@@ -28,6 +28,7 @@ const (
 	ReasonExpired          Reason = "expired"
 	ReasonPermissionDenied Reason = "permission-denied"
 	ReasonDeadlock         Reason = "deadlock"
+	ReasonNotFound         Reason = "not-found"
 	ReasonLost             Reason = "lost"
 	ReasonSessionEnded     Reason = "session-ended"
 	ReasonConnection       Reason = "connection"
@@ -61,6 +62,7 @@ var (
 	ErrExpired          = &Error{Reason: ReasonExpired}
 	ErrPermissionDenied = &Error{Reason: ReasonPermissionDenied}
 	ErrDeadlock         = &Error{Reason: ReasonDeadlock}
+	ErrNotFound         = &Error{Reason: ReasonNotFound}
 	ErrLost             = &Error{Reason: ReasonLost}
 	ErrSessionEnded     = &Error{Reason: ReasonSessionEnded}
 	ErrConnection       = &Error{Reason: ReasonConnection}
@@ -147,6 +149,7 @@ var failureReasons = map[pb.FailureReason]Reason{
 	pb.FailureReason_FAILURE_REASON_EXPIRED:           ReasonExpired,
 	pb.FailureReason_FAILURE_REASON_PERMISSION_DENIED: ReasonPermissionDenied,
 	pb.FailureReason_FAILURE_REASON_DEADLOCK:          ReasonDeadlock,
+	pb.FailureReason_FAILURE_REASON_NOT_FOUND:         ReasonNotFound,
 }
 
 // errorFromFailed turns a `failed` answer into an *Error; an unknown reason from a newer server

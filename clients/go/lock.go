@@ -24,6 +24,9 @@ type Lock struct {
 	ctx         context.Context
 	cancel      context.CancelCauseFunc
 
+	// requests carries release requests to the holder (ReleaseRequests); buffered 1.
+	requests chan ReleaseRequest
+
 	// Guarded by session.mu.
 	holds    uint32
 	err      *Error // the loss, once lost
@@ -35,7 +38,7 @@ func newLock(s *session, key holdKey, token uint64, proof string, acquireSent ti
 	ctx, cancel := context.WithCancelCause(context.Background())
 	return &Lock{
 		name: key.name, owner: key.owner, token: token, proof: proof, session: s, acquireSent: acquireSent,
-		ctx: ctx, cancel: cancel, holds: 1,
+		ctx: ctx, cancel: cancel, holds: 1, requests: make(chan ReleaseRequest, 1),
 	}
 }
 

@@ -49,6 +49,7 @@ func (c *Client) acquire(ctx context.Context, name string, want claim, opts *Acq
 		if opts.lockDelay != nil {
 			req.LockDelay = durationpb.New(*opts.lockDelay)
 		}
+		req.Priority = opts.Priority
 		return s.acquire(ctx, req, left, giveUp, opts.OnQueued)
 	})
 }

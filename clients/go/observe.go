@@ -84,6 +84,11 @@ func applyWatch(holders map[holdKey]*pb.Holder, msg *pb.WatchResponse) {
 	h := event.GetHolder()
 	key := holdKey{h.GetSessionId(), h.GetOwner()}
 	switch event.GetChange() {
+	case pb.HolderChange_HOLDER_CHANGE_TRANSFERRED:
+		// One change, old → new: never a moment without a leader.
+		from := event.GetFrom()
+		delete(holders, holdKey{from.GetSessionId(), from.GetOwner()})
+		holders[key] = h
 	case pb.HolderChange_HOLDER_CHANGE_ACQUIRED, pb.HolderChange_HOLDER_CHANGE_VALUE:
 		holders[key] = h
 	case pb.HolderChange_HOLDER_CHANGE_RELEASED, pb.HolderChange_HOLDER_CHANGE_EXPIRED, pb.HolderChange_HOLDER_CHANGE_REVOKED:

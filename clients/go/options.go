@@ -50,6 +50,13 @@ type AcquireOptions struct {
 	OnQueued func(position uint32)
 	// lockDelay is set by WithLockDelay; nil: the coordinator's default for the name's prefix.
 	lockDelay *time.Duration
+	// Priority ranks the acquire in the queue, 0 to 100 (default 0): ahead of every waiter of lower
+	// priority, FIFO within one; a holder is never pre-empted (docs/elections.md). Outside the range the
+	// acquire fails with ReasonInvalidArgument naming acquire.priority.
+	Priority int32
+	// AskToYield, for Election.Campaign only: once the campaign is queued, the leader is asked to yield
+	// with this reason (a release request; the leader decides). Empty: nobody is asked.
+	AskToYield string
 }
 
 // WithLockDelay sets the hold's lock-delay (0 to 60 s; 0: none) and returns o, or new options when o is

@@ -206,6 +206,10 @@ func (s *session) adopt(o *openedStream) {
 			}
 		case p.proclaim != nil:
 			resend = append(resend, &pb.SessionRequest{Kind: &pb.SessionRequest_Proclaim{Proclaim: p.proclaim}})
+		case p.transfer != nil:
+			resend = append(resend, &pb.SessionRequest{Kind: &pb.SessionRequest_Transfer{Transfer: p.transfer}})
+		case p.requestRelease != nil:
+			resend = append(resend, &pb.SessionRequest{Kind: &pb.SessionRequest_RequestRelease{RequestRelease: p.requestRelease}})
 		case p.acquire != nil && p.acquire.abandoned:
 			resend = append(resend, p.acquire.withdrawal()...)
 		case p.acquire != nil:

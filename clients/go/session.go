@@ -38,6 +38,9 @@ type pending struct {
 	release   *pb.Release
 	releasing *Lock
 	proclaim  *pb.Proclaim
+	// A transfer or release request in flight (handover.go): sent again after a resume, as a proclaim.
+	transfer       *pb.Transfer
+	requestRelease *pb.RequestRelease
 }
 
 // session is one Turnstile session: opened with `open`, kept alive every ttl/3, answers routed by
@@ -230,6 +233,12 @@ func (s *session) route(reply *pb.SessionResponse) {
 		s.settle(kind.Released.GetRequestId(), answer{reply: reply})
 	case *pb.SessionResponse_Proclaimed:
 		s.settle(kind.Proclaimed.GetRequestId(), answer{reply: reply})
+	case *pb.SessionResponse_Transferred:
+		s.settle(kind.Transferred.GetRequestId(), answer{reply: reply})
+	case *pb.SessionResponse_ReleaseRequestSent:
+		s.settle(kind.ReleaseRequestSent.GetRequestId(), answer{reply: reply})
+	case *pb.SessionResponse_ReleaseRequested:
+		s.onReleaseRequested(kind.ReleaseRequested)
 	case *pb.SessionResponse_Failed:
 		s.settle(kind.Failed.GetRequestId(), answer{reply: reply})
 	case *pb.SessionResponse_Lost:

@@ -19,6 +19,8 @@ export interface HolderView {
   identity: string;
   /** How long it has held the lock on the store's clock; undefined when the read did not say (Watch snapshots). */
   heldForMs: number | undefined;
+  /** The latest request to let go made to it (docs/elections.md); absent when none is pending. */
+  releaseRequest?: { requester: string; reason: string };
 }
 
 /**
@@ -46,6 +48,8 @@ export interface WaiterView {
   /** How long it has waited since it first queued, on the store's clock (Describe's `waited`). */
   waitedMs: number;
   clientName: string;
+  /** Its queue priority (0: none; docs/elections.md). */
+  priority: number;
   /** The holders it waits behind. */
   blockedBy: BlockerView[];
   /** For a member of a waiting AcquireAll set: every name of the set, this one included. */
@@ -95,6 +99,7 @@ export const LockViews = {
         leaseMs: w.leaseMs,
         waitedMs: w.waitedMs,
         clientName: w.clientName ?? "",
+        priority: w.priority,
         blockedBy,
         ...(w.setNames && { setNames: w.setNames }),
       })),
@@ -152,5 +157,6 @@ function holderView(h: HolderState): HolderView {
     clientName: h.clientName ?? "",
     identity: h.identity ?? "",
     heldForMs: h.heldMs,
+    ...(h.releaseRequest && { releaseRequest: h.releaseRequest }),
   };
 }

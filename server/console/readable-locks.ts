@@ -12,8 +12,6 @@ export interface ListView {
   locks: ReturnType<typeof LockViews.summary>[];
   /** True when more readable locks exist than were listed (narrow the prefix). */
   truncated: boolean;
-  /** Why the store cannot list (Redis Cluster); the page can still open a lock by name. */
-  error?: string;
 }
 
 /**
@@ -32,8 +30,6 @@ export async function readableLocks(
   let token = "";
   for (let pages = 0; pages < MAX_LIST_PAGES; pages++) {
     const page = await store.list(prefix, PAGE_SIZE, token);
-    if (page === "unsupported")
-      return { prefix, locks, truncated: false, error: "List is not supported on Redis Cluster: open a lock by name" };
     if (page === "invalid-token") throw new Error("list: the store refused its own page token");
     for (const s of page.locks) if (access.may(identity, "read", s.name)) locks.push(LockViews.summary(s));
     token = page.nextPageToken;

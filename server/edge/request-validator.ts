@@ -7,12 +7,23 @@ import {
   type Open,
   type Proclaim,
   type Release,
+  type RequestRelease,
+  type RequestReleaseRequest,
   type RevokeRequest,
+  type Transfer,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { isNegativeOrMalformed, wholeMsFromDuration } from "../../wire/duration.js";
 import { REQUEST_LIMITS } from "../../wire/request-limits.js";
 import type { Limits } from "../config/limits.js";
-import type { ValidAcquire, ValidAcquireAll, ValidOpen, ValidProclaim, ValidRelease } from "../engine/lock-requests.js";
+import type {
+  ValidAcquire,
+  ValidAcquireAll,
+  ValidOpen,
+  ValidProclaim,
+  ValidRelease,
+  ValidRequestRelease,
+  ValidTransfer,
+} from "../engine/lock-requests.js";
 import { ServerError } from "../engine/server-error.js";
 import { isSessionId } from "../store/session-id.js";
 import { MAX_SET_NAMES, type SetMember, type StoreMode } from "../store/store.js";
@@ -73,6 +84,10 @@ export class RequestValidator {
     const waitMs = this.wait("acquire.wait", a.wait);
     this.value("acquire.value", a.value);
     const lockDelayMs = a.lockDelay && this.lockDelay("acquire.lock_delay", a.lockDelay);
+    const max = REQUEST_LIMITS.maxPriority;
+    if (a.priority < 0 || a.priority > max) {
+      throw invalid(`acquire.priority: ${a.priority} is outside the allowed range 0..${max}`);
+    }
     return {
       requestId: a.requestId,
       name: a.name,
@@ -82,7 +97,34 @@ export class RequestValidator {
       waitMs,
       value: a.value,
       ...(lockDelayMs !== undefined && { lockDelayMs }),
+      ...(a.priority > 0 && { priority: a.priority }),
     };
+  }
+
+  transfer(t: Transfer): ValidTransfer {
+    this.requestId("transfer.request_id", t.requestId);
+    this.text("transfer.name", t.name, this.limits.maxNameBytes, false);
+    this.text("transfer.owner", t.owner, this.limits.maxIdBytes, true);
+    if (t.toSessionId !== "") this.sessionId("transfer.to_session_id", t.toSessionId);
+    this.text("transfer.to_owner", t.toOwner, this.limits.maxIdBytes, true);
+    if (t.toSessionId === "" && t.toOwner !== "") {
+      throw invalid("transfer.to_owner: must be empty when transfer.to_session_id is (the head of the queue)");
+    }
+    return { requestId: t.requestId, name: t.name, owner: t.owner, toSessionId: t.toSessionId, toOwner: t.toOwner };
+  }
+
+  requestRelease(r: RequestRelease): ValidRequestRelease {
+    this.requestId("request_release.request_id", r.requestId);
+    this.text("request_release.name", r.name, this.limits.maxNameBytes, false);
+    this.text("request_release.reason", r.reason, REQUEST_LIMITS.maxReasonBytes, true);
+    return { requestId: r.requestId, name: r.name, reason: r.reason };
+  }
+
+  /** An operator's RequestRelease (the admin call): the name and the reason. */
+  requestReleaseCall(r: RequestReleaseRequest): { name: string; reason: string } {
+    this.text("request_release.name", r.name, this.limits.maxNameBytes, false);
+    this.text("request_release.reason", r.reason, REQUEST_LIMITS.maxReasonBytes, true);
+    return { name: r.name, reason: r.reason };
   }
 
   acquireAll(a: AcquireAll): ValidAcquireAll {

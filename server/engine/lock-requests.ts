@@ -24,6 +24,8 @@ export interface ValidAcquire {
   value: Buffer;
   /** The hold's lock-delay (0..60 s); undefined: the serve default for the name's prefix. */
   lockDelayMs?: number;
+  /** Queue rank (0..MAX_PRIORITY); 0 or absent: none. */
+  priority?: number;
 }
 
 /** An AcquireAll the edge validated: 1..MAX_SET_NAMES distinct names; `waitMs` as ValidAcquire's. */
@@ -50,4 +52,20 @@ export interface ValidProclaim {
   name: string;
   owner: string;
   value: Buffer;
+}
+
+/** A Transfer the edge validated: (name, owner) goes to (toSessionId, toOwner); "" picks the head / the first. */
+export interface ValidTransfer {
+  requestId: string;
+  name: string;
+  owner: string;
+  toSessionId: string;
+  toOwner: string;
+}
+
+/** A RequestRelease the edge validated: the reason is at most MAX_REASON_BYTES. */
+export interface ValidRequestRelease {
+  requestId: string;
+  name: string;
+  reason: string;
 }

@@ -6,7 +6,7 @@ import type { HeldWait } from "../store/wait-registry.js";
 
 /**
  * The closed set of reasons a request or a session can fail for on the server. The first thirteen
- * are the per-request reasons of docs/protocol.md; the edge maps every one to its wire reason and
+ * and `not-found` are the per-request reasons of docs/protocol.md; the edge maps every one to its wire reason and
  * gRPC status (server/edge/replies/failure-codes.ts).
  */
 export type ServerErrorReason =

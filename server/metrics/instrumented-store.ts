@@ -8,12 +8,15 @@ import type {
   LockPage,
   LockState,
   ReleaseOutcome,
+  ReleaseRequest,
   RenewArgs,
   RenewResult,
   RevokeOutcome,
   SessionRecord,
   Store,
   StoreListener,
+  TransferArgs,
+  TransferOutcome,
 } from "../store/store.js";
 import type { WaitRegistry } from "../store/wait-registry.js";
 import type { Metrics } from "./metrics.js";
@@ -34,6 +37,8 @@ export const STORE_OPERATIONS = [
   "list",
   "revoke",
   "proclaim",
+  "transfer",
+  "request_release",
 ] as const;
 
 /** One `operation` label value. */
@@ -108,7 +113,7 @@ export class InstrumentedStore implements Store {
     return this.timed("describe", () => this.inner.describe(name));
   }
 
-  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported"> {
+  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token"> {
     return this.timed("list", () => this.inner.list(prefix, pageSize, pageToken));
   }
 
@@ -118,6 +123,14 @@ export class InstrumentedStore implements Store {
 
   proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
     return this.timed("proclaim", () => this.inner.proclaim(hold, value));
+  }
+
+  transfer(args: TransferArgs): Promise<TransferOutcome> {
+    return this.timed("transfer", () => this.inner.transfer(args));
+  }
+
+  requestRelease(request: ReleaseRequest): Promise<number> {
+    return this.timed("request_release", () => this.inner.requestRelease(request));
   }
 
   watch(name: string): Promise<void> {

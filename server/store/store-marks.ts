@@ -6,7 +6,10 @@ import { channel } from "node:diagnostics_channel";
 
 /** A lock script was handed to the Redis client / answered: `{ phase, op, sessionId, requestId, name }`. */
 export const STORE = channel("turnstile:coordinator:store");
-/** The Redis command socket was uncorked: the scripts of this turn went out in one write. `{}` */
+/**
+ * The Redis command socket was uncorked: the scripts handed over so far went out in one write (a turn's
+ * releases in front in a write of their own, then the rest: scripts/runner/lock-scripts.ts). `{}`
+ */
 export const REDIS_FLUSH = channel("turnstile:coordinator:redis-flush");
 
 /** What STORE publishes. */

@@ -30,6 +30,8 @@ export interface AcquireArgs extends Claim {
    * granted the lock until this long after; absent or 0: none.
    */
   lockDelayMs?: number;
+  /** Queue rank (docs/elections.md): queued ahead of every lower priority, FIFO within one; absent or 0: none. */
+  priority?: number;
 }
 
 /** Answer to an acquire; `recheckInMs` is when the earliest holder lease ends. */
@@ -121,6 +123,8 @@ export interface HolderState {
   clientName?: string;
   /** The identity that opened the session (security on); filled in like clientName. */
   identity?: string;
+  /** The latest release request made to this hold while it holds (Describe only). */
+  releaseRequest?: { requester: string; reason: string };
 }
 
 /** One queued acquire, as Describe shows it; `position` 1 is the head of the queue. */
@@ -139,6 +143,8 @@ export interface WaiterState {
   identity?: string;
   /** For a member of an acquire-set: every name of the set, this one included. */
   setNames?: string[];
+  /** Its AcquireArgs.priority (0: none). */
+  priority: number;
 }
 
 /**
@@ -159,7 +165,7 @@ export interface LockState {
 }
 
 /** What happened to a holder. */
-export type HolderChange = "acquired" | "released" | "expired" | "revoked" | "value";
+export type HolderChange = "acquired" | "released" | "expired" | "revoked" | "value" | "transferred";
 
 /**
  * One holder change of one lock, numbered by the lock's version counter: each change is exactly
@@ -173,6 +179,53 @@ export interface LockEvent {
   holder: HolderState;
   /** Holders the lock has after this change. */
   holdersLeft: number;
+  /** For "transferred": the holder that handed over (`holder` took over), as it was when it left. */
+  from?: HolderState;
+}
+
+/** A Transfer: the holder (session, owner) hands its exclusive hold to a waiter of the lock. */
+export interface TransferArgs extends Omit<Claim, "requestId"> {
+  /** The hold's token: a re-run of a transfer whose reply was lost finds its own transfer by it. */
+  token: bigint;
+  /** The successor's session; "": the head of the queue (its first plain waiter). */
+  toSessionId: string;
+  /** The successor's owner; "": that session's first waiter. */
+  toOwner: string;
+}
+
+/** A waiter as a transfer names it. */
+export interface WaitingClaim {
+  sessionId: string;
+  owner: string;
+  requestId: string;
+}
+
+/**
+ * Answer to a transfer: the successor now holds with `token` (its grant is delivered as any grant),
+ * or nothing changed: `not-held`, `shared` (the hold is not exclusive), `in-set` (the successor waits
+ * as an acquire-set member), `not-waiting` (`waiting`: who does wait, the first few in queue order).
+ */
+export type TransferOutcome =
+  | { kind: "transferred"; to: WaitingClaim; token: bigint }
+  | { kind: "not-held" }
+  | { kind: "shared" }
+  | { kind: "in-set" }
+  | { kind: "not-waiting"; waiting: WaitingClaim[] };
+
+/** At most this many waiters are named by a transfer's `not-waiting`. */
+export const MAX_WAITING_NAMED = 10;
+
+/** A release request (docs/elections.md): who asks the holders of `name` to let go, and why. */
+export interface ReleaseRequest {
+  name: string;
+  requester: string;
+  reason: string;
+}
+
+/** A release request as it reaches one holder's coordinator. */
+export interface ReleaseRequested extends ReleaseRequest {
+  sessionId: string;
+  owner: string;
 }
 
 /** A hold an operator revoked; the coordinator serving `sessionId` tells its client. */
@@ -224,6 +277,8 @@ export interface StoreListener {
    * cannot grant a set (it sees one name): re-run that set's acquire (docs/multi-lock.md).
    */
   setMayFit?(waiter: Omit<Claim, "owner">): void;
+  /** Someone asks a holder to let go (any coordinator's request, broadcast: the listener picks its own sessions). */
+  releaseRequested?(request: ReleaseRequested): void;
 }
 
 /**
@@ -282,14 +337,22 @@ export interface Store {
   /**
    * One page of at most `pageSize` active locks whose names start with `prefix`, in no order;
    * a page may hold fewer before the end. `pageToken` "" starts; a token this store did not issue
-   * for this prefix answers "invalid-token"; a store that cannot list (Redis Cluster) answers
-   * "unsupported". Every lock active throughout a listing is listed.
+   * for this prefix answers "invalid-token". Every lock active throughout a listing is listed (on
+   * Redis Cluster too, while slots move).
    */
-  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported">;
+  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token">;
   /** Takes away every hold of (session, owner), tells its coordinator, and hands the lock on. */
   revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome>;
   /** Replaces the value of a live hold; "not-held" when (session, owner) holds no live lease. */
   proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held">;
+  /**
+   * Hands an exclusive hold to a waiter in one step (docs/elections.md): the successor holds with a new
+   * token and its grant reaches its coordinator as any grant; watchers see one "transferred" change; no
+   * lock-delay applies. A re-run after a lost reply answers the same transfer again.
+   */
+  transfer(args: TransferArgs): Promise<TransferOutcome>;
+  /** Records the request on every live holder of `name` and tells their coordinators; resolves with how many. */
+  requestRelease(request: ReleaseRequest): Promise<number>;
   /** Starts passing the lock's holder changes to `listener.event`; resolves once subscribed. */
   watch(name: string): Promise<void>;
   /** Stops passing the lock's holder changes. */

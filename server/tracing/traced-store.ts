@@ -11,6 +11,8 @@ const TRACED = new Set<string>([
   "renew",
   "revoke",
   "proclaim",
+  "transfer",
+  "requestRelease",
   "describe",
   "list",
   "saveSession",

@@ -1,5 +1,5 @@
 import type { LatencySummary } from "../../bench/stats.js";
-import type { HandOffResult } from "../../bench/workloads/hand-off.js";
+import type { Discipline, HandOffResult } from "../../bench/workloads/hand-off.js";
 import type { WindowCounters } from "../../bench/workloads/measurement-window.js";
 import type { SpreadResult } from "../../bench/workloads/spread.js";
 
@@ -20,9 +20,15 @@ export const counters = (server: number | undefined, client: number, redis?: num
   redis: redis === undefined ? undefined : { commands: 0, wireCommands: 0, cpuSeconds: redis, calls: new Map() },
 });
 
-/** A hand-off result with 8 contenders over a 1 s window. */
-export function handOff(impl: string, gap: LatencySummary, handOffsPerS: number, c: WindowCounters): HandOffResult {
-  const base = { contenders: 8, handOffs: handOffsPerS, handOffsPerS, gap, gapsMs: [], fairness: 1 };
+/** A hand-off result with 8 contenders over a 1 s window (after-turn unless `discipline` says). */
+export function handOff(
+  impl: string,
+  gap: LatencySummary,
+  handOffsPerS: number,
+  c: WindowCounters,
+  discipline: Discipline = "after-turn",
+): HandOffResult {
+  const base = { contenders: 8, discipline, handOffs: handOffsPerS, handOffsPerS, gap, gapsMs: [], fairness: 1 };
   return { ...base, impl, violations: 0, toWaiterShare: 1, errors: 0, counters: c };
 }
 

@@ -8,7 +8,13 @@ describe("limitsSection()", () => {
   // One run's results, keeping only the implementations --only would have selected.
   const results = (impls: string[]): BenchResults => ({
     roundTrips: rt,
-    handOff: [{ contenders: 8, results: [onRedis, embedded].filter((r) => impls.includes(r.impl)) }],
+    handOff: [
+      {
+        contenders: 8,
+        discipline: "after-turn" as const,
+        results: [onRedis, embedded].filter((r) => impls.includes(r.impl)),
+      },
+    ],
     spread: [
       {
         workers: 16,

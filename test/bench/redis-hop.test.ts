@@ -8,16 +8,21 @@ describe("handOffRedisHop()", () => {
   });
 
   it("attributes the gap difference to the Redis hop when the embedded gap is smaller", () => {
-    const text = handOffRedisHop(onRedis, embedded).join(" ");
+    const target = { ms: 0.25, what: "1.25× the floor" };
+    const text = handOffRedisHop(onRedis, embedded, target).join(" ");
     expect(text).to.include("0.200 ms p50 / 0.300 ms mean / 1.000 ms p99 at 3,000 hand-offs/s");
     expect(text).to.include("The Redis hop is 0.200 ms of the p50 gap (50%) and 0.200 ms of the mean (40%)");
     expect(text).to.include("1.50× as often");
-    expect(text).to.include("Even with no Redis hop the mean gap is above the 0.25 ms target");
+    expect(text).to.include("Even with no Redis hop the mean gap is above the 0.250 ms target (1.25× the floor)");
+    // Without a target (no anatomy, no floor) nothing is said about one.
+    expect(handOffRedisHop(onRedis, embedded).join(" ")).not.to.include("target");
   });
 
   it("says the Redis hop is what misses the target when only the embedded gap meets it", () => {
     const fast = handOff("turnstile-embedded", latency(0.15, 0.2, 1), 4000, counters(0.2, 0.3));
-    expect(handOffRedisHop(onRedis, fast).join(" ")).to.include("Without the Redis hop the mean gap is within");
+    expect(handOffRedisHop(onRedis, fast, { ms: 0.25, what: "1.25× the floor" }).join(" ")).to.include(
+      "Without the Redis hop the mean gap is within the 0.250 ms target",
+    );
   });
 
   it("claims no cost of the Redis hop when the embedded gap is not smaller", () => {

@@ -65,6 +65,17 @@ describe("bench shapes", () => {
     it("names a JSON line that is not a harness result", () => {
       expect(() => parseRedissonOutput('{"workload":"other"}')).to.throw(/not a result line/);
     });
+
+    it("reads each hand-off line's discipline (none printed: after-turn) and refuses an unknown one", () => {
+      const line = (d: string) =>
+        `{"workload":"handoff",${d}"lock":"fair","n":8,"ops":2,"seconds":1,"cpuSeconds":0.1,"violations":0,"counts":[1,1],"samplesMs":[0.5,0.7]}`;
+      const { handOff } = parseRedissonOutput([line('"discipline":"at-once",'), line("")].join("\n"));
+      expect(handOff.map((h) => [h.impl, h.discipline])).to.deep.equal([
+        ["redisson-fair", "at-once"],
+        ["redisson-fair", "after-turn"],
+      ]);
+      expect(() => parseRedissonOutput(line('"discipline":"sometimes",'))).to.throw(/not a result line/);
+    });
   });
 
   describe("busiest()", () => {

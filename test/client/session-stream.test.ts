@@ -15,7 +15,7 @@ const VALUE = Buffer.alloc(16 * 1024, 7);
 
 function acquire(i: number): SessionRequest["kind"] {
   const acquire = { requestId: String(i), name: "bp", mode: LockMode.LOCK_MODE_EXCLUSIVE, limit: 0, owner: "o" };
-  return { $case: "acquire", acquire: { ...acquire, value: VALUE, traceParent: "" } };
+  return { $case: "acquire", acquire: { ...acquire, value: VALUE, traceParent: "", priority: 0 } };
 }
 
 /** What the stalled coordinator received, in order: "acquire:<id>" or "keepAlive:<seq>". */

@@ -14,7 +14,7 @@ import { type DescribeResponse, LockServiceClient } from "../../gen/ts/turnstile
 import { type CoordinatorProcess, spawnCoordinator } from "../harness/coordinator-process.js";
 import { TcpProxy } from "../harness/tcp-proxy.js";
 import { unary } from "../harness/unary.js";
-import { type Expectation, operationOf, type Scenario, type Step } from "./scenario-files.js";
+import { type Expectation, type HandOverExpectation, operationOf, type Scenario, type Step } from "./scenario-files.js";
 
 /** Bounds every wait of a step: long enough for 2 loaded cores, never a speed target. */
 const EVENTUALLY_MS = 20_000;
@@ -136,6 +136,12 @@ class ScenarioRun {
       }
       case "describe":
         return this.#describe(id, step);
+      case "transfer":
+        return this.#transfer(id, step);
+      case "askRelease":
+        return this.#askRelease(id, step);
+      case "releaseRequested":
+        return this.#releaseRequested(id, step.from as string, step.reason as string);
       case "proclaim":
         return this.#leadership(id).proclaim(step.value as string);
       case "resign":
@@ -202,6 +208,8 @@ class ScenarioRun {
       ...(waitMs === undefined ? {} : { waitMs }),
       ...(step.owner === undefined ? {} : { owner: step.owner as string }),
       ...(step.lockDelayMs === undefined ? {} : { lockDelayMs: step.lockDelayMs as number }),
+      ...(step.priority === undefined ? {} : { priority: step.priority as number }),
+      ...(step.askToYield === undefined ? {} : { askToYield: step.askToYield as string }),
     };
     let call: Promise<Held | null>;
     let name: string;
@@ -350,11 +358,60 @@ class ScenarioRun {
       throw new Error(`"${before}" was answered (${describeOutcome(settledFirst)}) before "${id}" was told it is lost`);
   }
 
+  /** Transfers a lock or leadership to client `to`'s session (absent: the head of the queue). */
+  async #transfer(id: string, step: Step): Promise<void> {
+    const lock = this.#lock(id);
+    const to = step.to === undefined ? "" : this.#client(step.to as string).sessionId;
+    const outcome = await lock
+      .transfer({ sessionId: to, owner: (step.toOwner as string | undefined) ?? "" })
+      .then(() => "transferred" as const)
+      .catch((err: unknown) => {
+        if (err instanceof TurnstileError) return err;
+        throw err;
+      });
+    this.#checkHandOver(id, outcome, step.expect as HandOverExpectation);
+    if (outcome === "transferred") expect(lock.leaseRemainingMs, `"${id}" is no longer held`).to.equal(0);
+  }
+
+  async #askRelease(clientId: string, step: Step): Promise<void> {
+    const outcome = await this.#client(clientId)
+      .requestRelease(step.name as string, { reason: (step.reason as string | undefined) ?? "" })
+      .catch((err: unknown) => {
+        if (err instanceof TurnstileError) return err;
+        throw err;
+      });
+    this.#checkHandOver(clientId, outcome, step.expect as HandOverExpectation);
+  }
+
+  #checkHandOver(id: string, outcome: "transferred" | number | TurnstileError, want: HandOverExpectation): void {
+    if (typeof want !== "object") {
+      if (outcome instanceof TurnstileError) throw new Error(`"${id}" failed: ${outcome.reason}: ${outcome.message}`);
+      expect(outcome, `"${id}" answer`).to.equal(want);
+      return;
+    }
+    if (!(outcome instanceof TurnstileError)) throw new Error(`"${id}" answered ${outcome}; expected ${want.error}`);
+    expect(outcome.reason, `"${id}" failed: ${outcome.message}`).to.equal(want.error);
+    if (want.messageIncludes !== undefined) expect(outcome.message).to.include(want.messageIncludes);
+  }
+
+  /** Waits until the holder of `id` is told that client `from` asks it to let go, for `reason`. */
+  async #releaseRequested(id: string, from: string, reason: string): Promise<void> {
+    const signal = this.#lock(id).releaseRequested;
+    if (!signal.aborted) await withTimeout(once(signal, "abort"), `"${id}" to be asked to let go`);
+    const request = signal.reason as { reason: string; sessionId?: string };
+    expect([request.reason, request.sessionId], `the request to "${id}"`).to.deep.equal([
+      reason,
+      this.#client(from).sessionId,
+    ]);
+  }
+
   async #describe(name: string, step: Step): Promise<void> {
     let seen: DescribeResponse | undefined;
+    const priorities = step.priorities as number[] | undefined;
     const matches = (d: DescribeResponse) =>
       (step.holders === undefined || d.holders.length === step.holders) &&
       (step.waiters === undefined || d.waiters.length === step.waiters) &&
+      (priorities === undefined || JSON.stringify(d.waiters.map((w) => w.priority)) === JSON.stringify(priorities)) &&
       (step.delay === undefined || (d.delayRemaining !== undefined) === step.delay);
     await eventually(
       async () => {

@@ -18,6 +18,9 @@ export type Expectation =
       cycle?: string[];
     };
 
+/** What a transfer or an askRelease must have come to: done (a transfer) or a count (askRelease), or an error. */
+export type HandOverExpectation = "transferred" | number | { error: string; messageIncludes?: string };
+
 /** One step of a scenario: an object with exactly one operation key (the first key) and its options. */
 export type Step = Record<string, unknown>;
 
@@ -45,6 +48,7 @@ export const STEP_KEYS: Readonly<Record<string, readonly string[]>> = {
     "waitMs",
     "owner",
     "lockDelayMs",
+    "priority",
     "try",
     "expect",
     "tokenAbove",
@@ -52,7 +56,7 @@ export const STEP_KEYS: Readonly<Record<string, readonly string[]>> = {
     "holdCount",
   ],
   acquireAll: ["client", "names", "waitMs", "owner", "try", "expect", "tokenAbove", "locks"],
-  campaign: ["client", "election", "value", "expect", "tokenAbove"],
+  campaign: ["client", "election", "value", "priority", "askToYield", "expect", "tokenAbove"],
   await: ["expect", "tokenAbove", "tokenEquals", "holdCount", "locks"],
   pending: [],
   cancel: [],
@@ -60,7 +64,10 @@ export const STEP_KEYS: Readonly<Record<string, readonly string[]>> = {
   lost: ["reason", "before"],
   valid: [],
   revoke: [],
-  describe: ["holders", "waiters", "delay"],
+  describe: ["holders", "waiters", "delay", "priorities"],
+  transfer: ["to", "toOwner", "expect"],
+  askRelease: ["name", "reason", "expect"],
+  releaseRequested: ["from", "reason"],
   proclaim: ["value"],
   resign: [],
   observe: ["client", "election"],

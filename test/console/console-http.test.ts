@@ -175,6 +175,31 @@ describe("web console HTTP API", () => {
     }
   });
 
+  it("shows a waiter's priority and a holder's pending release request (docs/elections.md)", async () => {
+    const lock = await client.acquire("console/hand-over", { owner: "first" });
+    const waiter = new TurnstileClient(web.coord.address, { ttlMs: 30_000, clientName: "console-waiter" });
+    const withdraw = new AbortController();
+    const waiting = waiter
+      .acquire("console/hand-over", { signal: withdraw.signal, priority: 7 })
+      .catch((e: Error) => e);
+    try {
+      const stream = await open("name=console%2Fhand-over", CONSOLE_TOKENS.reader);
+      await stream.next("lock", (l) => l.waiters.length === 1);
+      expect(await waiter.requestRelease("console/hand-over", { reason: "my turn" })).to.equal(1);
+      const view = (await stream.next("lock", (l) => l.holders[0]?.releaseRequest !== undefined)).data;
+      expect(view.waiters[0].priority).to.equal(7);
+      expect(view.holders[0].releaseRequest).to.deep.equal({
+        requester: `session ${waiter.sessionId}`,
+        reason: "my turn",
+      });
+    } finally {
+      withdraw.abort();
+      await waiting;
+      await waiter.close();
+      await lock.release();
+    }
+  });
+
   it("refuses a revoke by a reader with 403 and leaves the holder as it was", async () => {
     const lock = await client.acquire("console/revoke-refused");
     const stream = await open("name=console%2Frevoke-refused", CONSOLE_TOKENS.reader);

@@ -15,6 +15,8 @@ import {
 } from "../harness/failover-fleet.js";
 
 const KILLS = Number(process.env.TURNSTILE_CLUSTER_FAILOVER_KILLS ?? 8);
+// SIGSTOP of a master until its replica took over: the coordinators' sockets to it hang instead of closing.
+const FREEZES = Number(process.env.TURNSTILE_CLUSTER_FAILOVER_FREEZES ?? 3);
 // Small enough for a short run, large enough that a loaded 2-core machine does not fail nodes by mistake.
 const NODE_TIMEOUT_MS = 2000;
 // Longer than detection plus failover, so holders keep their locks across one.
@@ -26,7 +28,7 @@ const LOCKS = ["cfo/a", "cfo/b", "cfo/c"];
 const SEMAPHORE = { name: "cfo/sem", limit: 2 };
 const NAMES = [...LOCKS, SEMAPHORE.name];
 
-describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinators, 6 clients, kill -9 of masters", function () {
+describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinators, 6 clients, kill -9 and freezes of masters", function () {
   this.timeout(15 * 60_000);
   let group: ClusterGroup;
   let admin: Cluster;
@@ -61,7 +63,7 @@ describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinato
     return range[2][1];
   }
 
-  it(`keeps exclusion, fencing order and the semaphore limit through ${KILLS} kill -9 of a Cluster master`, async () => {
+  it(`keeps exclusion, fencing order and the semaphore limit through ${KILLS} kill -9 and ${FREEZES} freezes of a Cluster master`, async () => {
     const specs = [...LOCKS.map((n) => `lock:${n}`), `semaphore:${SEMAPHORE.name}:${SEMAPHORE.limit}`];
     // Six clients, each preferring one coordinator, so grants cross coordinators through pub/sub.
     workers = startFailoverWorkers(
@@ -87,22 +89,29 @@ describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinato
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
-    const faults: { at: bigint; killed: number; names: string[]; promotedAt: bigint }[] = [];
+    const faults: { kind: string; at: bigint; killed: number; names: string[]; promotedAt: bigint }[] = [];
     await waitForGrants(0n, NAMES, "the start");
-    for (let k = 0; k < KILLS; k++) {
+    // The kinds interleaved: freezes spread among the kills.
+    const mix = [
+      ...Array.from({ length: KILLS }, (_, i) => ({ kind: "kill -9", i: i / KILLS })),
+      ...Array.from({ length: FREEZES }, (_, i) => ({ kind: "freeze", i: (i + 0.5) / FREEZES })),
+    ]
+      .sort((a, b) => a.i - b.i)
+      .map((f) => f.kind);
+    for (const [k, kind] of mix.entries()) {
       await group.settled();
       const last = faults.at(-1);
-      if (last) await waitForGrants(last.at, last.names, "the last kill");
+      if (last) await waitForGrants(last.at, last.names, "the last fault");
       // Each kill hits the master of one of the names in use, in turn, and so every name it serves.
       const victim = await ownerPort(NAMES[k % NAMES.length]);
       const owners = await Promise.all(NAMES.map(ownerPort));
       const names = NAMES.filter((_n, i) => owners[i] === victim);
       const at = process.hrtime.bigint();
-      const { killed, promotedAt } = await group.killMaster(victim);
-      faults.push({ at, killed, names, promotedAt });
+      const { promotedAt } = await (kind === "freeze" ? group.freezeMaster(victim) : group.killMaster(victim));
+      faults.push({ kind, at, killed: victim, names, promotedAt });
     }
     const last = faults.at(-1);
-    if (last) await waitForGrants(last.at, last.names, "the last kill");
+    if (last) await waitForGrants(last.at, last.names, "the last fault");
     await workers.stop();
 
     writeEventLog(logDir, faults, events);
@@ -114,21 +123,24 @@ describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinato
       const first = grantsAfter(f.promotedAt, f.names)[0];
       return first ? ms(BigInt(first.at) - f.promotedAt) : -1;
     });
+    const resumesOf = (kind: string) => resumes.filter((_r, i) => faults[i].kind === kind);
     console.log(
-      `      faults: ${faults.length} kill -9 of a Cluster master (cluster-node-timeout ${NODE_TIMEOUT_MS} ms); ` +
+      `      faults: ${resumesOf("kill -9").length} kill -9 and ${resumesOf("freeze").length} freezes (SIGSTOP until ` +
+        `the replica took over) of a Cluster master (cluster-node-timeout ${NODE_TIMEOUT_MS} ms); ` +
         `checked ${report.acquires} acquires (${report.grants} granted, ` +
         `failed: ${JSON.stringify(Object.fromEntries(report.failures))}), ${report.lost} holds lost; ` +
         `grants by name ${JSON.stringify(Object.fromEntries(report.grantsByName))}; ` +
         `no token twice, tokens increasing, no overlap, semaphore <= ${SEMAPHORE.limit}, every acquire ended; ` +
-        `a replica took over within ${Math.max(...failoverMs)} ms of a kill (max; mean ` +
+        `a replica took over within ${Math.max(...failoverMs)} ms of a fault (max; mean ` +
         `${Math.round(failoverMs.reduce((x, y) => x + y, 0) / failoverMs.length)} ms); locking of its names resumed ` +
-        `within ${Math.max(...resumes)} ms of that (max; each: ${resumes.join(", ")})`,
+        `within ${Math.max(...resumes)} ms of that (max; after each kill: ${resumesOf("kill -9").join(", ")}; ` +
+        `after each freeze: ${resumesOf("freeze").join(", ")})`,
     );
-    expect(faults.length).to.equal(KILLS);
+    expect(faults.length).to.equal(KILLS + FREEZES);
     for (const [i, r] of resumes.entries())
-      expect(r, `resume after kill ${i} of ${faults[i].killed}, ms after its replica took over`).to.be.within(
-        0,
-        RESUME_MS,
-      );
+      expect(
+        r,
+        `resume after ${faults[i].kind} ${i} of ${faults[i].killed}, ms after its replica took over`,
+      ).to.be.within(0, RESUME_MS);
   });
 });

@@ -7,7 +7,15 @@ export interface ChildEvent {
   token?: string;
   outcome?: string;
   detail?: string;
+  /** On "start": how long the acquire may wait. */
+  waitMs?: number;
   at: string;
+}
+
+/** Optional checks of a run. */
+export interface FailoverLogChecks {
+  /** Fail an acquire that ended more than this many ms past its wait (`waitMs` of its start). */
+  lateMs?: number;
 }
 
 /** What the log showed once every check passed. */
@@ -20,6 +28,8 @@ export interface FailoverLogReport {
   lost: number;
   /** Grants per lock name. */
   grantsByName: Map<string, number>;
+  /** The most any acquire ended past its wait, in ms (negative: all ended before their wait ran out). */
+  mostPastWaitMs: number;
 }
 
 interface Hold {
@@ -34,11 +44,23 @@ interface Hold {
  * Checks a failover run's events: every acquire ended; per name, no fencing token was issued
  * twice; on exclusive locks tokens strictly increase in grant order and no two holds overlap (a
  * hold runs from the grant to the holder's exit or lost signal, on the shared monotonic clock); a
- * semaphore never had more holders than its limit; the token-checking resource refused no write.
+ * semaphore never had more holders than its limit; the token-checking resource refused no write;
+ * with `checks.lateMs`, no acquire ended more than that past its wait.
  * Throws an Error naming the first violation; returns the counts otherwise.
  */
-export function checkFailoverLog(events: ChildEvent[], limits: Map<string, number>): FailoverLogReport {
-  const report: FailoverLogReport = { acquires: 0, grants: 0, failures: new Map(), lost: 0, grantsByName: new Map() };
+export function checkFailoverLog(
+  events: ChildEvent[],
+  limits: Map<string, number>,
+  checks: FailoverLogChecks = {},
+): FailoverLogReport {
+  const report: FailoverLogReport = {
+    acquires: 0,
+    grants: 0,
+    failures: new Map(),
+    lost: 0,
+    grantsByName: new Map(),
+    mostPastWaitMs: Number.NEGATIVE_INFINITY,
+  };
   const open = new Map<string, ChildEvent>();
   const holds = new Map<string, Hold[]>();
   const byId = new Map<string, Hold>();
@@ -47,7 +69,17 @@ export function checkFailoverLog(events: ChildEvent[], limits: Map<string, numbe
       report.acquires++;
       open.set(e.id as string, e);
     } else if (e.ev === "end") {
+      const start = open.get(e.id as string);
       open.delete(e.id as string);
+      if (start?.waitMs !== undefined) {
+        const pastMs = Number((BigInt(e.at) - BigInt(start.at)) / 1_000_000n) - start.waitMs;
+        report.mostPastWaitMs = Math.max(report.mostPastWaitMs, pastMs);
+        if (checks.lateMs !== undefined && pastMs > checks.lateMs)
+          throw new Error(
+            `${e.worker}: acquire ${e.id} of ${e.name} ended ${pastMs} ms past its wait of ${start.waitMs} ms ` +
+              `(at most ${checks.lateMs})`,
+          );
+      }
       if (e.outcome !== "granted")
         report.failures.set(e.outcome ?? "?", (report.failures.get(e.outcome ?? "?") ?? 0) + 1);
     } else if (e.ev === "grant") {

@@ -30,6 +30,12 @@ export interface ClusterGroup {
   settled(): Promise<void>;
   /** SIGKILLs the master on `port` (default: a random one); `promotedAt` is when its replica was master. */
   killMaster(port?: number): Promise<{ killed: number; promoted: number; promotedAt: bigint }>;
+  /**
+   * SIGSTOPs the master on `port` (default: a random one; a VM pause, a stalled process) until its
+   * replica took over (`promotedAt`), then SIGCONTs it: it wakes up a master of no slots, and the
+   * cluster makes it the new master's replica.
+   */
+  freezeMaster(port?: number): Promise<{ frozen: number; promoted: number; promotedAt: bigint }>;
   stop(): Promise<void>;
 }
 
@@ -100,6 +106,34 @@ export async function startClusterGroup(masters: number, nodeTimeoutMs: number):
       60_000,
       100,
     );
+  /** The master on `port` (default: a random one) and its replica. */
+  const pick = async (port?: number) => {
+    const before = await view();
+    const candidates = before.filter((n) => n.flags.includes("master") && n.slots);
+    const victim = candidates.find((n) => n.port === port) ?? candidates[Math.floor(Math.random() * candidates.length)];
+    // The master's own view knows its replicas first.
+    const replica = (await view(victim.port)).find((n) => n.masterId === victim.id);
+    if (!replica) throw new Error(`master ${victim.port} has no replica`);
+    return { victim, replica };
+  };
+  /** Waits until `replica` is a master and its cluster is ok again; returns when it saw that. */
+  const takeover = async (victim: ClusterNodeView, replica: ClusterNodeView) => {
+    let promotedAt = 0n;
+    await until(
+      notYetOnError(async () => {
+        const now = await view(replica.port);
+        const me = now.find((n) => n.id === replica.id);
+        if (!me?.flags.includes("master") || !/cluster_state:ok/.test(await info(replica.port, "cluster")))
+          return false;
+        promotedAt = process.hrtime.bigint();
+        return true;
+      }),
+      `replica ${replica.port} to take over from ${victim.port}`,
+      60_000,
+      20,
+    );
+    return promotedAt;
+  };
   try {
     for (let i = 0; i < masters * 2; i++) await start(await freePort());
     const create = spawnSync(
@@ -118,30 +152,22 @@ export async function startClusterGroup(masters: number, nodeTimeoutMs: number):
     view,
     settled,
     async killMaster(port) {
-      const before = await view();
-      const candidates = before.filter((n) => n.flags.includes("master") && n.slots);
-      const victim =
-        candidates.find((n) => n.port === port) ?? candidates[Math.floor(Math.random() * candidates.length)];
-      // The master's own view knows its replicas first.
-      const replica = (await view(victim.port)).find((n) => n.masterId === victim.id);
-      if (!replica) throw new Error(`master ${victim.port} has no replica`);
+      const { victim, replica } = await pick(port);
       await nodes.get(victim.port)?.stop();
-      let promotedAt = 0n;
-      await until(
-        notYetOnError(async () => {
-          const now = await view(replica.port);
-          const me = now.find((n) => n.id === replica.id);
-          if (!me?.flags.includes("master") || !/cluster_state:ok/.test(await info(replica.port, "cluster")))
-            return false;
-          promotedAt = process.hrtime.bigint();
-          return true;
-        }),
-        `replica ${replica.port} to take over from ${victim.port}`,
-        60_000,
-        20,
-      );
+      const promotedAt = await takeover(victim, replica);
       await start(victim.port);
       return { killed: victim.port, promoted: replica.port, promotedAt };
+    },
+    async freezeMaster(port) {
+      const { victim, replica } = await pick(port);
+      const node = nodes.get(victim.port);
+      node?.process.kill("SIGSTOP");
+      try {
+        const promotedAt = await takeover(victim, replica);
+        return { frozen: victim.port, promoted: replica.port, promotedAt };
+      } finally {
+        node?.process.kill("SIGCONT");
+      }
     },
     stop,
   };

@@ -36,8 +36,9 @@ export interface FailoverWorkers {
 }
 
 /**
- * Forks `count` failover-child workers contending on `specs` ("lock:NAME", "semaphore:NAME:LIMIT"),
- * each preferring one of `addresses` in turn so grants cross coordinators. It plays the
+ * Forks `count` failover-child workers contending on `specs` ("lock:NAME", "semaphore:NAME:LIMIT",
+ * "set:NAME+NAME…"), each acquire waiting `waitMs` (default 60 s), each worker preferring one of
+ * `addresses` in turn so grants cross coordinators. It plays the
  * token-checking resource: per exclusive name, a write whose token is not above the highest written
  * is refused (the semaphore `semaphoreName` is not checked that way).
  */
@@ -47,6 +48,7 @@ export function startFailoverWorkers(
   ttlMs: number,
   specs: string[],
   semaphoreName: string,
+  waitMs?: number,
 ): FailoverWorkers {
   const events: ChildEvent[] = [];
   const children: ChildProcess[] = [];
@@ -56,6 +58,7 @@ export function startFailoverWorkers(
     const mine = [addresses[i % addresses.length], addresses[(i + 1) % addresses.length]].join(",");
     const child = fork(CHILD, [`w${i}`, mine, String(ttlMs), ...specs], {
       execArgv: ["--import", "tsx"],
+      env: waitMs === undefined ? process.env : { ...process.env, TURNSTILE_FAILOVER_WAIT_MS: String(waitMs) },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     children.push(child);

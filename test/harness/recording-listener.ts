@@ -1,13 +1,14 @@
-import type { Claim, Grant, LockEvent, Revocation, StoreListener } from "../../server/store/store.js";
+import type { Claim, Grant, LockEvent, ReleaseRequested, Revocation, StoreListener } from "../../server/store/store.js";
 import { EventWaiters } from "./event-waiters.js";
 
-/** A store listener that records every grant, holder change, revocation and resync, and lets a test await them. */
+/** A store listener that records every grant, holder change, revocation, release request and resync, and lets a test await them. */
 export class RecordingListener implements StoreListener {
   /** Grants as received, without `freedAtMs` (recorded apart in `freedAt`, as it varies). */
   readonly grants: Omit<Grant, "freedAtMs">[] = [];
   readonly freedAt: (number | undefined)[] = [];
   readonly events: LockEvent[] = [];
   readonly revocations: Revocation[] = [];
+  readonly releaseRequests: ReleaseRequested[] = [];
   /** Acquire-set members a hand-on passed over although they fit (`setMayFit`). */
   readonly setRetries: Omit<Claim, "owner">[] = [];
   resyncs = 0;
@@ -36,6 +37,11 @@ export class RecordingListener implements StoreListener {
 
   revoked(revocation: Revocation): void {
     this.revocations.push(revocation);
+    this.waiters.notify();
+  }
+
+  releaseRequested(request: ReleaseRequested): void {
+    this.releaseRequests.push(request);
     this.waiters.notify();
   }
 

@@ -6,7 +6,15 @@ import { durationFromMs } from "../../wire/duration.js";
 export function acquireMsg(
   requestId: string,
   name: string,
-  opts: { owner?: string; waitMs?: number; mode?: LockMode; limit?: number; value?: Buffer; lockDelayMs?: number } = {},
+  opts: {
+    owner?: string;
+    waitMs?: number;
+    mode?: LockMode;
+    limit?: number;
+    value?: Buffer;
+    lockDelayMs?: number;
+    priority?: number;
+  } = {},
 ): SessionRequest {
   const wait =
     opts.waitMs === undefined
@@ -25,6 +33,7 @@ export function acquireMsg(
         value: opts.value ?? Buffer.alloc(0),
         traceParent: "",
         lockDelay: opts.lockDelayMs === undefined ? undefined : durationFromMs(opts.lockDelayMs),
+        priority: opts.priority ?? 0,
       },
     },
   };
@@ -80,4 +89,20 @@ export function closeMsg(): SessionRequest {
 export function proclaimMsg(requestId: string, name: string, owner: string, value: Buffer | string): SessionRequest {
   const bytes = typeof value === "string" ? Buffer.from(value) : value;
   return { kind: { $case: "proclaim", proclaim: { requestId, name, owner, value: bytes } } };
+}
+
+/** Builds a Transfer request; `to` absent: the head of the queue. */
+export function transferMsg(
+  requestId: string,
+  name: string,
+  owner: string,
+  to: { sessionId?: string; owner?: string } = {},
+): SessionRequest {
+  const transfer = { requestId, name, owner, toSessionId: to.sessionId ?? "", toOwner: to.owner ?? "" };
+  return { kind: { $case: "transfer", transfer } };
+}
+
+/** Builds a RequestRelease request. */
+export function requestReleaseMsg(requestId: string, name: string, reason: string): SessionRequest {
+  return { kind: { $case: "requestRelease", requestRelease: { requestId, name, reason } } };
 }

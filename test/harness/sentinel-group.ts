@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { freePort } from "./free-port.js";
+import type { NetworkProxy, PartitionNetwork } from "./partition-network.js";
 import { startRedis, type TestRedis } from "./redis-server.js";
 import { notYetOnError, until } from "./until.js";
 import { waitForOutput } from "./wait-for-output.js";
@@ -33,6 +34,8 @@ export interface SentinelGroup {
    * replica; `promotedAt` (process.hrtime.bigint()) is when every Sentinel named the new master.
    */
   killMaster(): Promise<{ killed: number; promoted: number; promotedAt: bigint }>;
+  /** Waits until every Sentinel names a master other than `old`, and returns its port. */
+  promotedFrom(old: number): Promise<number>;
   /** SENTINEL FAILOVER (retried until accepted), resolved once another node is the master. */
   failover(): Promise<{ from: number; to: number; promotedAt: bigint }>;
   /**
@@ -40,7 +43,32 @@ export interface SentinelGroup {
    * SIGCONTs it: it wakes up as a master, and the Sentinels demote it into a replica of the new one.
    */
   freezeMaster(): Promise<{ frozen: number; promoted: number; promotedAt: bigint }>;
+  /** With a `network`: the proxies every connection to a node or Sentinel goes through. */
+  links?: SentinelGroupLinks;
   stop(): Promise<void>;
+}
+
+/**
+ * The links of a group started on a `network`: each redis-server announces (`replica-announce-port`)
+ * and is monitored at a proxy's port, so the master address the Sentinels hand out, the replicas'
+ * `replicaof` and every client's connection go through it; each Sentinel announces (`sentinel
+ * announce-port`) a proxy of its own, which the other Sentinels use and the coordinators are given.
+ * Cutting a process's connections at a proxy cuts that link.
+ */
+export interface SentinelGroupLinks {
+  /** The proxy of the node announced at `port` (a port the Sentinels name). */
+  nodeProxy(port: number): NetworkProxy;
+  /** The process id of the node announced at `port` now. */
+  nodePid(port: number): number;
+  /** The Sentinels' proxies ("host:port" to give the coordinators), in the order of `sentinelPids`. */
+  sentinelProxies: NetworkProxy[];
+  sentinelPids: number[];
+}
+
+/** Options of a Sentinel group. */
+export interface SentinelGroupOptions {
+  /** Put a proxy of this network in front of every node and Sentinel (see SentinelGroupLinks). */
+  network?: PartitionNetwork;
 }
 
 const MASTER_NAME = "turnstile-failover";
@@ -51,19 +79,44 @@ export async function startSentinelGroup(
   replicas: number,
   sentinelCount: number,
   timings: SentinelTimings,
+  options: SentinelGroupOptions = {},
 ): Promise<SentinelGroup> {
+  // Nodes by the port the Sentinels know them at: their own, or their proxy's.
   const nodes = new Map<number, TestRedis>();
-  const first = await startRedis({ args: NO_DELAY });
-  nodes.set(first.port, first);
-  for (let i = 0; i < replicas; i++) {
-    const r = await startRedis({ args: [...NO_DELAY, "--replicaof", "127.0.0.1", String(first.port)] });
-    nodes.set(r.port, r);
-  }
+  const proxies = new Map<number, { proxy: NetworkProxy; port: number }>();
+  const network = options.network;
+  /** Starts a node (on `port` when given) known as `announced` (default: its own port). */
+  const startNode = async (args: string[], known?: number) => {
+    let announce: string[] = [];
+    let port: number | undefined;
+    let announced = known;
+    if (network) {
+      port = known === undefined ? await freePort() : proxies.get(known)?.port;
+      if (announced === undefined) {
+        const proxy = await network.proxy(`127.0.0.1:${port}`);
+        announced = proxy.port;
+        proxies.set(announced, { proxy, port: port as number });
+      }
+      announce = ["--replica-announce-ip", "127.0.0.1", "--replica-announce-port", String(announced)];
+    } else port = known;
+    const node = await startRedis({ port, args: [...NO_DELAY, ...announce, ...args] });
+    nodes.set(announced ?? node.port, node);
+    return announced ?? node.port;
+  };
+  const firstPort = await startNode([]);
+  for (let i = 0; i < replicas; i++) await startNode(["--replicaof", "127.0.0.1", String(firstPort)]);
   const dir = mkdtempSync(join(tmpdir(), "turnstile-sentinels-"));
   const sentinels: { host: string; port: number; process: ChildProcess; admin: Redis }[] = [];
+  const sentinelProxies: NetworkProxy[] = [];
   const quorum = Math.floor(sentinelCount / 2) + 1;
   for (let i = 0; i < sentinelCount; i++) {
     const port = await freePort();
+    const announce: string[] = [];
+    if (network) {
+      const proxy = await network.proxy(`127.0.0.1:${port}`);
+      sentinelProxies.push(proxy);
+      announce.push("sentinel announce-ip 127.0.0.1", `sentinel announce-port ${proxy.port}`);
+    }
     const conf = join(dir, `sentinel-${i}.conf`);
     writeFileSync(
       conf,
@@ -71,7 +124,8 @@ export async function startSentinelGroup(
         `port ${port}`,
         "bind 127.0.0.1",
         `dir ${dir}`,
-        `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${first.port} ${quorum}`,
+        ...announce,
+        `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${firstPort} ${quorum}`,
         `sentinel down-after-milliseconds ${MASTER_NAME} ${timings.downAfterMs}`,
         `sentinel failover-timeout ${MASTER_NAME} ${timings.failoverTimeoutMs}`,
         "",
@@ -159,6 +213,7 @@ export async function startSentinelGroup(
     ],
     masterPort,
     settled,
+    promotedFrom,
     async killMaster() {
       const killed = await masterPort();
       const node = nodes.get(killed);
@@ -166,10 +221,7 @@ export async function startSentinelGroup(
       await node.stop();
       const promoted = await promotedFrom(killed);
       const promotedAt = process.hrtime.bigint();
-      nodes.set(
-        killed,
-        await startRedis({ port: killed, args: [...NO_DELAY, "--replicaof", "127.0.0.1", String(promoted)] }),
-      );
+      await startNode(["--replicaof", "127.0.0.1", String(promoted)], killed);
       return { killed, promoted, promotedAt };
     },
     async failover() {
@@ -196,6 +248,22 @@ export async function startSentinelGroup(
         node.process.kill("SIGCONT");
       }
     },
+    links: network
+      ? {
+          nodeProxy(port) {
+            const p = proxies.get(port);
+            if (!p) throw new Error(`no proxy announced at ${port}`);
+            return p.proxy;
+          },
+          nodePid(port) {
+            const pid = nodes.get(port)?.process.pid;
+            if (pid === undefined) throw new Error(`no node announced at ${port}`);
+            return pid;
+          },
+          sentinelProxies,
+          sentinelPids: sentinels.map((s) => s.process.pid as number),
+        }
+      : undefined,
     stop,
   };
 }

@@ -16,6 +16,8 @@ const REDIS_STARTERS = [
   "test/harness/redis-sentinel.ts",
   "test/harness/sentinel-group.ts",
   "test/harness/cluster-group.ts",
+  // Runs redis-cli --cluster reshard itself (a fault test: npm test never runs it).
+  "test/failover/cluster-resharding.test.ts",
 ];
 
 /** Suites `npm test` never runs: Go/Java interop and the minutes-long fault tests have their own scripts. */

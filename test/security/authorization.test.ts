@@ -9,12 +9,21 @@ import {
   type ListRequest,
   type ListResponse,
   LockServiceClient,
+  type RequestReleaseRequest,
+  type RequestReleaseResponse,
   type RevokeRequest,
   type RevokeResponse,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { RawSession } from "../harness/raw-session.js";
 import { RawWatch } from "../harness/raw-watch.js";
-import { acquireMsg, keepAliveMsg, proclaimMsg, releaseMsg } from "../harness/requests.js";
+import {
+  acquireMsg,
+  keepAliveMsg,
+  proclaimMsg,
+  releaseMsg,
+  requestReleaseMsg,
+  transferMsg,
+} from "../harness/requests.js";
 import { type SecureCoordinator, startSecureCoordinator } from "../harness/secure-coordinator.js";
 import { clientCredentials } from "../harness/test-pki.js";
 import { failureOf, unary } from "../harness/unary.js";
@@ -50,6 +59,8 @@ describe("authorization by the policy (grants on name prefixes)", () => {
       describe: (name: string) => unary<DescribeRequest, DescribeResponse>(client.describe.bind(client), { name }),
       list: (r: ListRequest) => unary<ListRequest, ListResponse>(client.list.bind(client), r),
       revoke: (r: RevokeRequest) => unary<RevokeRequest, RevokeResponse>(client.revoke.bind(client), r),
+      requestRelease: (r: RequestReleaseRequest) =>
+        unary<RequestReleaseRequest, RequestReleaseResponse>(client.requestRelease.bind(client), r),
     };
   };
   /** Every name `who` lists, walking all pages of one entry. */
@@ -181,6 +192,30 @@ describe("authorization by the policy (grants on name prefixes)", () => {
 
       await rpc("ops").revoke({ name: "billing/r", sessionId, owner: "r1" });
       expect((await holder.next("lost")).lost.name).to.equal("billing/r");
+    });
+  });
+
+  describe("hand-over (docs/elections.md)", () => {
+    it("asks holders only with a lock grant (session) or an admin grant (the admin call); the requester names the identity", async () => {
+      const holder = await session("billing-svc");
+      holder.send(acquireMsg("r1", "billing/h"));
+      await holder.next("acquired");
+      const auditor = await session("auditor");
+      auditor.send(requestReleaseMsg("q1", "billing/h", "mine now"));
+      expect((await auditor.next("failed")).failed.reason).to.equal(FailureReason.FAILURE_REASON_PERMISSION_DENIED);
+      auditor.send(transferMsg("t1", "billing/h", "r1"));
+      expect((await auditor.next("failed")).failed.reason).to.equal(FailureReason.FAILURE_REASON_PERMISSION_DENIED);
+      for (const who of ["auditor", "billing-svc"] as const) {
+        const err = await failureOf(rpc(who).requestRelease({ name: "billing/h", reason: "x" }));
+        expect(err.code, who).to.equal(status.PERMISSION_DENIED);
+      }
+      expect(await rpc("ops").requestRelease({ name: "billing/h", reason: "maintenance" })).to.deep.equal({
+        holders: 1,
+      });
+      expect((await holder.next("releaseRequested")).releaseRequested).to.include({
+        requester: "operator ops",
+        reason: "maintenance",
+      });
     });
   });
 

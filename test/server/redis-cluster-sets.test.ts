@@ -67,8 +67,28 @@ describe("acquireAll on a Redis Cluster (3 masters)", () => {
     expect(error?.reason).to.equal("invalid-argument");
     expect(error?.message).to.equal(
       `"${b}": acquire_all.locks: on Redis Cluster every name of a set must hash to one slot, but "${a}" is in ` +
-        `slot ${slotA} and "${b}" in slot ${slotB} (docs/multi-lock.md)`,
+        `slot ${slotA} and "${b}" in slot ${slotB}: give the names one hash tag, e.g. "{orders}/a" and "{orders}/b" ` +
+        "(docs/multi-lock.md)",
     );
     expect(await admin.exists(...lockKeys("turnstile", a))).to.equal(0);
+  });
+
+  it("grants a set of any names that share a hash tag, on whichever master their tag's slot is", async () => {
+    // Without their tag these names span slots (and masters); with it each set is in its tag's slot.
+    const plain = ["account/alice", "account/bob", "account/carol"];
+    expect(new Set(await Promise.all(plain.map(redisSlot))).size).to.be.above(1);
+    for (const tag of ["account", "orders", "x1"]) {
+      const names = plain.map((n) => `{${tag}}/${n}`);
+      const slots = await Promise.all(names.map(redisSlot));
+      expect(new Set([...slots, Number(await admin.cluster("KEYSLOT", tag))]).size, tag).to.equal(1);
+      const set = await client(one.address).acquireAll(names);
+      const rival = client(two.address).acquireAll(names.slice(1));
+      const queue = lockKeys("turnstile", names[1])[2];
+      await until(async () => (await admin.zcard(queue)) > 0, "the rival set queued", 10_000, 5);
+      await set.release();
+      const next = await rival;
+      expect([...next.tokens.values()]).to.deep.equal([2n, 2n]);
+      await next.release();
+    }
   });
 });

@@ -4,7 +4,7 @@ import { TurnstileClient } from "../../client/index.js";
 import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { startRedisCluster, type TestRedisCluster } from "../harness/redis-cluster.js";
 import { spawnServe, startTargetCoordinator } from "../harness/redis-coordinator.js";
-import type { TurnstileProcess } from "../harness/run-turnstile.js";
+import { runTurnstile, type TurnstileProcess } from "../harness/run-turnstile.js";
 import { until } from "../harness/until.js";
 
 describe("coordinators on a Redis Cluster (3 masters)", () => {
@@ -65,5 +65,26 @@ describe("coordinators on a Redis Cluster (3 masters)", () => {
     await Promise.all(held.map((l) => l.release()));
     const again = await Promise.all(names.map((n) => second.acquire(n)));
     expect(again.map((l) => l.fencingToken)).to.deep.equal(names.map(() => 2n));
+  });
+
+  it("lists the locks of every master with `turnstile ls`, names with a hash tag too", async () => {
+    const names = [
+      ...Array.from({ length: 12 }, (_, i) => `cluster-ls/n-${i}`),
+      "cluster-ls/{t}/a",
+      "cluster-ls/{t}/b",
+    ];
+    const masters = new Set(
+      await Promise.all(
+        names.map(async (n) => admin.slots[(await admin.cluster("KEYSLOT", lockKeys("turnstile", n)[0])) as number][0]),
+      ),
+    );
+    expect(masters.size, "the names' masters").to.equal(3);
+    const holder = client(inProcess.address);
+    const held = await Promise.all(names.map((n) => holder.acquire(n)));
+    const run = await runTurnstile(["ls", "--output", "json", "cluster-ls/"], { env: { TURNSTILE_SERVER: viaCli } });
+    expect([run.code, run.stderr]).to.deep.equal([0, ""]);
+    const listed = (JSON.parse(run.stdout) as { name: string; holders: number }[]).map((l) => [l.name, l.holders]);
+    expect(listed).to.deep.equal([...names].sort().map((n) => [n, 1]));
+    await Promise.all(held.map((l) => l.release()));
   });
 });

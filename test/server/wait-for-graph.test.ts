@@ -33,7 +33,7 @@ const lock = (name: string, holders: HolderState[], waiting: HeldWait[]): LockSt
   holders,
   waiters: waiting
     .filter((w) => w.name === name)
-    .map((w, i) => ({ ...w, position: i + 1, leaseMs: 1000, waitedMs: 0 })),
+    .map((w, i) => ({ ...w, position: i + 1, leaseMs: 1000, waitedMs: 0, priority: 0 })),
 });
 
 const states = (...ls: LockState[]) => new Map(ls.map((l) => [l.name, l]));

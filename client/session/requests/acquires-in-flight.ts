@@ -22,6 +22,8 @@ export interface SessionAcquire {
   value?: Uint8Array;
   /** Absent: the server's default for the name's prefix. */
   lockDelayMs?: number;
+  /** Queue rank; absent: 0. */
+  priority?: number;
   /** Told each `queued` answer's position (never sent: it stays on this side). */
   onQueued?: (position: number) => void;
 }
@@ -41,11 +43,16 @@ export function sessionAcquire(
     value?: Uint8Array;
     onQueued?: (position: number) => void;
     lockDelayMs?: number;
+    priority?: number;
   },
 ): SessionAcquire {
   checkNameType(name);
   checkAcquireOptionTypes(options);
-  const { waitMs, value, onQueued, lockDelayMs } = options;
+  const { waitMs, value, onQueued, lockDelayMs, priority } = options;
+  // The range (0..100) is the server's to name: it answers INVALID_ARGUMENT naming acquire.priority.
+  if (priority !== undefined && !Number.isInteger(priority)) {
+    throw new TurnstileError("invalid-argument", `priority must be an integer, got ${priority}`);
+  }
   if (waitMs !== undefined && !(waitMs >= 0)) {
     throw new TurnstileError("invalid-argument", `waitMs must be >= 0, got ${waitMs}`);
   }
@@ -61,6 +68,7 @@ export function sessionAcquire(
   const wait = waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs;
   const request: SessionAcquire = { name, owner, mode, limit, waitMs: wait, value, onQueued };
   if (lockDelayMs !== undefined) request.lockDelayMs = lockDelayMs;
+  if (priority) request.priority = priority;
   return request;
 }
 
@@ -112,13 +120,13 @@ export function acquireMessage(
   waitMs: number | undefined,
   traceParent: string,
 ): NonNullable<SessionRequest["kind"]> {
-  const { name, owner, mode, limit, value, lockDelayMs } = request;
+  const { name, owner, mode, limit, value, lockDelayMs, priority = 0 } = request;
   const wait = waitMs === undefined ? undefined : durationFromMs(waitMs);
   const bytes = value === undefined ? NO_VALUE : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   const lockDelay = lockDelayMs === undefined ? undefined : durationFromMs(lockDelayMs);
   return {
     $case: "acquire",
-    acquire: { requestId, name, mode, limit, wait, owner, value: bytes, traceParent, lockDelay },
+    acquire: { requestId, name, mode, limit, wait, owner, value: bytes, traceParent, lockDelay, priority },
   };
 }
 

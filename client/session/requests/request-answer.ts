@@ -1,11 +1,24 @@
-import type { Acquired, AcquiredAll, Failed, Proclaimed, Released } from "../../../gen/ts/turnstile/v1/turnstile.js";
+import type {
+  Acquired,
+  AcquiredAll,
+  Failed,
+  Proclaimed,
+  Released,
+  ReleaseRequestSent,
+  Transferred,
+} from "../../../gen/ts/turnstile/v1/turnstile.js";
 
-/** The final answer to a request: `acquired`, `acquiredAll`, `released` or `proclaimed`, or `failed`. */
+/**
+ * The final answer to a request: `acquired`, `acquiredAll`, `released`, `proclaimed`, `transferred` or
+ * `releaseRequestSent`, or `failed`.
+ */
 export type RequestAnswer =
   | { $case: "acquired"; acquired: Acquired }
   | { $case: "acquiredAll"; acquiredAll: AcquiredAll }
   | { $case: "released"; released: Released }
   | { $case: "proclaimed"; proclaimed: Proclaimed }
+  | { $case: "transferred"; transferred: Transferred }
+  | { $case: "releaseRequestSent"; releaseRequestSent: ReleaseRequestSent }
   | { $case: "failed"; failed: Failed };
 
 /** Receives exactly one call: `answer` when the server answers, or `end` when the session ends. */

@@ -112,6 +112,27 @@ export class SessionRequests implements RequestRegistry {
     }
   }
 
+  /**
+   * Sends a Transfer of `lock`'s hold (every handle of its holder) to `to` ("" session: the head of the
+   * queue) and waits for the answer; once Transferred arrives every handle of the holder ends (released).
+   * Rejects with a TurnstileError when the server refuses ('not-found' naming who waits, 'not-held',
+   * 'conflict') and with `signal.reason` on abort (the transfer may still happen).
+   */
+  async transfer(lock: Lock, to: { sessionId: string; owner: string }, signal: AbortSignal | undefined) {
+    const { name, owner } = lock;
+    const answer = await this.oneShot(
+      (requestId) => ({
+        $case: "transfer",
+        transfer: { requestId, name, owner, toSessionId: to.sessionId, toOwner: to.owner },
+      }),
+      signal,
+    );
+    if (answer.$case === "failed") throw errorFromFailed(answer.failed);
+    if (answer.$case !== "transferred") throw new TurnstileError("internal", `transfer answered ${answer.$case}`);
+    this.#ctx.held.handedOver(lock);
+    return answer.transferred;
+  }
+
   /** Best-effort release of a hold nobody waits for (lease unconfirmed, or granted too late). */
   releaseQuietly(hold: ReleasedHold): void {
     if (this.#ctx.ended() === undefined) this.releases.send(hold);
@@ -197,6 +218,10 @@ function requestIdOf(answer: RequestAnswer): string {
       return answer.released.requestId;
     case "proclaimed":
       return answer.proclaimed.requestId;
+    case "transferred":
+      return answer.transferred.requestId;
+    case "releaseRequestSent":
+      return answer.releaseRequestSent.requestId;
     case "failed":
       return answer.failed.requestId;
   }

@@ -108,7 +108,7 @@ function renderList(view) {
   $("locks").tBodies[0].replaceChildren(...rows);
   let note = `${view.locks.length} active lock${view.locks.length === 1 ? "" : "s"} you may read`;
   if (view.truncated) note += " (more: narrow the prefix)";
-  $("list-note").textContent = view.error ?? note;
+  $("list-note").textContent = note;
 }
 
 function renderLock(lock) {
@@ -126,7 +126,11 @@ function renderLock(lock) {
     const held = h.heldForMs === undefined ? "" : ticking((ms) => duration(h.heldForMs + ms));
     const action = lock.mayRevoke ? revokeButton(lock, h) : "";
     const client = [h.clientName, h.identity].filter(Boolean).join(" · ");
-    return row([id(h.owner), client, id(h.sessionId), h.token, h.count, held, lease, h.value, action]);
+    // A pending request to let go (docs/elections.md) shows beside the value: who asked and why.
+    const asked = h.releaseRequest
+      ? ` · asked to release by ${h.releaseRequest.requester}: ${h.releaseRequest.reason}`
+      : "";
+    return row([id(h.owner), client, id(h.sessionId), h.token, h.count, held, lease, `${h.value}${asked}`, action]);
   });
   if (holders.length === 0) holders.push(row(["nobody holds it", "", "", "", "", "", "", "", ""]));
   $("holders").tBodies[0].replaceChildren(...holders);
@@ -134,7 +138,8 @@ function renderLock(lock) {
     const age = ticking((ms) => duration(w.waitedMs + ms));
     const behind = ticking((ms) => waitsBehind(w, ms), "wide");
     behind.dataset.full = behind.textContent;
-    return row([w.position, id(w.owner), id(w.sessionId), waiterMode(w), age, behind]);
+    const mode = w.priority > 0 ? `${waiterMode(w)} · priority ${w.priority}` : waiterMode(w);
+    return row([w.position, id(w.owner), id(w.sessionId), mode, age, behind]);
   });
   if (waiters.length === 0) waiters.push(row(["", "nobody waits", "", "", "", ""]));
   $("waiters").tBodies[0].replaceChildren(...waiters);

@@ -8,10 +8,13 @@ import {
   FenceStatus,
   type ListRequest,
   type ListResponse,
+  type RequestReleaseRequest,
+  type RequestReleaseResponse,
   type RevokeRequest,
   type RevokeResponse,
 } from "../../../gen/ts/turnstile/v1/turnstile.js";
 import { MAX_OPERATOR_CHARS, OPERATOR_METADATA } from "../../../wire/operator-metadata.js";
+import { operatorRequester } from "../../engine/locks/hand-overs.js";
 import { ServerError, toServerError } from "../../engine/server-error.js";
 import { nameSessions } from "../../engine/sessions/session-names.js";
 import { type Metrics, NO_METRICS } from "../../metrics/metrics.js";
@@ -31,8 +34,8 @@ export interface CallOrigin {
 }
 
 /**
- * The unary admin RPCs: Describe, List, Revoke and CheckFence. Each validates its request, checks the
- * caller's grant (read, read, admin, read), makes one store call and builds the answer; failures reject with a
+ * The unary admin RPCs: Describe, List, Revoke, CheckFence and RequestRelease. Each validates its request,
+ * checks the caller's grant (read, read, admin, read, admin), makes one store call and builds the answer; failures reject with a
  * ServerError (see `unary` for the status). `caller` is the authenticated identity ("" when
  * security is off).
  */
@@ -75,7 +78,6 @@ export class LockAdmin {
   async list(request: ListRequest, caller = ""): Promise<ListResponse> {
     const { prefix, pageSize, pageToken } = this.validator.list(request);
     const page = await this.store.list(prefix, pageSize, pageToken);
-    if (page === "unsupported") throw new ServerError("failed-precondition", "list: not supported on Redis Cluster");
     if (page === "invalid-token") {
       throw new ServerError(
         "invalid-argument",
@@ -108,6 +110,16 @@ export class LockAdmin {
     this.log.info({ ...hold, token: String(outcome.token), by, ...unverified }, "hold revoked");
     this.metrics.revoked();
     return { fencingToken: outcome.token, holdCount: outcome.holdCount };
+  }
+
+  /** Asks every holder of a lock to let go (an operator's request: nothing is enforced); NOT_FOUND when nobody holds it. */
+  async requestRelease(request: RequestReleaseRequest, caller = ""): Promise<RequestReleaseResponse> {
+    const { name, reason } = this.validator.requestReleaseCall(request);
+    this.guard.require(caller, "admin", name);
+    const holders = await this.store.requestRelease({ name, requester: operatorRequester(caller), reason });
+    if (holders === 0) throw new ServerError("not-found", `request_release: nobody holds "${name}"`);
+    this.log.info({ name, reason, by: caller, holders }, "release requested");
+    return { holders };
   }
 }
 

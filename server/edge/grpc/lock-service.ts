@@ -28,6 +28,7 @@ export function lockService(deps: ServiceDeps): LockServiceServer {
     list: unary((request, caller) => admin.list(request, caller), log, guard, tracing, "List"),
     revoke: unary((request, caller, origin) => admin.revoke(request, caller, origin), log, guard, tracing, "Revoke"),
     checkFence: unary((request, caller) => admin.checkFence(request, caller), log, guard, tracing, "CheckFence"),
+    requestRelease: unary((r, caller) => admin.requestRelease(r, caller), log, guard, tracing, "RequestRelease"),
   };
 }
 

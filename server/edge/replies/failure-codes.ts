@@ -8,7 +8,6 @@ const FAILURE: Record<ServerErrorReason, FailureReason> = {
   ...FAILURE_REASONS,
   "failed-precondition": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
   "resource-exhausted": FailureReason.FAILURE_REASON_LIMIT,
-  "not-found": FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
   unauthenticated: FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
 };
 

@@ -17,6 +17,7 @@ const CHANGES: Record<LockEvent["change"], HolderChange> = {
   expired: HolderChange.HOLDER_CHANGE_EXPIRED,
   revoked: HolderChange.HOLDER_CHANGE_REVOKED,
   value: HolderChange.HOLDER_CHANGE_VALUE,
+  transferred: HolderChange.HOLDER_CHANGE_TRANSFERRED,
 };
 
 /** Builders of the Describe, Watch and List messages from the store's view of a lock. */
@@ -26,7 +27,7 @@ export const LockStateReplies = {
       name: state.name,
       mode: modeOf(state.holders[0]?.mode),
       limit: state.limit ?? 0,
-      holders: state.holders.map(holderOf),
+      holders: state.holders.map((h) => holderOf(h, state.name)),
       waiters: waitersOf(state),
       version: state.version,
       ...(state.delayMs !== undefined && { delayRemaining: durationFromMs(state.delayMs) }),
@@ -39,7 +40,7 @@ export const LockStateReplies = {
       version: state.version,
       mode: modeOf(state.holders[0]?.mode),
       limit: state.limit ?? 0,
-      holders: state.holders.map(holderOf),
+      holders: state.holders.map((h) => holderOf(h, state.name)),
       waiterCount: state.waiters.length,
       resync,
       noHolder: state.holders.length === 0,
@@ -52,9 +53,10 @@ export const LockStateReplies = {
       name: e.name,
       version: e.version,
       change: CHANGES[e.change],
-      holder: holderOf(e.holder),
+      holder: holderOf(e.holder, e.name),
       holdersLeft: e.holdersLeft,
       noHolder: e.holdersLeft === 0,
+      from: e.from && holderOf(e.from, e.name),
     };
     return { kind: { $case: "event", event } };
   },
@@ -77,6 +79,7 @@ function waitersOf(state: LockState): ReturnType<typeof LockStateReplies.describ
     clientName: w.clientName ?? "",
     blockedBy,
     setNames: w.setNames ?? [],
+    priority: w.priority,
   }));
 }
 
@@ -94,7 +97,8 @@ export function blockerOf(h: HolderState): Blocker {
   };
 }
 
-function holderOf(h: HolderState): Holder {
+/** A holder as the wire shows it; `name` is its lock's (a release request names it). */
+function holderOf(h: HolderState, name: string): Holder {
   return {
     sessionId: h.sessionId,
     owner: h.owner,
@@ -106,6 +110,7 @@ function holderOf(h: HolderState): Holder {
     heldFor: h.heldMs === undefined ? undefined : durationOf(h.heldMs),
     clientName: h.clientName ?? "",
     identity: h.identity ?? "",
+    releaseRequest: h.releaseRequest && { name, owner: h.owner, ...h.releaseRequest },
   };
 }
 

@@ -74,6 +74,19 @@ export class SessionReplies implements SessionSink {
     this.write({ kind: { $case: "lost", lost: { name, owner, fencingToken, reason: LOST[reason] } } });
   }
 
+  transferred(requestId: string, name: string, toSessionId: string, toOwner: string, fencingToken: bigint): void {
+    const transferred = { requestId, name, toSessionId, toOwner, fencingToken };
+    this.write({ kind: { $case: "transferred", transferred } });
+  }
+
+  releaseRequestSent(requestId: string, name: string, holders: number): void {
+    this.write({ kind: { $case: "releaseRequestSent", releaseRequestSent: { requestId, name, holders } } });
+  }
+
+  releaseRequested(name: string, owner: string, requester: string, reason: string): void {
+    this.write({ kind: { $case: "releaseRequested", releaseRequested: { name, owner, requester, reason } } });
+  }
+
   /** Failed, with the holders a timed-out acquire waited behind and a deadlock victim's cycle. */
   failed(requestId: string, name: string, err: ServerError): void {
     const evidence = err.evidence;

@@ -2,6 +2,7 @@ import type { status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import type { Limits } from "../../config/limits.js";
 import type { SessionKeeper } from "../../engine/lifecycle/session-keeper.js";
+import type { HandOvers } from "../../engine/locks/hand-overs.js";
 import type { HoldChanges } from "../../engine/locks/hold-changes.js";
 import type { LockTable } from "../../engine/locks/lock-table.js";
 import type { Authorizer } from "../../security/authorizer.js";
@@ -25,6 +26,8 @@ export interface AttachedStream {
 export interface SessionDeps {
   table: LockTable;
   holds: HoldChanges;
+  /** Transfer and release requests (docs/elections.md). */
+  handOvers: HandOvers;
   keeper: SessionKeeper;
   validator: RequestValidator;
   limits: Limits;

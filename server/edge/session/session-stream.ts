@@ -3,7 +3,7 @@ import type { Open, SessionRequest, SessionResponse } from "../../../gen/ts/turn
 import type { ResumedHold } from "../../engine/lifecycle/session-keeper.js";
 import { ServerError, toServerError } from "../../engine/server-error.js";
 import type { Session } from "../../engine/sessions/session.js";
-import type { Revocation } from "../../store/store.js";
+import type { ReleaseRequested, Revocation } from "../../store/store.js";
 import { SessionTracer } from "../../tracing/session-tracer.js";
 import { ADMITTED, READ, WRITTEN } from "../../tracing/wire-marks.js";
 import { grpcStatusOf } from "../replies/failure-codes.js";
@@ -87,6 +87,11 @@ export class SessionStream implements AttachedStream {
     if (this.session && !this.ended) this.deps.holds.revoked(this.session, revocation);
   }
 
+  /** Someone asks a holder to let go: if this stream's session has that hold, it is told ReleaseRequested. */
+  releaseRequested(request: ReleaseRequested): void {
+    if (this.session && !this.ended) this.deps.handOvers.releaseRequested(this.session, request);
+  }
+
   private onMessage(message: SessionRequest): void {
     if (this.ended) return;
     if (READ.hasSubscribers && this.session) READ.publish({ sessionId: this.session.id, kind: message.kind });
@@ -137,6 +142,19 @@ export class SessionStream implements AttachedStream {
           this.deps.holds.proclaim(session, validator.proclaim(this.mayLock(kind.proclaim))),
         );
         break;
+      case "transfer": {
+        const t = kind.transfer;
+        this.admit(t.requestId, t.name, () =>
+          this.deps.handOvers.transfer(session, validator.transfer(this.mayLock(t))),
+        );
+        break;
+      }
+      case "requestRelease": {
+        const r = kind.requestRelease;
+        const op = () => this.deps.handOvers.requestRelease(session, validator.requestRelease(this.mayLock(r)));
+        this.admit(r.requestId, r.name, op);
+        break;
+      }
       case "acquireAll": {
         const all = kind.acquireAll;
         const op = () => {

@@ -126,7 +126,9 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     const [sessionId, ttlMs, mayWait] = [session.id, session.ttlMs, a.waitMs !== 0];
     // Absent: the serve default for the name's prefix (0, the usual case, sends the store nothing more).
     const lockDelayMs = a.lockDelayMs ?? this.lockDelays.of(a.name);
-    const args = { name, sessionId, owner, requestId, ttlMs, mode, limit, mayWait, value };
+    const base = { name, sessionId, owner, requestId, ttlMs, mode, limit, mayWait, value };
+    // Priority 0 (every waiter, usually) sends the store nothing more: the message path's cost.
+    const args = a.priority ? { ...base, priority: a.priority } : base;
     let outcome: AcquireOutcome | ServerError | undefined;
     try {
       // Re-sent acquires are idempotent by (session, request id): an unknown outcome is re-run

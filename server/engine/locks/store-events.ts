@@ -1,11 +1,12 @@
-import type { Claim, Grant, LockEvent, Revocation, StoreListener } from "../../store/store.js";
+import type { Claim, Grant, LockEvent, ReleaseRequested, Revocation, StoreListener } from "../../store/store.js";
 import type { LockTable } from "./lock-table.js";
 import type { WatchHub } from "./watch-hub.js";
 
 /**
  * Where the store's pushed events go on this coordinator: grants and set retries to the lock table,
  * holder changes to the watch hub, and a revocation to the session that has the hold (`revokedHere`,
- * which the edge answers from its open streams) and then to a re-check of the name. After events
+ * which the edge answers from its open streams) and then to a re-check of the name; a release request
+ * to the session that may hold it (`releaseRequestedHere`). After events
  * may have been missed, both the table and the hub resync.
  */
 export class StoreEvents implements StoreListener {
@@ -13,7 +14,12 @@ export class StoreEvents implements StoreListener {
     private readonly table: LockTable,
     private readonly watches: WatchHub,
     private readonly revokedHere: (revocation: Revocation) => void,
+    private readonly releaseRequestedHere: (request: ReleaseRequested) => void = () => {},
   ) {}
+
+  releaseRequested(request: ReleaseRequested): void {
+    this.releaseRequestedHere(request);
+  }
 
   grant(grant: Grant): void {
     this.table.grant(grant);

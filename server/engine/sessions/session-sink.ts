@@ -28,6 +28,12 @@ export interface SessionSink {
   failed(requestId: string, name: string, error: ServerError): void;
   /** The hold of (`name`, `owner`) with `token` ended without a release. */
   lost(name: string, owner: string, token: bigint, reason: LossReason): void;
+  /** Transfer `requestId` handed `name` to (`toSessionId`, `toOwner`), who holds it with `token`. */
+  transferred(requestId: string, name: string, toSessionId: string, toOwner: string, token: bigint): void;
+  /** RequestRelease `requestId` asked the `holders` holders of `name` to let go. */
+  releaseRequestSent(requestId: string, name: string, holders: number): void;
+  /** `requester` asks the hold of (`name`, `owner`) to let go, for `reason`. */
+  releaseRequested(name: string, owner: string, requester: string, reason: string): void;
 }
 
 /** A sink that drops everything: what a session whose stream has ended is told through. */
@@ -39,4 +45,7 @@ export const SILENT_SINK: SessionSink = {
   proclaimed() {},
   failed() {},
   lost() {},
+  transferred() {},
+  releaseRequestSent() {},
+  releaseRequested() {},
 };

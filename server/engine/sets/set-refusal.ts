@@ -38,7 +38,7 @@ export function setRefusal(p: PendingSet, outcome: RefusedSet): { name: string; 
       const [sa, sb] = outcome.slots;
       const why =
         `acquire_all.locks: on Redis Cluster every name of a set must hash to one slot, but "${a}" is in slot ${sa} ` +
-        `and "${b}" in slot ${sb} (docs/multi-lock.md)`;
+        `and "${b}" in slot ${sb}: give the names one hash tag, e.g. "{orders}/a" and "{orders}/b" (docs/multi-lock.md)`;
       return { name, error: new ServerError("invalid-argument", why) };
     }
   }

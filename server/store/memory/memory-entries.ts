@@ -16,6 +16,8 @@ export interface Holder {
   acquiredAt: number;
   /** Its lock-delay (LockDelay); undefined or 0: none. */
   lockDelayMs?: number;
+  /** The latest release request made to it (request-release.lua's `p:` field). */
+  releaseRequest?: { requester: string; reason: string };
 }
 
 /** One queued acquire; `limit` is the shared limit it asked for. */
@@ -33,6 +35,22 @@ export interface Waiter {
   setNames?: string[];
   /** The lock-delay of the hold it becomes. */
   lockDelayMs?: number;
+  /** Its queue rank (queue-rank.lua); undefined or 0: none. */
+  priority?: number;
+}
+
+/**
+ * Queues `waiter` under `id` (a Map keeps insertion order): last, or with a priority ahead of every waiter of
+ * lower priority and behind those of its own (queue-rank.lua's twin). Priority 0 appends, as before.
+ */
+export function enqueue(queue: Map<string, Waiter>, id: string, waiter: Waiter): void {
+  const priority = waiter.priority ?? 0;
+  if (priority === 0) return void queue.set(id, waiter);
+  const entries = [...queue];
+  const at = entries.findIndex(([, w]) => (w.priority ?? 0) < priority);
+  if (at < 0) return void queue.set(id, waiter);
+  queue.clear();
+  for (const [key, w] of [...entries.slice(0, at), [id, waiter] as const, ...entries.slice(at)]) queue.set(key, w);
 }
 
 /**
@@ -58,5 +76,6 @@ export function waiterStateOf(w: Waiter, position: number, now: number): WaiterS
   const { sessionId, owner, requestId, mode, setNames } = w;
   const leaseMs = Math.floor(w.deadline - now);
   const waitedMs = Math.max(0, Math.floor(now - w.queuedAt));
-  return { sessionId, owner, requestId, position, mode, leaseMs, waitedMs, ...(setNames && { setNames }) };
+  const priority = w.priority ?? 0;
+  return { sessionId, owner, requestId, position, mode, leaseMs, waitedMs, priority, ...(setNames && { setNames }) };
 }

@@ -5,14 +5,19 @@ import type {
   HolderChange,
   HolderState,
   ReleaseOutcome,
+  ReleaseRequested,
   RenewOutcome,
   RevokeOutcome,
   StoreMode,
+  TransferArgs,
+  TransferOutcome,
   WaiterState,
   WaiterStatus,
+  WaitingClaim,
 } from "../store.js";
+import { MAX_WAITING_NAMED } from "../store.js";
 import { LockDelay } from "./lock-delay.js";
-import { type Holder, setsAhead, stateOf, type Waiter, waiterStateOf } from "./memory-entries.js";
+import { enqueue, type Holder, setsAhead, stateOf, type Waiter, waiterStateOf } from "./memory-entries.js";
 
 /** A grant the lock made to one of its waiters, for the store to pass to its listener. */
 export interface LockGrant {
@@ -24,7 +29,7 @@ export interface LockGrant {
 }
 
 /** Reports one holder change, with the holders left after it, for the store to number and pass on. */
-export type ChangeSink = (change: HolderChange, holder: HolderState, holdersLeft: number) => void;
+export type ChangeSink = (change: HolderChange, holder: HolderState, holdersLeft: number, from?: HolderState) => void;
 
 /**
  * One lock name's holders, FIFO wait queue and shared limit, with the operations of the Redis
@@ -41,6 +46,8 @@ export class MemoryLock {
   limit: number | undefined;
   private exclusive = false;
   readonly delay = new LockDelay();
+  /** The latest transfer (transfer.lua's 'moved' field): its old token, so that a re-run answers it again. */
+  private moved?: { fromToken: bigint; to: WaitingClaim; token: bigint };
 
   constructor(
     readonly issueToken: (now: number) => bigint,
@@ -55,7 +62,10 @@ export class MemoryLock {
   /** Grants, re-enters, queues or refuses one claim (acquire.lua). Never leaves the lock empty. */
   acquire(a: AcquireArgs, now: number): AcquireOutcome {
     this.purge(now);
-    if (this.isEmpty) this.limit = undefined;
+    if (this.isEmpty) {
+      this.limit = undefined;
+      this.moved = undefined;
+    }
     // Before re-entry: every SHARED claim, a re-entry included, must name the limit in force.
     if (a.mode === "shared" && this.limit !== undefined && this.limit !== a.limit) {
       return { kind: "conflict", limitInForce: this.limit };
@@ -97,7 +107,7 @@ export class MemoryLock {
       const delayMs = this.delay.remainingMs(now);
       return delayMs ? { kind: "busy", delayMs } : { kind: "busy" };
     }
-    this.queue.set(pairKey(sessionId, requestId), {
+    enqueue(this.queue, pairKey(sessionId, requestId), {
       sessionId,
       requestId,
       owner,
@@ -107,6 +117,7 @@ export class MemoryLock {
       value,
       queuedAt: now,
       lockDelayMs,
+      ...(a.priority && { priority: a.priority }),
     });
     return this.queuedAnswer(pairKey(sessionId, requestId), now);
   }
@@ -159,6 +170,69 @@ export class MemoryLock {
     return { outcome, grants: this.handOn(now) };
   }
 
+  /**
+   * Hands (session, owner)'s exclusive hold to a waiter in one step (transfer.lua): the successor holds
+   * with a new token, one "transferred" change is reported, no lock-delay applies; then the lock is handed
+   * on (a shared successor may let more in).
+   */
+  transfer(t: TransferArgs, now: number): { outcome: TransferOutcome; grants: LockGrant[] } {
+    this.purge(now);
+    // A refusal still hands on what the purge freed (transfer.lua).
+    const refuse = (outcome: TransferOutcome) => ({ outcome, grants: this.handOn(now) });
+    const held = this.holders.get(pairKey(t.sessionId, t.owner));
+    if (!held) {
+      const again = this.moved?.fromToken === t.token && this.moved;
+      return refuse(again ? { kind: "transferred", token: again.token, to: again.to } : { kind: "not-held" });
+    }
+    if (held.mode !== "exclusive") return refuse({ kind: "shared" });
+    const named = (w: Waiter) =>
+      t.toSessionId === "" ? !w.setNames : w.sessionId === t.toSessionId && (t.toOwner === "" || w.owner === t.toOwner);
+    const found = [...this.queue].find(([, w]) => named(w));
+    if (!found) {
+      const waiting = [...this.queue.values()].slice(0, MAX_WAITING_NAMED);
+      return refuse({
+        kind: "not-waiting",
+        waiting: waiting.map(({ sessionId, owner, requestId }) => ({ sessionId, owner, requestId })),
+      });
+    }
+    const [id, w] = found;
+    if (w.setNames) return refuse({ kind: "in-set" });
+    this.holders.delete(pairKey(held.sessionId, held.owner));
+    this.exclusive = false;
+    this.queue.delete(id);
+    const token = this.issueToken(now);
+    const { sessionId, owner, value, mode, requestId, deadline, lockDelayMs } = w;
+    const next: Holder = {
+      sessionId,
+      owner,
+      value,
+      token,
+      count: 1,
+      mode,
+      requestId,
+      deadline,
+      acquiredAt: now,
+      lockDelayMs,
+    };
+    this.hold(next, now, { ...stateOf(held, now), leaseMs: 0 });
+    const to = { sessionId, owner, requestId };
+    this.moved = { fromToken: held.token, to, token };
+    // A shared successor may let more shared waiters in (the hand-on); after an exclusive one nobody fits.
+    const more = mode === "shared" ? this.handOn(now) : [];
+    return { outcome: { kind: "transferred", token, to }, grants: [{ sessionId, requestId, token }, ...more] };
+  }
+
+  /** Records a release request on every live holder (request-release.lua); returns them, as requested. */
+  requestRelease(requester: string, reason: string, now: number): Omit<ReleaseRequested, "name">[] {
+    // Purges nothing, as the script: a holder whose lease has ended is left for the next operation.
+    return [...this.holders.values()]
+      .filter((h) => h.deadline > now)
+      .map((h) => {
+        h.releaseRequest = { requester, reason };
+        return { sessionId: h.sessionId, owner: h.owner, requester, reason };
+      });
+  }
+
   /** Replaces a live hold's value (proclaim.lua); false when (session, owner) holds no live lease. */
   proclaim(sessionId: string, owner: string, value: Uint8Array, now: number): boolean {
     const held = this.holders.get(pairKey(sessionId, owner));
@@ -172,7 +246,11 @@ export class MemoryLock {
   state(now: number): { limit: number | undefined; holders: HolderState[]; waiters: WaiterState[]; delayMs?: number } {
     const holders = [...this.holders.values()]
       .filter((h) => h.deadline > now)
-      .map((h) => ({ ...stateOf(h, now), heldMs: Math.max(0, Math.floor(now - h.acquiredAt)) }));
+      .map((h) => ({
+        ...stateOf(h, now),
+        heldMs: Math.max(0, Math.floor(now - h.acquiredAt)),
+        ...(h.releaseRequest && { releaseRequest: h.releaseRequest }),
+      }));
     holders.sort((a, b) => (a.token < b.token ? -1 : 1));
     const waiters = [...this.queue.values()]
       .filter((w) => w.deadline > now)
@@ -274,11 +352,12 @@ export class MemoryLock {
     return n === 0 || (mode === "shared" && !this.exclusive && (limit === 0 || n < limit));
   }
 
-  /** Records a new holder and reports it acquired. */
-  hold(holder: Holder, now: number): void {
+  /** Records a new holder and reports it acquired (or, with `from`, transferred from that holder). */
+  hold(holder: Holder, now: number, from?: HolderState): void {
     this.holders.set(pairKey(holder.sessionId, holder.owner), holder);
     if (holder.mode === "exclusive") this.exclusive = true;
-    this.emit("acquired", stateOf(holder, now), this.holders.size);
+    if (from) this.emit("transferred", stateOf(holder, now), this.holders.size, from);
+    else this.emit("acquired", stateOf(holder, now), this.holders.size);
   }
 
   private drop(holder: Holder, change: "released" | "expired" | "revoked", now: number): void {

@@ -12,6 +12,7 @@ import type {
   LockPage,
   LockState,
   ReleaseOutcome,
+  ReleaseRequest,
   RenewArgs,
   RenewOutcome,
   RenewResult,
@@ -19,6 +20,8 @@ import type {
   SessionRecord,
   Store,
   StoreListener,
+  TransferArgs,
+  TransferOutcome,
 } from "../store.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 import { FencingCounters } from "./fencing-counters.js";
@@ -156,6 +159,23 @@ export class MemoryStore implements Store {
     return outcome;
   }
 
+  async transfer(args: TransferArgs): Promise<TransferOutcome> {
+    const now = this.begin();
+    const lock = this.locks.get(args.name);
+    if (!lock) return { kind: "not-held" };
+    const { outcome, grants } = lock.transfer(args, now);
+    this.keepOrForget(args.name, lock, now);
+    this.deliver(args.name, grants);
+    return outcome;
+  }
+
+  async requestRelease({ name, requester, reason }: ReleaseRequest): Promise<number> {
+    const now = this.begin();
+    const asked = this.locks.get(name)?.requestRelease(requester, reason, now) ?? [];
+    for (const r of asked) this.listener?.releaseRequested?.({ name, ...r });
+    return asked.length;
+  }
+
   async proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
     const now = this.begin();
     const held = this.locks.get(hold.name)?.proclaim(hold.sessionId, hold.owner, new Uint8Array(value), now);
@@ -224,7 +244,7 @@ export class MemoryStore implements Store {
       this.locks.get(name) ??
       new MemoryLock(
         (now) => this.fences.next(name, now),
-        (change, holder, left) => this.publish(name, change, holder, left),
+        (change, holder, left, from) => this.publish(name, change, holder, left, from),
       )
     );
   }
@@ -249,9 +269,16 @@ export class MemoryStore implements Store {
   }
 
   /** Numbers a holder change (every change, watched or not) and passes it on if `name` is watched. */
-  private publish(name: string, change: HolderChange, holder: HolderState, holdersLeft: number): void {
+  private publish(
+    name: string,
+    change: HolderChange,
+    holder: HolderState,
+    holdersLeft: number,
+    from?: HolderState,
+  ): void {
     const version = this.versions.next(name, this.clock());
-    if (this.watched.has(name)) this.listener?.event({ name, version, change, holder, holdersLeft });
+    if (this.watched.has(name))
+      this.listener?.event({ name, version, change, holder, holdersLeft, ...(from && { from }) });
   }
 
   private deliver(name: string, grants: LockGrant[], freedAtMs?: number): void {

@@ -9,10 +9,13 @@ import type {
   LockPage,
   LockState,
   ReleaseOutcome,
+  ReleaseRequest,
   RevokeOutcome,
   SessionRecord,
   Store,
   StoreListener,
+  TransferArgs,
+  TransferOutcome,
 } from "../store.js";
 import { storeMark } from "../store-marks.js";
 import { redisCall } from "./connection/redis-call.js";
@@ -20,6 +23,7 @@ import type { RedisClient } from "./connection/redis-connection.js";
 import { StoreConnections } from "./connection/store-connections.js";
 import { JournalReplay } from "./journal/journal-replay.js";
 import type { HoldClaim } from "./journal/release-journal.js";
+import { ClusterLockLister } from "./records/cluster-lock-lister.js";
 import { EventFeed } from "./records/event-feed.js";
 import { LockKeyCache } from "./records/lock-key-cache.js";
 import { grantChannel } from "./records/lock-keys.js";
@@ -33,9 +37,11 @@ import { runDescribe } from "./scripts/describe.js";
 import { runProclaim } from "./scripts/proclaim.js";
 import { type LetGo, releaseGrants, sendRelease, translateRelease } from "./scripts/release.js";
 import { type RenewScriptDeps, runRenew } from "./scripts/renew.js";
+import { runRequestRelease } from "./scripts/request-release.js";
 import { revokeGrants, sendRevoke, translateRevoke } from "./scripts/revoke.js";
 import { LockScripts, type ScriptArg, type ScriptName } from "./scripts/runner/lock-scripts.js";
 import type { ScriptContext } from "./scripts/script-context.js";
+import { sendTransfer, transferGrants, translateTransfer } from "./scripts/transfer.js";
 import { SessionRecords } from "./session-records.js";
 import { AckedWriter } from "./writes/acked-writer.js";
 import { ClusterWriter } from "./writes/cluster-writer.js";
@@ -63,7 +69,7 @@ export class RedisStore implements Store {
   private readonly connections: StoreConnections;
   private readonly health = new HealthSignal(false);
   private readonly feed: EventFeed;
-  private readonly lister?: LockLister;
+  private readonly lister: LockLister | ClusterLockLister;
   private readonly outbox: GrantOutbox;
   private readonly writer: StoreWriter;
   private readonly sessions: SessionRecords;
@@ -114,8 +120,11 @@ export class RedisStore implements Store {
     const retrySet = (waiter: Omit<Claim, "owner">) => this.listener?.setMayFit?.(waiter);
     this.outbox = new GrantOutbox(this.redis, this.prefix, (grant) => this.listener?.grant(grant), retrySet);
     this.feed = new EventFeed(this.events, this.prefix, options.commandTimeoutMs ?? 2000);
-    // SCAN walks one node; on Cluster, List answers that it is not supported (docs/operations.md).
-    this.lister = this.redis instanceof Redis ? new LockLister(this.redis, this.prefix) : undefined;
+    // SCAN walks one node; on Cluster, List reads every master slot by slot (docs/operations.md).
+    this.lister =
+      this.redis instanceof Redis
+        ? new LockLister(this.redis, this.prefix)
+        : new ClusterLockLister(this.redis, this.prefix);
     if (target.kind !== "sentinel") return;
     this.replay = new JournalReplay(options, { context: this.context, deliver: this.outbox.deliver.bind(this.outbox) });
   }
@@ -208,10 +217,8 @@ export class RedisStore implements Store {
     return runDescribe(this.context, name);
   }
 
-  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token" | "unsupported"> {
-    const lister = this.lister;
-    if (!lister) return Promise.resolve("unsupported");
-    return redisCall(() => lister.list(prefix, pageSize, pageToken));
+  list(prefix: string, pageSize: number, pageToken: string): Promise<LockPage | "invalid-token"> {
+    return redisCall(() => this.lister.list(prefix, pageSize, pageToken));
   }
 
   async revoke(hold: Omit<Claim, "requestId">): Promise<RevokeOutcome> {
@@ -225,6 +232,16 @@ export class RedisStore implements Store {
 
   proclaim(hold: Omit<Claim, "requestId">, value: Uint8Array): Promise<"proclaimed" | "not-held"> {
     return runProclaim(this.context, hold, value);
+  }
+
+  async transfer(args: TransferArgs): Promise<TransferOutcome> {
+    const reply = (await sendTransfer(this.context, args)) as unknown[];
+    this.outbox.deliver(args.name, transferGrants(reply));
+    return translateTransfer(reply);
+  }
+
+  requestRelease(request: ReleaseRequest): Promise<number> {
+    return runRequestRelease(this.context, request);
   }
 
   watch(name: string): Promise<void> {

@@ -20,8 +20,6 @@ export interface ConformanceSetup {
   singleStore?: string;
   /** Test title -> the bug (script, input, expected, actual) that makes it skip on this backend. */
   knownBugs?: Record<string, string>;
-  /** Set when this backend cannot List (Redis Cluster): why the List tests skip. */
-  cannotList?: string;
 }
 
 /** A started store and the listener that records its grants. */
@@ -69,13 +67,6 @@ export class ConformanceFixture {
     const bug = this.setup.knownBugs?.[title];
     if (bug) it.skip(`${bug} — ${title}`, fn);
     else it(title, fn);
-  }
-
-  /** `it` for a List test; skipped, with the reason, on a backend that cannot List. */
-  itList(title: string, fn: () => Promise<void>): void {
-    const reason = this.setup.cannotList;
-    if (reason) it.skip(`${title} (skipped: ${reason})`, fn);
-    else this.it(title, fn);
   }
 
   /** `it` for a test that needs two stores sharing locks; skipped, with the reason, if they cannot. */

@@ -103,11 +103,11 @@ export function lockDelayConformance(f: ConformanceFixture): void {
     expectDelayedBusy(await f.store.acquire(ask("a", "s3", { mayWait: false })));
   });
 
-  f.itList("lists a delayed lock nobody holds, with the delay", async () => {
+  f.it("lists a delayed lock nobody holds, with the delay", async () => {
     await f.store.acquire(ask("a", "s1", { ttlMs: SHORT_TTL, lockDelayMs: LONG_TTL }));
     await untilDelayed();
     const page = await f.store.list("", 10, "");
-    expect(page).to.not.be.oneOf(["invalid-token", "unsupported"]);
+    expect(page).to.not.equal("invalid-token");
     const [summary] = (page as Exclude<typeof page, string>).locks;
     expect(summary).to.include({ name: "a", holders: 0, waiters: 0, mode: undefined });
     expect(summary.delayMs).to.be.within(1, LONG_TTL);

@@ -55,6 +55,5 @@ storeConformance(
       for (const c of [...admins, ...barrier]) c.disconnect();
       await cluster?.stop();
     },
-    cannotList: "List scans one node; on Redis Cluster it answers unsupported (docs/operations.md)",
   },
 );

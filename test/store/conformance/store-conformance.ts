@@ -2,6 +2,7 @@ import { acquireConformance } from "./acquire-conformance.js";
 import { checkConformance } from "./check-conformance.js";
 import { ConformanceFixture, type ConformanceSetup, type MakeStore } from "./conformance-fixture.js";
 import { fencingConformance } from "./fencing-conformance.js";
+import { handoverConformance } from "./handover-conformance.js";
 import { lifecycleConformance } from "./lifecycle-conformance.js";
 import { listConformance } from "./list-conformance.js";
 import { lockDelayConformance } from "./lock-delay-conformance.js";
@@ -46,5 +47,6 @@ export function storeConformance(name: string, makeStore: MakeStore, setup: Conf
     describe("session records", () => sessionRecordConformance(f));
     describe("wait registry (deadlock detection)", () => waitRegistryConformance(f));
     describe("lock-delay", () => lockDelayConformance(f));
+    describe("hand-over: transfer, release requests, priority", () => handoverConformance(f));
   });
 }

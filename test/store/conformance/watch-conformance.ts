@@ -41,8 +41,8 @@ export function watchConformance(f: ConformanceFixture): void {
     expect([...state.holders[0].value]).to.deep.equal([0, 10, 255]);
     expect(state.holders[0].leaseMs).to.be.within(20_000, 30_000);
     expect(state.waiters.map(({ leaseMs, waitedMs, ...w }) => w)).to.deep.equal([
-      { sessionId: "s3", owner: "o", requestId: "r3", position: 1, mode: "exclusive" },
-      { sessionId: "s4", owner: "o", requestId: "r4", position: 2, mode: "shared" },
+      { sessionId: "s3", owner: "o", requestId: "r3", position: 1, mode: "exclusive", priority: 0 },
+      { sessionId: "s4", owner: "o", requestId: "r4", position: 2, mode: "shared", priority: 0 },
     ]);
   });
 

@@ -28,6 +28,8 @@ const WEIGHTS = {
   renew: 8,
   revoke: 5,
   proclaim: 4,
+  transfer: 6,
+  requestRelease: 3,
   advance: 7,
   saveSession: 3,
   loadSession: 3,
@@ -47,7 +49,8 @@ interface Made {
  * Generates one sequence of `length` operations from `seed`: acquires (exclusive and shared with
  * limits, so read-write mixes and semaphores; try-once or queueing; with and without lock-delay;
  * re-runs of an earlier request), acquire-sets, releases, withdrawals (cancel and abandon), checks,
- * renewals (which also end leases early or push them), revokes, proclaims, clock advances and the
+ * renewals (which also end leases early or push them), revokes, proclaims, transfers (to a named waiter
+ * or the head; re-runs by an earlier token), release requests, queue priorities, clock advances and the
  * session-record calls a resume makes, and listings. Later steps mostly name claims earlier steps made.
  */
 export function generateSequence(seed: number, length: number): StoreOperation[] {
@@ -87,7 +90,8 @@ export function generateSequence(seed: number, length: number): StoreOperation[]
         let o: StoreOperation;
         if (kind === "acquire") {
           const [value, mayWait] = [`v${requests}`, random.chance(0.75)];
-          o = { op: "acquire", name, claim, ttlMs, ...mode(), mayWait, lockDelayMs: lockDelay(), value };
+          const priority = random.chance(0.3) ? 1 + random.below(3) : undefined;
+          o = { op: "acquire", name, claim, ttlMs, ...mode(), mayWait, lockDelayMs: lockDelay(), priority, value };
         } else {
           const names = NAMES.filter(() => random.chance(0.5));
           if (names.length === 0) names.push(name);
@@ -145,6 +149,23 @@ export function generateSequence(seed: number, length: number): StoreOperation[]
         ops.push({ op: "proclaim", name, sessionId: hold[0], owner: hold[1], value: `p${ops.length}` });
         break;
       }
+      case "transfer": {
+        const hold = earlier(name)?.claim ?? fresh(sessionId);
+        const to = random.chance(0.4) ? undefined : (earlier(name)?.claim ?? fresh());
+        ops.push({
+          op: "transfer",
+          name,
+          sessionId: hold[0],
+          owner: hold[1],
+          token: String(1 + random.below(6)),
+          toSessionId: to?.[0] ?? "",
+          toOwner: to && random.chance(0.7) ? to[1] : "",
+        });
+        break;
+      }
+      case "requestRelease":
+        ops.push({ op: "requestRelease", name, requester: `session ${sessionId}`, reason: `why ${ops.length}` });
+        break;
       case "advance":
         advances++;
         ops.push({ op: "advance", ms: QUANTUM_MS * random.below(4) + SKEW_MS });

@@ -19,6 +19,7 @@ export type StoreOperation =
       limit: number;
       mayWait: boolean;
       lockDelayMs?: number;
+      priority?: number;
       value: string;
     }
   | {
@@ -43,6 +44,16 @@ export type StoreOperation =
     }
   | { op: "revoke"; name: string; sessionId: string; owner: string }
   | { op: "proclaim"; name: string; sessionId: string; owner: string; value: string }
+  | {
+      op: "transfer";
+      name: string;
+      sessionId: string;
+      owner: string;
+      token: string;
+      toSessionId: string;
+      toOwner: string;
+    }
+  | { op: "requestRelease"; name: string; requester: string; reason: string }
   | { op: "saveSession"; sessionId: string; ttlMs: number }
   | { op: "loadSession"; sessionId: string }
   | { op: "touchSession"; sessionId: string; ttlMs: number }
@@ -74,8 +85,9 @@ export async function applyOperation(store: Store, o: Exclude<StoreOperation, { 
 function call(store: Store, o: Exclude<StoreOperation, { op: "advance" }>): Promise<unknown> {
   switch (o.op) {
     case "acquire": {
-      const { name, claim, ttlMs, mode, limit, mayWait, lockDelayMs, value } = o;
-      return store.acquire({ ...claimOf(name, claim), ttlMs, mode, limit, mayWait, lockDelayMs, value: bytes(value) });
+      const { name, claim, ttlMs, mode, limit, mayWait, lockDelayMs, priority, value } = o;
+      const args = { ...claimOf(name, claim), ttlMs, mode, limit, mayWait, lockDelayMs, value: bytes(value) };
+      return store.acquire(priority ? { ...args, priority } : args);
     }
     case "acquireSet": {
       const [sessionId, owner, requestId] = o.claim;
@@ -103,6 +115,12 @@ function call(store: Store, o: Exclude<StoreOperation, { op: "advance" }>): Prom
       return store.revoke({ name: o.name, sessionId: o.sessionId, owner: o.owner });
     case "proclaim":
       return store.proclaim({ name: o.name, sessionId: o.sessionId, owner: o.owner }, bytes(o.value));
+    case "transfer": {
+      const { name, sessionId, owner, toSessionId, toOwner } = o;
+      return store.transfer({ name, sessionId, owner, token: BigInt(o.token), toSessionId, toOwner });
+    }
+    case "requestRelease":
+      return store.requestRelease({ name: o.name, requester: o.requester, reason: o.reason });
     case "saveSession":
       return store.saveSession({
         sessionId: o.sessionId,

@@ -22,13 +22,16 @@ describe("describe.lua", () => {
     const [version, limit, holders, waiters] = await described(f, "a");
     expect(version).to.equal(await f.redis.get(keys("a").version));
     expect(limit).to.equal("2");
-    expect(holders.filter((_, i) => i % 5 !== 2 && i % 5 !== 4)).to.deep.equal([
+    // Each holder: id, record, lease left, value, ms held, release request ('' when none).
+    expect(holders.filter((_, i) => i % 6 !== 2 && i % 6 !== 4)).to.deep.equal([
       "s1:o",
       "1 1 2 s1:r1",
       "one",
+      "",
       "s2:o",
       "2 1 2 s2:r2",
       "two",
+      "",
     ]);
     expect(holders[2]).to.be.within(LONG_TTL - 5_000, LONG_TTL);
     expect([waiters[0], waiters[1]]).to.deep.equal(["s3:r3", "c1 1 0 o"]);
@@ -45,9 +48,10 @@ describe("describe.lua", () => {
     await f.redis.hdel(keys("a").data, "q:s3:r");
     const [, , holders, waiters] = await described(f, "a");
     expect(holders[4]).to.be.within(5_000, 6_000);
-    expect([waiters[0], waiters[5]]).to.deep.equal(["s2:r", "s3:r"]);
+    // Each waiter: id, record, lease left, ms waited, set names, queue score.
+    expect([waiters[0], waiters[6]]).to.deep.equal(["s2:r", "s3:r"]);
     expect(waiters[3]).to.be.within(2_000, 3_000);
-    expect(waiters[8]).to.equal(0);
+    expect(waiters[9]).to.equal(0);
   });
 
   it("returns a binary value unchanged", async () => {

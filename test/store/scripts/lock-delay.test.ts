@@ -53,8 +53,8 @@ describe("lock-delay in the scripts (delay.lua)", () => {
     expect(await revoke(f, "a", { session: "s1" })).to.deep.equal([21, "1", 1, []]);
     expect(Number(await f.redis.hget(k.data, "delay"))).to.be.within(before + 20_000, before + 21_000);
     const [, , , waiters, delay] = await describeLock(f, "a");
-    // One waiter: its id, record, lease left, ms waited and set names (describe.lua).
-    expect((waiters as unknown[]).length).to.equal(5);
+    // One waiter: its id, record, lease left, ms waited, set names and queue score (describe.lua).
+    expect((waiters as unknown[]).length).to.equal(6);
     expect(delay).to.be.within(19_000, 20_000);
   });
 

@@ -1,6 +1,13 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import { escapeName, eventChannel, lockKeys, unescapeName } from "../../../server/store/redis/records/lock-keys.js";
+import {
+  escapeName,
+  eventChannel,
+  lockKeys,
+  nameHashTag,
+  nameOfDataKey,
+  unescapeName,
+} from "../../../server/store/redis/records/lock-keys.js";
 import type { TestRedis } from "../../harness/redis-server.js";
 import { startClusterNode } from "../../harness/start-cluster-node.js";
 import { acquire, PREFIX, useScripts } from "./script-fixture.js";
@@ -21,6 +28,11 @@ const TRICKY = [
   "100%",
   "%25",
   "%",
+  "{}x",
+  "{a{b}c",
+  "x/{a}",
+  ":{a}",
+  "{a}}",
 ];
 
 describe("lock keys of tricky names", () => {
@@ -38,12 +50,38 @@ describe("lock keys of tricky names", () => {
 
   const keySlot = async (key: string) => Number(await cluster.call("CLUSTER", "KEYSLOT", key));
 
-  it("puts all six keys of a name and its event channel in one slot: the slot of the escaped name", async () => {
+  it("puts all six keys of a name and its event channel in one slot: its hash tag's, else the escaped name's", async () => {
     for (const name of TRICKY) {
       const slots = await Promise.all([...lockKeys(PREFIX, name), eventChannel(PREFIX, name)].map(keySlot));
-      const expected = await keySlot(escapeName(name));
+      const tag = nameHashTag(name);
+      const expected = await keySlot(tag ?? escapeName(name));
       expect(slots, name).to.deep.equal(Array(7).fill(expected));
+      // With a tag, the lock's slot is the one Redis gives the name itself.
+      if (tag !== undefined) expect(await keySlot(name), name).to.equal(expected);
     }
+  });
+
+  it("reads a name's hash tag by Redis's rule: from the first { to the next }, when not empty", () => {
+    const tags = ["{orders}/a", "a/{orders}/b", "{}x", "{a{b}c", "{a}}", "a{b", "}{a}", "plain"].map(nameHashTag);
+    expect(tags).to.deep.equal(["orders", "orders", undefined, "a{b", "a", undefined, "a", undefined]);
+  });
+
+  it("gives names that share a hash tag one slot and keys of their own", async () => {
+    const names = ["{orders}/a", "{orders}/b", "x/{orders}", "orders"];
+    const slots = await Promise.all(names.map((n) => keySlot(lockKeys(PREFIX, n)[0])));
+    expect(new Set(slots).size).to.equal(1);
+    const keys = names.flatMap((n) => lockKeys(PREFIX, n));
+    expect(new Set(keys).size).to.equal(keys.length);
+  });
+
+  it("reads every name back from its data key, and nothing from other keys", () => {
+    for (const name of TRICKY) expect(nameOfDataKey(PREFIX, lockKeys(PREFIX, name)[1]), name).to.equal(name);
+    for (const key of [
+      ...lockKeys(PREFIX, "{a}b").filter((_k, i) => i !== 1),
+      `${PREFIX}:session:{x}`,
+      "other:{a}:data",
+    ])
+      expect(nameOfDataKey(PREFIX, key), key).to.equal(undefined);
   });
 
   it("unescapes every escaped name back to the name", () => {

@@ -7,7 +7,9 @@ import { ProclaimCode, translateProclaim } from "../../../server/store/redis/scr
 import { ReleaseCode, translateRelease } from "../../../server/store/redis/scripts/release.js";
 import { ReleaseTokenCode, translateReleaseToken } from "../../../server/store/redis/scripts/release-token.js";
 import { RenewCode, translateRenew } from "../../../server/store/redis/scripts/renew.js";
+import { RequestReleaseCode, translateRequestRelease } from "../../../server/store/redis/scripts/request-release.js";
 import { RevokeCode, translateRevoke } from "../../../server/store/redis/scripts/revoke.js";
+import { TransferCode, translateTransfer } from "../../../server/store/redis/scripts/transfer.js";
 import {
   acquire,
   check,
@@ -18,7 +20,9 @@ import {
   RETAIN_MS,
   release,
   renew,
+  requestRelease,
   revoke,
+  transfer,
   useScripts,
 } from "./script-fixture.js";
 import { acquireSet } from "./set-fixture.js";
@@ -172,9 +176,40 @@ describe("the scripts' return codes, one each, against Redis", () => {
     saw(DescribeCode, reply[4]);
   });
 
+  it("transfer.lua: Transferred, NotHeld, Shared, InSet, NotWaiting", async () => {
+    const token = String((await acquire(f, "a", { session: "s1" }))[1]);
+    const notWaiting = await transfer(f, "a", { session: "s1", token });
+    expect(translateTransfer(notWaiting)).to.deep.equal({ kind: "not-waiting", waiting: [] });
+    await acquire(f, "a", { session: "s2", request: "r2" });
+    const transferred = await transfer(f, "a", { session: "s1", token, to: "s2" });
+    expect(translateTransfer(transferred)).to.deep.equal({
+      kind: "transferred",
+      token: 2n,
+      to: { sessionId: "s2", owner: "o", requestId: "r2" },
+    });
+    const notHeld = await transfer(f, "a", { session: "s1", token: "2" });
+    expect(translateTransfer(notHeld)).to.deep.equal({ kind: "not-held" });
+    await acquire(f, "b", { session: "s1", mode: 2, limit: 2 });
+    const shared = await transfer(f, "b", { session: "s1", token: "1" });
+    expect(translateTransfer(shared)).to.deep.equal({ kind: "shared" });
+    await acquireSet(f, ["a", "c"], { session: "s3" });
+    const inSet = await transfer(f, "a", { session: "s2", token: "2", to: "s3" });
+    expect(translateTransfer(inSet)).to.deep.equal({ kind: "in-set" });
+    for (const reply of [transferred, notHeld, shared, inSet, notWaiting]) saw(TransferCode, reply[0]);
+  });
+
+  it("request-release.lua: Asked, NoHolder", async () => {
+    const noHolder = await requestRelease(f, "a", { requester: "operator", reason: "deploy" });
+    expect(translateRequestRelease(noHolder)).to.equal(0);
+    await acquire(f, "a", { session: "s1" });
+    const asked = await requestRelease(f, "a", { requester: "operator", reason: "deploy" });
+    expect(translateRequestRelease(asked)).to.equal(1);
+    for (const reply of [asked, noHolder]) saw(RequestReleaseCode, reply[0]);
+  });
+
   it("saw every member of every script's enum", () => {
     const enums = [AcquireCode, AcquireSetCode, ReleaseCode, ReleaseTokenCode, RevokeCode, ProclaimCode];
-    for (const codes of [...enums, CheckCode, RenewCode, DescribeCode]) {
+    for (const codes of [...enums, TransferCode, RequestReleaseCode, CheckCode, RenewCode, DescribeCode]) {
       expect([...(seen.get(codes) ?? [])].sort(), JSON.stringify(codes)).to.have.members(membersOf(codes));
     }
   });

@@ -1,5 +1,10 @@
 import { Redis } from "ioredis";
-import { eventChannel, lockKeys, revocationChannel } from "../../../server/store/redis/records/lock-keys.js";
+import {
+  eventChannel,
+  lockKeys,
+  releaseRequestChannel,
+  revocationChannel,
+} from "../../../server/store/redis/records/lock-keys.js";
 import { LockScripts, type ScriptArg } from "../../../server/store/redis/scripts/runner/lock-scripts.js";
 import { MessageInbox } from "../../harness/message-inbox.js";
 import { startRedis, type TestRedis } from "../../harness/redis-server.js";
@@ -67,6 +72,8 @@ export interface AcquireInput {
   floors?: string;
   /** Lock-delay ms of the hold; absent: the argument is left out (no delay). */
   lockDelay?: number;
+  /** Queue priority; absent: the argument is left out (0). */
+  priority?: number;
 }
 
 /** Runs acquire.lua; owner and request default to "o" and "r". */
@@ -74,7 +81,8 @@ export async function acquire(f: ScriptFixture, name: string, a: AcquireInput): 
   const args: ScriptArg[] = [a.session, a.owner ?? "o", a.request ?? "r", a.ttl ?? LONG_TTL, a.mode ?? 1];
   args.push(a.limit ?? 0, a.mayWait === false ? 0 : 1, a.coord ?? "c1", RETAIN_MS, a.value ?? "", keys(name).events);
   args.push(a.publish ?? "watched", a.floors ?? "0 0");
-  if (a.lockDelay !== undefined) args.push(a.lockDelay);
+  if (a.lockDelay !== undefined || a.priority !== undefined) args.push(a.lockDelay ?? 0);
+  if (a.priority !== undefined) args.push(a.priority);
   return (await f.scripts.run("acquire", keys(name).all, args)) as unknown[];
 }
 
@@ -239,4 +247,38 @@ export async function subscribeChannels(url: string, ...channels: string[]): Pro
 export function splitEvent(message: Buffer): { head: string[]; holder: string; value: string } {
   const [head, holder, ...value] = message.toString().split("\n");
   return { head: head.split(" "), holder, value: value.join("\n") };
+}
+
+/** The release-request broadcast channel the script tests use. */
+export const RELEASE_REQUESTS = releaseRequestChannel(PREFIX);
+
+/** Runs transfer.lua for coordinator `coord` (default "c1"): (session, owner) hands over to (to, toOwner). */
+export async function transfer(
+  f: ScriptFixture,
+  name: string,
+  t: {
+    session: string;
+    owner?: string;
+    token: string;
+    to?: string;
+    toOwner?: string;
+    coord?: string;
+    grantPrefix?: string;
+  },
+): Promise<unknown[]> {
+  const k = keys(name);
+  const args = [t.session, t.owner ?? "o", t.token, t.to ?? "", t.toOwner ?? "", t.coord ?? "c1", RETAIN_MS, name];
+  args.push(t.grantPrefix ?? GRANTS, k.events, "watched", "0 0");
+  return (await f.scripts.run("transfer", k.all, args)) as unknown[];
+}
+
+/** Runs request-release.lua. */
+export async function requestRelease(
+  f: ScriptFixture,
+  name: string,
+  r: { requester: string; reason: string },
+): Promise<unknown[]> {
+  const k = keys(name);
+  const args = [name, r.requester, r.reason, RELEASE_REQUESTS];
+  return (await f.scripts.run("request-release", [k.holders, k.data], args)) as unknown[];
 }

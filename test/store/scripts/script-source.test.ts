@@ -3,7 +3,19 @@ import { readdirSync, readFileSync } from "node:fs";
 import { expect } from "chai";
 import { SCRIPTS, SCRIPTS_VERSION, type ScriptName } from "../../../server/store/redis/scripts/runner/lock-scripts.js";
 import { expandIncludes, scriptSource } from "../../../server/store/redis/scripts/runner/script-source.js";
-import { acquire, check, describeLock, keys, proclaim, release, renew, revoke, useScripts } from "./script-fixture.js";
+import {
+  acquire,
+  check,
+  describeLock,
+  keys,
+  proclaim,
+  release,
+  renew,
+  requestRelease,
+  revoke,
+  transfer,
+  useScripts,
+} from "./script-fixture.js";
 import { acquireSet } from "./set-fixture.js";
 
 const DIR = new URL("../../../server/store/redis/scripts/", import.meta.url);
@@ -151,6 +163,8 @@ describe("the expanded scripts in Redis", () => {
     await release(f, "a", { session: "s2" });
     const tokenArgs = ["c1", 60_000, "a", "t:grants:", keys("a").events, "watched", "0 0", "s2", "o", "2"];
     await f.scripts.run("release-token", keys("a").all, tokenArgs);
+    await transfer(f, "a", { session: "s1", token: "1" });
+    await requestRelease(f, "a", { requester: "operator", reason: "" });
     expect(await f.redis.script("EXISTS", ...shas)).to.deep.equal(NAMES.map(() => 1));
   });
 

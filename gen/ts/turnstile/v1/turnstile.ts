@@ -91,6 +91,11 @@ export enum FailureReason {
    * was released. See docs/multi-lock.md.
    */
   FAILURE_REASON_DEADLOCK = 13,
+  /**
+   * FAILURE_REASON_NOT_FOUND - Transfer named a successor that is not waiting for the lock (or nobody waits), or
+   * RequestRelease found no holder; the message names who does wait.
+   */
+  FAILURE_REASON_NOT_FOUND = 14,
   UNRECOGNIZED = -1,
 }
 
@@ -107,6 +112,11 @@ export enum HolderChange {
   HOLDER_CHANGE_REVOKED = 4,
   /** HOLDER_CHANGE_VALUE - Its value changed (Proclaim). */
   HOLDER_CHANGE_VALUE = 5,
+  /**
+   * HOLDER_CHANGE_TRANSFERRED - Handed over by its holder (Transfer): HolderEvent.from left and holder took over, in one
+   * change; the lock was never without a holder.
+   */
+  HOLDER_CHANGE_TRANSFERRED = 6,
   UNRECOGNIZED = -1,
 }
 
@@ -137,6 +147,8 @@ export interface SessionRequest {
     | { $case: "close"; close: Close }
     | { $case: "proclaim"; proclaim: Proclaim }
     | { $case: "acquireAll"; acquireAll: AcquireAll }
+    | { $case: "transfer"; transfer: Transfer }
+    | { $case: "requestRelease"; requestRelease: RequestRelease }
     | undefined;
 }
 
@@ -194,7 +206,15 @@ export interface Acquire {
    * a Release hands it on at once. Absent: the server's default for the name's prefix (none unless
    * configured). At most 60 s: above, INVALID_ARGUMENT naming acquire.lock_delay and the limit.
    */
-  lockDelay?: Duration | undefined;
+  lockDelay?:
+    | Duration
+    | undefined;
+  /**
+   * Queue rank: a waiter is queued ahead of every waiter of lower priority, FIFO within one
+   * priority; a holder is never pre-empted. 0..100, default 0; outside, INVALID_ARGUMENT naming
+   * acquire.priority and the range.
+   */
+  priority: number;
 }
 
 /**
@@ -277,6 +297,9 @@ export interface SessionResponse {
     | { $case: "failed"; failed: Failed }
     | { $case: "proclaimed"; proclaimed: Proclaimed }
     | { $case: "acquiredAll"; acquiredAll: AcquiredAll }
+    | { $case: "transferred"; transferred: Transferred }
+    | { $case: "releaseRequested"; releaseRequested: ReleaseRequested }
+    | { $case: "releaseRequestSent"; releaseRequestSent: ReleaseRequestSent }
     | undefined;
 }
 
@@ -489,6 +512,8 @@ export interface Holder {
     | undefined;
   /** The holding session's Open.client_name ("" when unknown). Set in Describe and snapshots. */
   clientName: string;
+  /** The latest release request made to this holder while it holds (Describe and snapshots). */
+  releaseRequest?: ReleaseRequested | undefined;
 }
 
 /**
@@ -507,6 +532,8 @@ export interface HolderEvent {
   holdersLeft: number;
   /** True exactly when holders_left is 0: the lock has no holder ("no leader"). */
   noHolder: boolean;
+  /** For TRANSFERRED: the holder that handed over (holder is its successor). */
+  from?: Holder | undefined;
 }
 
 /** DescribeRequest names the lock to describe. */
@@ -558,6 +585,8 @@ export interface Waiter {
   blockedBy: Blocker[];
   /** For a waiter of an AcquireAll set: every lock of the set, this one included (empty otherwise). */
   setNames: string[];
+  /** Its Acquire.priority. */
+  priority: number;
 }
 
 /** ListRequest pages through the active locks whose names start with prefix. */
@@ -622,6 +651,72 @@ export interface CheckFenceResponse {
   newerFencingToken: bigint;
 }
 
+/**
+ * Transfer hands an exclusive hold of (name, owner) to a waiter in one step: the successor
+ * holds with a new, higher fencing token (its Acquire is answered Acquired as usual), the
+ * lock is never without a holder, and no lock-delay applies. Answered by Transferred, or
+ * Failed: NOT_HELD, CONFLICT (a shared hold, or the successor is an AcquireAll member),
+ * NOT_FOUND (the successor does not wait; the message names who does).
+ */
+export interface Transfer {
+  requestId: string;
+  name: string;
+  /** The holder handing over: every hold count of it ends. */
+  owner: string;
+  /** The successor's session; empty: the head of the queue. */
+  toSessionId: string;
+  /** The successor's owner; empty: that session's first waiter. */
+  toOwner: string;
+}
+
+/** Transferred answers Transfer: the successor holds the lock. */
+export interface Transferred {
+  requestId: string;
+  name: string;
+  toSessionId: string;
+  toOwner: string;
+  /** The successor's token: greater than the one handed over. */
+  fencingToken: bigint;
+}
+
+/**
+ * RequestRelease asks the holders of a lock to let go; needs the lock permission on the name.
+ * Answered by ReleaseRequestSent, or Failed NOT_FOUND when nobody holds it.
+ */
+export interface RequestRelease {
+  requestId: string;
+  name: string;
+  /** Free text for the holder, at most 256 bytes. */
+  reason: string;
+}
+
+/** ReleaseRequestSent answers RequestRelease: the holders' sessions are told. */
+export interface ReleaseRequestSent {
+  requestId: string;
+  name: string;
+  holders: number;
+}
+
+/** ReleaseRequested tells a holder that someone asks it to let go; the holder decides. */
+export interface ReleaseRequested {
+  name: string;
+  owner: string;
+  /** Who asks: "session <session id>" (with the client name), or "operator <identity>". */
+  requester: string;
+  reason: string;
+}
+
+/** RequestReleaseRequest names the lock whose holders an operator asks to let go. */
+export interface RequestReleaseRequest {
+  name: string;
+  reason: string;
+}
+
+/** RequestReleaseResponse: how many holders were asked. */
+export interface RequestReleaseResponse {
+  holders: number;
+}
+
 function createBaseSessionRequest(): SessionRequest {
   return { kind: undefined };
 }
@@ -652,6 +747,12 @@ export const SessionRequest: MessageFns<SessionRequest> = {
         break;
       case "acquireAll":
         AcquireAll.encode(message.kind.acquireAll, writer.uint32(66).fork()).join();
+        break;
+      case "transfer":
+        Transfer.encode(message.kind.transfer, writer.uint32(74).fork()).join();
+        break;
+      case "requestRelease":
+        RequestRelease.encode(message.kind.requestRelease, writer.uint32(82).fork()).join();
         break;
     }
     return writer;
@@ -734,6 +835,22 @@ export const SessionRequest: MessageFns<SessionRequest> = {
             message.kind = { $case: "acquireAll", acquireAll: AcquireAll.decode(reader, reader.uint32()) };
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.kind = { $case: "transfer", transfer: Transfer.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.kind = { $case: "requestRelease", requestRelease: RequestRelease.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -797,6 +914,21 @@ export const SessionRequest: MessageFns<SessionRequest> = {
       case "acquireAll": {
         if (object.kind?.acquireAll !== undefined && object.kind?.acquireAll !== null) {
           message.kind = { $case: "acquireAll", acquireAll: AcquireAll.fromPartial(object.kind.acquireAll) };
+        }
+        break;
+      }
+      case "transfer": {
+        if (object.kind?.transfer !== undefined && object.kind?.transfer !== null) {
+          message.kind = { $case: "transfer", transfer: Transfer.fromPartial(object.kind.transfer) };
+        }
+        break;
+      }
+      case "requestRelease": {
+        if (object.kind?.requestRelease !== undefined && object.kind?.requestRelease !== null) {
+          message.kind = {
+            $case: "requestRelease",
+            requestRelease: RequestRelease.fromPartial(object.kind.requestRelease),
+          };
         }
         break;
       }
@@ -919,6 +1051,7 @@ function createBaseAcquire(): Acquire {
     value: Buffer.alloc(0),
     traceParent: "",
     lockDelay: undefined,
+    priority: 0,
   };
 }
 
@@ -950,6 +1083,9 @@ export const Acquire: MessageFns<Acquire> = {
     }
     if (message.lockDelay !== undefined) {
       Duration.encode(message.lockDelay, writer.uint32(74).fork()).join();
+    }
+    if (message.priority !== 0) {
+      writer.uint32(80).int32(message.priority);
     }
     return writer;
   },
@@ -1039,6 +1175,14 @@ export const Acquire: MessageFns<Acquire> = {
             message.lockDelay = Duration.decode(reader, reader.uint32());
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.priority = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1067,6 +1211,7 @@ export const Acquire: MessageFns<Acquire> = {
     message.lockDelay = (object.lockDelay !== undefined && object.lockDelay !== null)
       ? Duration.fromPartial(object.lockDelay)
       : undefined;
+    message.priority = object.priority ?? 0;
     return message;
   },
 };
@@ -1659,6 +1804,15 @@ export const SessionResponse: MessageFns<SessionResponse> = {
       case "acquiredAll":
         AcquiredAll.encode(message.kind.acquiredAll, writer.uint32(74).fork()).join();
         break;
+      case "transferred":
+        Transferred.encode(message.kind.transferred, writer.uint32(82).fork()).join();
+        break;
+      case "releaseRequested":
+        ReleaseRequested.encode(message.kind.releaseRequested, writer.uint32(90).fork()).join();
+        break;
+      case "releaseRequestSent":
+        ReleaseRequestSent.encode(message.kind.releaseRequestSent, writer.uint32(98).fork()).join();
+        break;
     }
     return writer;
   },
@@ -1748,6 +1902,36 @@ export const SessionResponse: MessageFns<SessionResponse> = {
             message.kind = { $case: "acquiredAll", acquiredAll: AcquiredAll.decode(reader, reader.uint32()) };
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.kind = { $case: "transferred", transferred: Transferred.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.kind = {
+              $case: "releaseRequested",
+              releaseRequested: ReleaseRequested.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.kind = {
+              $case: "releaseRequestSent",
+              releaseRequestSent: ReleaseRequestSent.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1817,6 +2001,30 @@ export const SessionResponse: MessageFns<SessionResponse> = {
       case "acquiredAll": {
         if (object.kind?.acquiredAll !== undefined && object.kind?.acquiredAll !== null) {
           message.kind = { $case: "acquiredAll", acquiredAll: AcquiredAll.fromPartial(object.kind.acquiredAll) };
+        }
+        break;
+      }
+      case "transferred": {
+        if (object.kind?.transferred !== undefined && object.kind?.transferred !== null) {
+          message.kind = { $case: "transferred", transferred: Transferred.fromPartial(object.kind.transferred) };
+        }
+        break;
+      }
+      case "releaseRequested": {
+        if (object.kind?.releaseRequested !== undefined && object.kind?.releaseRequested !== null) {
+          message.kind = {
+            $case: "releaseRequested",
+            releaseRequested: ReleaseRequested.fromPartial(object.kind.releaseRequested),
+          };
+        }
+        break;
+      }
+      case "releaseRequestSent": {
+        if (object.kind?.releaseRequestSent !== undefined && object.kind?.releaseRequestSent !== null) {
+          message.kind = {
+            $case: "releaseRequestSent",
+            releaseRequestSent: ReleaseRequestSent.fromPartial(object.kind.releaseRequestSent),
+          };
         }
         break;
       }
@@ -3275,6 +3483,7 @@ function createBaseHolder(): Holder {
     identity: "",
     heldFor: undefined,
     clientName: "",
+    releaseRequest: undefined,
   };
 }
 
@@ -3312,6 +3521,9 @@ export const Holder: MessageFns<Holder> = {
     }
     if (message.clientName !== "") {
       writer.uint32(82).string(message.clientName);
+    }
+    if (message.releaseRequest !== undefined) {
+      ReleaseRequested.encode(message.releaseRequest, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -3409,6 +3621,14 @@ export const Holder: MessageFns<Holder> = {
             message.clientName = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.releaseRequest = ReleaseRequested.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3442,12 +3662,15 @@ export const Holder: MessageFns<Holder> = {
       ? Duration.fromPartial(object.heldFor)
       : undefined;
     message.clientName = object.clientName ?? "";
+    message.releaseRequest = (object.releaseRequest !== undefined && object.releaseRequest !== null)
+      ? ReleaseRequested.fromPartial(object.releaseRequest)
+      : undefined;
     return message;
   },
 };
 
 function createBaseHolderEvent(): HolderEvent {
-  return { name: "", version: 0n, change: 0, holder: undefined, holdersLeft: 0, noHolder: false };
+  return { name: "", version: 0n, change: 0, holder: undefined, holdersLeft: 0, noHolder: false, from: undefined };
 }
 
 export const HolderEvent: MessageFns<HolderEvent> = {
@@ -3472,6 +3695,9 @@ export const HolderEvent: MessageFns<HolderEvent> = {
     }
     if (message.noHolder !== false) {
       writer.uint32(48).bool(message.noHolder);
+    }
+    if (message.from !== undefined) {
+      Holder.encode(message.from, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -3537,6 +3763,14 @@ export const HolderEvent: MessageFns<HolderEvent> = {
             message.noHolder = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.from = Holder.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3562,6 +3796,7 @@ export const HolderEvent: MessageFns<HolderEvent> = {
       : undefined;
     message.holdersLeft = object.holdersLeft ?? 0;
     message.noHolder = object.noHolder ?? false;
+    message.from = (object.from !== undefined && object.from !== null) ? Holder.fromPartial(object.from) : undefined;
     return message;
   },
 };
@@ -3765,6 +4000,7 @@ function createBaseWaiter(): Waiter {
     clientName: "",
     blockedBy: [],
     setNames: [],
+    priority: 0,
   };
 }
 
@@ -3799,6 +4035,9 @@ export const Waiter: MessageFns<Waiter> = {
     }
     for (const v of message.setNames) {
       writer.uint32(82).string(v!);
+    }
+    if (message.priority !== 0) {
+      writer.uint32(88).int32(message.priority);
     }
     return writer;
   },
@@ -3896,6 +4135,14 @@ export const Waiter: MessageFns<Waiter> = {
             message.setNames.push(reader.string());
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.priority = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3927,6 +4174,7 @@ export const Waiter: MessageFns<Waiter> = {
     message.clientName = object.clientName ?? "";
     message.blockedBy = object.blockedBy?.map((e) => Blocker.fromPartial(e)) || [];
     message.setNames = object.setNames?.map((e) => e) || [];
+    message.priority = object.priority ?? 0;
     return message;
   },
 };
@@ -4475,6 +4723,588 @@ export const CheckFenceResponse: MessageFns<CheckFenceResponse> = {
   },
 };
 
+function createBaseTransfer(): Transfer {
+  return { requestId: "", name: "", owner: "", toSessionId: "", toOwner: "" };
+}
+
+export const Transfer: MessageFns<Transfer> = {
+  encode(message: Transfer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.owner !== "") {
+      writer.uint32(26).string(message.owner);
+    }
+    if (message.toSessionId !== "") {
+      writer.uint32(34).string(message.toSessionId);
+    }
+    if (message.toOwner !== "") {
+      writer.uint32(42).string(message.toOwner);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Transfer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTransfer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.toSessionId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.toOwner = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Transfer>, I>>(base?: I): Transfer {
+    return Transfer.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Transfer>, I>>(object: I): Transfer {
+    const message = createBaseTransfer();
+    message.requestId = object.requestId ?? "";
+    message.name = object.name ?? "";
+    message.owner = object.owner ?? "";
+    message.toSessionId = object.toSessionId ?? "";
+    message.toOwner = object.toOwner ?? "";
+    return message;
+  },
+};
+
+function createBaseTransferred(): Transferred {
+  return { requestId: "", name: "", toSessionId: "", toOwner: "", fencingToken: 0n };
+}
+
+export const Transferred: MessageFns<Transferred> = {
+  encode(message: Transferred, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.toSessionId !== "") {
+      writer.uint32(26).string(message.toSessionId);
+    }
+    if (message.toOwner !== "") {
+      writer.uint32(34).string(message.toOwner);
+    }
+    if (message.fencingToken !== 0n) {
+      if (BigInt.asUintN(64, message.fencingToken) !== message.fencingToken) {
+        throw new globalThis.Error("value provided for field message.fencingToken of type uint64 too large");
+      }
+      writer.uint32(40).uint64(message.fencingToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Transferred {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTransferred();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.toSessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.toOwner = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.fencingToken = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Transferred>, I>>(base?: I): Transferred {
+    return Transferred.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Transferred>, I>>(object: I): Transferred {
+    const message = createBaseTransferred();
+    message.requestId = object.requestId ?? "";
+    message.name = object.name ?? "";
+    message.toSessionId = object.toSessionId ?? "";
+    message.toOwner = object.toOwner ?? "";
+    message.fencingToken = (object.fencingToken !== undefined && object.fencingToken !== null)
+      ? BigInt(object.fencingToken)
+      : 0n;
+    return message;
+  },
+};
+
+function createBaseRequestRelease(): RequestRelease {
+  return { requestId: "", name: "", reason: "" };
+}
+
+export const RequestRelease: MessageFns<RequestRelease> = {
+  encode(message: RequestRelease, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestRelease {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestRelease();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RequestRelease>, I>>(base?: I): RequestRelease {
+    return RequestRelease.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RequestRelease>, I>>(object: I): RequestRelease {
+    const message = createBaseRequestRelease();
+    message.requestId = object.requestId ?? "";
+    message.name = object.name ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseReleaseRequestSent(): ReleaseRequestSent {
+  return { requestId: "", name: "", holders: 0 };
+}
+
+export const ReleaseRequestSent: MessageFns<ReleaseRequestSent> = {
+  encode(message: ReleaseRequestSent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.holders !== 0) {
+      writer.uint32(24).uint32(message.holders);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseRequestSent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseRequestSent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.holders = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseRequestSent>, I>>(base?: I): ReleaseRequestSent {
+    return ReleaseRequestSent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseRequestSent>, I>>(object: I): ReleaseRequestSent {
+    const message = createBaseReleaseRequestSent();
+    message.requestId = object.requestId ?? "";
+    message.name = object.name ?? "";
+    message.holders = object.holders ?? 0;
+    return message;
+  },
+};
+
+function createBaseReleaseRequested(): ReleaseRequested {
+  return { name: "", owner: "", requester: "", reason: "" };
+}
+
+export const ReleaseRequested: MessageFns<ReleaseRequested> = {
+  encode(message: ReleaseRequested, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.owner !== "") {
+      writer.uint32(18).string(message.owner);
+    }
+    if (message.requester !== "") {
+      writer.uint32(26).string(message.requester);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseRequested {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseRequested();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.requester = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseRequested>, I>>(base?: I): ReleaseRequested {
+    return ReleaseRequested.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseRequested>, I>>(object: I): ReleaseRequested {
+    const message = createBaseReleaseRequested();
+    message.name = object.name ?? "";
+    message.owner = object.owner ?? "";
+    message.requester = object.requester ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseRequestReleaseRequest(): RequestReleaseRequest {
+  return { name: "", reason: "" };
+}
+
+export const RequestReleaseRequest: MessageFns<RequestReleaseRequest> = {
+  encode(message: RequestReleaseRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestReleaseRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestReleaseRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RequestReleaseRequest>, I>>(base?: I): RequestReleaseRequest {
+    return RequestReleaseRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RequestReleaseRequest>, I>>(object: I): RequestReleaseRequest {
+    const message = createBaseRequestReleaseRequest();
+    message.name = object.name ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseRequestReleaseResponse(): RequestReleaseResponse {
+  return { holders: 0 };
+}
+
+export const RequestReleaseResponse: MessageFns<RequestReleaseResponse> = {
+  encode(message: RequestReleaseResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.holders !== 0) {
+      writer.uint32(8).uint32(message.holders);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestReleaseResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestReleaseResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.holders = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RequestReleaseResponse>, I>>(base?: I): RequestReleaseResponse {
+    return RequestReleaseResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RequestReleaseResponse>, I>>(object: I): RequestReleaseResponse {
+    const message = createBaseRequestReleaseResponse();
+    message.holders = object.holders ?? 0;
+    return message;
+  },
+};
+
 /** LockService is the coordinator's public API. */
 export type LockServiceService = typeof LockServiceService;
 export const LockServiceService = {
@@ -4555,6 +5385,22 @@ export const LockServiceService = {
     responseSerialize: (value: CheckFenceResponse): Buffer => Buffer.from(CheckFenceResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CheckFenceResponse => CheckFenceResponse.decode(value),
   },
+  /**
+   * RequestRelease asks every holder of a lock to let go (an operator action, with Revoke's
+   * permission): each holder's session gets ReleaseRequested; nothing is enforced. Ends with
+   * NOT_FOUND when nobody holds the lock. See docs/elections.md.
+   */
+  requestRelease: {
+    path: "/turnstile.v1.LockService/RequestRelease" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RequestReleaseRequest): Buffer =>
+      Buffer.from(RequestReleaseRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RequestReleaseRequest => RequestReleaseRequest.decode(value),
+    responseSerialize: (value: RequestReleaseResponse): Buffer =>
+      Buffer.from(RequestReleaseResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RequestReleaseResponse => RequestReleaseResponse.decode(value),
+  },
 } as const;
 
 export interface LockServiceServer extends UntypedServiceImplementation {
@@ -4587,6 +5433,12 @@ export interface LockServiceServer extends UntypedServiceImplementation {
    * `read` on the name.
    */
   checkFence: handleUnaryCall<CheckFenceRequest, CheckFenceResponse>;
+  /**
+   * RequestRelease asks every holder of a lock to let go (an operator action, with Revoke's
+   * permission): each holder's session gets ReleaseRequested; nothing is enforced. Ends with
+   * NOT_FOUND when nobody holds the lock. See docs/elections.md.
+   */
+  requestRelease: handleUnaryCall<RequestReleaseRequest, RequestReleaseResponse>;
 }
 
 export interface LockServiceClient extends Client {
@@ -4678,6 +5530,26 @@ export interface LockServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CheckFenceResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RequestRelease asks every holder of a lock to let go (an operator action, with Revoke's
+   * permission): each holder's session gets ReleaseRequested; nothing is enforced. Ends with
+   * NOT_FOUND when nobody holds the lock. See docs/elections.md.
+   */
+  requestRelease(
+    request: RequestReleaseRequest,
+    callback: (error: ServiceError | null, response: RequestReleaseResponse) => void,
+  ): ClientUnaryCall;
+  requestRelease(
+    request: RequestReleaseRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RequestReleaseResponse) => void,
+  ): ClientUnaryCall;
+  requestRelease(
+    request: RequestReleaseRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RequestReleaseResponse) => void,
   ): ClientUnaryCall;
 }
 

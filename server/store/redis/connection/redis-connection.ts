@@ -80,6 +80,10 @@ export function createRedisClient(target: RedisTarget, auth: RedisAuth, common: 
         lazyConnect,
         enableOfflineQueue,
         clusterRetryStrategy: (attempt) => retryStrategy?.(attempt) ?? null,
+        // While a slot migrates, a script on a lock whose keys are split (or absent on the importing node)
+        // answers TRYAGAIN until the slot has moved: retry for about 2 s (ioredis: 16 tries, 100 ms apart).
+        retryDelayOnTryAgain: 20,
+        maxRedirections: 100,
         redisOptions: { ...redisOptions, password: auth.password, tls },
       });
     }

@@ -1,16 +1,17 @@
 import type { StoreListener } from "../../store.js";
 import type { RedisClient } from "../connection/redis-connection.js";
-import { parseLockEvent, parseRevocation } from "./lock-event-parser.js";
-import { eventChannel, revocationChannel } from "./lock-keys.js";
+import { parseLockEvent, parseReleaseRequest, parseRevocation } from "./lock-event-parser.js";
+import { eventChannel, releaseRequestChannel, revocationChannel } from "./lock-keys.js";
 
 /**
- * The holder changes of watched locks and the revocation broadcast, on the store's pub/sub
+ * The holder changes of watched locks and the revocation and release-request broadcasts, on the store's pub/sub
  * connection: one subscription per watched lock name (the coordinator's watch hub asks once per
  * name, however many clients watch it). ioredis re-subscribes after a reconnect by itself.
  */
 export class EventFeed {
   private readonly names = new Map<string, string>();
   private readonly revocations: string;
+  private readonly releaseRequests: string;
 
   /** `subscribeTimeoutMs` bounds a watch's SUBSCRIBE (this connection has no command timeout). */
   constructor(
@@ -19,6 +20,7 @@ export class EventFeed {
     private readonly subscribeTimeoutMs: number,
   ) {
     this.revocations = revocationChannel(prefix);
+    this.releaseRequests = releaseRequestChannel(prefix);
   }
 
   /** Routes messages to `listener`; call once, before `start` subscribes. */
@@ -29,12 +31,13 @@ export class EventFeed {
     });
     this.events.on("message", (channel: string, message: string) => {
       if (channel === this.revocations) listener.revoked(parseRevocation(message));
+      else if (channel === this.releaseRequests) listener.releaseRequested?.(parseReleaseRequest(message));
     });
   }
 
-  /** Subscribes to the revocation broadcast. */
+  /** Subscribes to the revocation and release-request broadcasts. */
   async start(): Promise<void> {
-    await this.events.subscribe(this.revocations);
+    await this.events.subscribe(this.revocations, this.releaseRequests);
   }
 
   async watch(name: string): Promise<void> {

@@ -1,7 +1,7 @@
-import type { HolderChange, LockEvent, Revocation } from "../../store.js";
+import type { HolderChange, LockEvent, ReleaseRequested, Revocation } from "../../store.js";
 import { modeOf, splitId } from "./holder-id.js";
 
-const CHANGES = new Set<string>(["acquired", "released", "expired", "revoked", "value"]);
+const CHANGES = new Set<string>(["acquired", "released", "expired", "revoked", "value", "transferred"]);
 
 /**
  * Parses one holder change as the scripts publish it (scripts/includes/event.lua):
@@ -11,8 +11,25 @@ const CHANGES = new Set<string>(["acquired", "released", "expired", "revoked", "
 export function parseLockEvent(name: string, message: Buffer): LockEvent {
   const first = message.indexOf(0x0a);
   const second = message.indexOf(0x0a, first + 1);
-  const [version, change, token, count, mode, left, leaseMs] = message.subarray(0, first).toString().split(" ");
+  const head = message.subarray(0, first).toString().split(" ");
+  const [version, change, token, count, mode, left, leaseMs] = head;
   if (!CHANGES.has(change)) throw new Error(`unknown holder change "${change}" on the events of "${name}"`);
+  let valueAt = second + 1;
+  let from: LockEvent["from"];
+  // A transfer: "... from-token from-count from-mode from-value-bytes\nholder\nfrom-id\nfrom-value value".
+  if (change === "transferred") {
+    const [fromToken, fromCount, fromMode, fromBytes] = head.slice(7);
+    const third = message.indexOf(0x0a, second + 1);
+    valueAt = third + 1 + Number(fromBytes);
+    from = {
+      ...splitId(message.subarray(second + 1, third).toString()),
+      token: BigInt(fromToken),
+      count: Number(fromCount),
+      mode: modeOf(fromMode),
+      value: new Uint8Array(message.subarray(third + 1, valueAt)),
+      leaseMs: 0,
+    };
+  }
   return {
     name,
     version: BigInt(version),
@@ -22,10 +39,11 @@ export function parseLockEvent(name: string, message: Buffer): LockEvent {
       token: BigInt(token),
       count: Number(count),
       mode: modeOf(mode),
-      value: new Uint8Array(message.subarray(second + 1)),
+      value: new Uint8Array(message.subarray(valueAt)),
       leaseMs: Math.max(0, Number(leaseMs)),
     },
     holdersLeft: Number(left),
+    ...(from && { from }),
   };
 }
 
@@ -33,4 +51,10 @@ export function parseLockEvent(name: string, message: Buffer): LockEvent {
 export function parseRevocation(message: string): Revocation {
   const [sessionId, owner, token, ...name] = message.split("\n");
   return { name: name.join("\n"), sessionId, owner, token: BigInt(token) };
+}
+
+/** Parses a release request broadcast by request-release.lua: `"holder\nname\nrequester\nreason"`. */
+export function parseReleaseRequest(message: string): ReleaseRequested {
+  const [holder, name, requester, ...reason] = message.split("\n");
+  return { ...splitId(holder), name, requester, reason: reason.join("\n") };
 }

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { LockPage, LockSummary } from "../../store.js";
-import { escapeName, lockKeys, unescapeName } from "./lock-keys.js";
+import type { LockPage } from "../../store.js";
+import { escapeName } from "./lock-keys.js";
+import { lockSummaries, namesOf } from "./lock-summaries.js";
 
 /** Longest page token accepted back; longer ones were not issued here. */
 const MAX_TOKEN_CHARS = 16_384;
@@ -19,7 +20,7 @@ interface Position {
 }
 
 /**
- * Pages through the active locks with SCAN over the locks' data keys (`<prefix>:{<name>}:data`,
+ * Pages through the active locks of one Redis with SCAN over the locks' data keys (`<prefix>:{<name>}:data`,
  * which exist exactly while a lock has holders or waiters, or a lock-delay in force). SCAN visits at
  * least 1000 keys per call; when that finds more names than the page still needs, the same cursor is scanned again
  * with COUNT set to what the page needs, which overshoots by at most a hash bucket's worth of names:
@@ -41,7 +42,9 @@ export class LockLister {
     if (!position || position.prefix !== digest || !position.pending.every((n) => n.startsWith(prefix))) {
       return "invalid-token";
     }
-    const pattern = `${globEscape(this.keyPrefix)}:{${globEscape(escapeName(prefix))}*}:data`;
+    // `{<escaped prefix>…}:data`, or `{<tag>}<escaped prefix>…:data` for a name with a hash tag: one glob for
+    // both, whose false matches (the prefix further in) the check of each name drops.
+    const pattern = `${globEscape(this.keyPrefix)}:{*${globEscape(escapeName(prefix))}*:data`;
     const found: string[] = [];
     let { cursor, pending } = position;
     for (;;) {
@@ -52,51 +55,19 @@ export class LockLister {
       if (keys.length > need && need < WIDE_COUNT) {
         [next, keys] = await this.redis.scan(cursor, "MATCH", pattern, "COUNT", need);
       }
-      pending = keys.map((key) => this.nameOf(key));
+      pending = namesOf(this.keyPrefix, keys, prefix);
       cursor = next === "0" ? null : next;
     }
     const done = cursor === null && pending.length === 0;
     const nextPageToken = done ? "" : encode({ cursor, pending, prefix: digest });
-    return { locks: await this.summaries(found), nextPageToken };
-  }
-
-  /** Counts live holders and waiters of each name (on the Redis clock); drops names with neither and no delay. */
-  private async summaries(names: string[]): Promise<LockSummary[]> {
     const [seconds, micros] = await this.redis.time();
-    const after = `(${Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)}`;
-    const rows = await Promise.all(
-      names.map(async (name) => {
-        const [holders, data, , leases] = lockKeys(this.keyPrefix, name);
-        const [counted, waiting, [excl, limit, delay]] = await Promise.all([
-          this.redis.zcount(holders, after, "+inf"),
-          this.redis.zcount(leases, after, "+inf"),
-          this.redis.hmget(data, "excl", "limit", "delay"),
-        ]);
-        // A lock-delay in force is a member of the holders set (scripts/includes/delay.lua), not a holder.
-        const delayMs = delay === null ? 0 : Number(delay) - Number(after.slice(1));
-        const held = delayMs > 0 ? counted - 1 : counted;
-        // Beside a delay only shared holds can be left (an exclusive one is the only holder): 'excl' is the delay's.
-        const mode = held === 0 ? undefined : excl && !(delayMs > 0) ? "exclusive" : "shared";
-        return {
-          name,
-          mode,
-          limit: limit === null ? undefined : Number(limit),
-          holders: held,
-          waiters: waiting,
-          ...(delayMs > 0 && { delayMs }),
-        } as const;
-      }),
-    );
-    return rows.filter((r) => r.holders + r.waiters > 0 || r.delayMs);
-  }
-
-  private nameOf(key: string): string {
-    return unescapeName(key.slice(this.keyPrefix.length + 2, -"}:data".length));
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    return { locks: await lockSummaries(this.redis, this.keyPrefix, found, () => now), nextPageToken };
   }
 }
 
-// SCAN MATCH is a glob: these characters in a prefix must match themselves.
-function globEscape(text: string): string {
+/** SCAN MATCH is a glob: these characters in a prefix must match themselves. */
+export function globEscape(text: string): string {
   return text.replace(/[\\*?[\]]/g, (c) => `\\${c}`);
 }
 

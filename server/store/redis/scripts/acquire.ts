@@ -33,9 +33,17 @@ export function acquireArgs(context: ScriptContext, args: AcquireArgs, lock: Loc
     lock.events,
     context.publish,
     context.writer.floors(lock.keys[0]),
-    // Only when set: a claim without a lock-delay sends nothing more (the message path's cost).
-    ...(args.lockDelayMs ? [args.lockDelayMs] : []),
+    // Only when set: a claim without a lock-delay or priority sends nothing more (the message path's cost).
+    ...(args.priority ? [args.lockDelayMs ?? 0, args.priority] : args.lockDelayMs ? [args.lockDelayMs] : []),
   ];
+}
+
+/** One priority's span of queue scores (includes/queue-rank.lua's RANK, 2^44). */
+const RANK = 2 ** 44;
+
+/** The priority a queue score stands for (queue-rank.lua: seq − priority × 2^44, 0 < seq < 2^44). */
+export function priorityOf(score: number): number {
+  return score < 0 ? Math.ceil(-score / RANK) : 0;
 }
 
 /**

@@ -4,8 +4,10 @@
 -- KEYS: 1 holders, 2 data, 3 queue, 4 leases, 5 version (layout: docs/data-model.md)
 -- ARGV: none
 -- Returns {version ('0' when the counter is absent), shared limit in force or '', holders, waiters, delay}
---   holders: {holder, "token count mode waiter", lease ms left, value, ms held, ...} by lease deadline
---   waiters: {waiter, "coord mode limit owner", lease ms left, ms waited, set names, ...} in queue order
+--   holders: {holder, "token count mode waiter", lease ms left, value, ms held, asked, ...} by lease deadline
+--   (asked: the release request "requester\nreason" of request-release.lua, '' when none)
+--   waiters: {waiter, "coord mode limit owner", lease ms left, ms waited, set names, score, ...} in queue
+--   order (score: the queue score, queue-rank.lua's, which tells the priority)
 --   (mode 3, 4: an acquire-set member, exclusive or shared; set names: its names joined by "\n", else '')
 --   (ms held / waited: since the grant / the first queueing, on the Redis clock; 0 when not recorded)
 --   delay: ms until the lock-delay in force ends (delay.lua), -1 when none
@@ -23,18 +25,22 @@ for at = 1, #live, 2 do
     local record = rcall('HGET', data, 'h:' .. holder)
     local value = rcall('HGET', data, 'v:' .. holder) or ''
     local since = tonumber(rcall('HGET', data, 'a:' .. holder) or now)
-    for _, field in ipairs({holder, record, live[at + 1] - now, value, math.max(0, now - since)}) do
+    local asked = rcall('HGET', data, 'p:' .. holder) or ''
+    for _, field in ipairs({holder, record, live[at + 1] - now, value, math.max(0, now - since), asked}) do
       table.insert(holderList, field)
     end
   end
 end
-for _, waiter in ipairs(rcall('ZRANGE', queue, 0, -1)) do
+local queued = rcall('ZRANGE', queue, 0, -1, 'WITHSCORES')
+for at = 1, #queued, 2 do
+  local waiter = queued[at]
   local lease = tonumber(rcall('ZSCORE', leases, waiter))
   if lease and lease > now then
     local since = tonumber(rcall('HGET', data, 'q:' .. waiter) or now)
     local record = rcall('HGET', data, 'w:' .. waiter)
     local setNames = string.match(record, '^%S+ [34]') and rcall('HGET', data, 's:' .. waiter) or ''
-    for _, field in ipairs({waiter, record, lease - now, math.max(0, now - since), setNames}) do
+    local waited = math.max(0, now - since)
+    for _, field in ipairs({waiter, record, lease - now, waited, setNames, queued[at + 1]}) do
       table.insert(waiterList, field)
     end
   end

@@ -1,5 +1,6 @@
 import type { HolderState, LockState, WaiterState } from "../../store.js";
 import { modeOf, splitId } from "../records/holder-id.js";
+import { priorityOf } from "./acquire.js";
 import type { ScriptContext } from "./script-context.js";
 
 /**
@@ -12,8 +13,8 @@ export enum DescribeCode {
 
 /**
  * Parses describe.lua's reply (bulk strings as Buffers): `{version, limit or '', holders, waiters, delay}`
- * with holders as `holder, "token count mode waiter", lease ms, value, ms held`, waiters as
- * `waiter, "coord mode limit owner", lease ms, ms waited, set names` and delay the ms left of the lock-delay
+ * with holders as `holder, "token count mode waiter", lease ms, value, ms held, release request`, waiters as
+ * `waiter, "coord mode limit owner", lease ms, ms waited, set names, queue score` and delay the ms left of the lock-delay
  * in force (DescribeCode.NoDelay: none). Holders come back in grant order.
  */
 export function parseLockState(name: string, reply: unknown): LockState {
@@ -25,8 +26,9 @@ export function parseLockState(name: string, reply: unknown): LockState {
     number,
   ];
   const holders: HolderState[] = [];
-  for (let i = 0; i < flatHolders.length; i += 5) {
+  for (let i = 0; i < flatHolders.length; i += 6) {
     const [token, count, mode] = String(flatHolders[i + 1]).split(" ");
+    const [requester, ...reason] = String(flatHolders[i + 5]).split("\n");
     holders.push({
       ...splitId(String(flatHolders[i])),
       token: BigInt(token),
@@ -35,11 +37,12 @@ export function parseLockState(name: string, reply: unknown): LockState {
       value: new Uint8Array(flatHolders[i + 3] as Buffer),
       leaseMs: Number(flatHolders[i + 2]),
       heldMs: Number(flatHolders[i + 4]),
+      ...(reason.length > 0 && { releaseRequest: { requester, reason: reason.join("\n") } }),
     });
   }
   holders.sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
   const waiters: WaiterState[] = [];
-  for (let i = 0; i < flatWaiters.length; i += 5) {
+  for (let i = 0; i < flatWaiters.length; i += 6) {
     const setNames = String(flatWaiters[i + 4]);
     // A waiter id is "session:request".
     const { sessionId, owner: requestId } = splitId(String(flatWaiters[i]));
@@ -53,6 +56,7 @@ export function parseLockState(name: string, reply: unknown): LockState {
       mode: modeOf(mode),
       leaseMs,
       waitedMs: Number(flatWaiters[i + 3]),
+      priority: priorityOf(Number(String(flatWaiters[i + 5]))),
       ...(setNames !== "" && { setNames: setNames.split("\n") }),
     });
   }

@@ -3,6 +3,7 @@ import { StoreUnavailableError } from "../../store-unavailable-error.js";
 import { ClusterEpochs } from "../connection/cluster-epochs.js";
 import { redisCall } from "../connection/redis-call.js";
 import { LockScripts } from "../scripts/runner/lock-scripts.js";
+import { clusterRedirect, tryAgainDelayMs } from "./cluster-redirect.js";
 import { type AckResult, ReplicaAcks } from "./replica-acks.js";
 import type { StoreWriter, WriteTarget } from "./store-writer.js";
 
@@ -10,6 +11,8 @@ import type { StoreWriter, WriteTarget } from "./store-writer.js";
 export interface ClusterWriterSettings {
   replicaAcks?: number | "majority";
   replicaAckTimeoutMs?: number;
+  /** How long a write keeps following MOVED, ASK and TRYAGAIN while slots move (default 2000 ms). */
+  commandTimeoutMs?: number;
   prefix: string;
 }
 
@@ -18,9 +21,11 @@ const REFRESH_MS = 1000;
 
 /**
  * The Redis store's writes on Cluster: each goes straight to the connection of the master that
- * owns its key's slot (never redirected or retried elsewhere by the client), with floors from that
- * master's config epoch, and with replica acks on, one WAIT per master per batch on that same
- * connection confirms it. Without replica acks the floors are "0 0", as on one server.
+ * owns its key's slot (not through the Cluster client's routing), with floors from that master's
+ * config epoch, and with replica acks on, one WAIT per master per batch on that same connection
+ * confirms it. While slots move, a write refused with MOVED, ASK or TRYAGAIN is sent again where
+ * Redis says (confirmed by that master's WAIT) until the command timeout. Without replica acks the
+ * floors are "0 0", as on one server, and the Cluster client routes and redirects each write itself.
  */
 export class ClusterWriter implements StoreWriter {
   private readonly epochs: ClusterEpochs;
@@ -80,20 +85,59 @@ export class ClusterWriter implements StoreWriter {
   write<T>(key: string, send: (on: WriteTarget) => Promise<T>, held?: (reply: T, socket: unknown) => void): Promise<T> {
     // Without acks, as before: the Cluster client routes (and redirects) each script itself.
     if (!this.confirming) return redisCall(() => send({ redis: this.cluster, scripts: this.clusterScripts }));
-    return redisCall(() => {
-      // Same turn as floors(key): the same slot map, so the floors are this very master's.
-      const node = this.masterOf(key);
-      if (!node || !this.epochs.of(node)) {
-        this.cluster.refreshSlotsCache();
-        throw unavailable("no ready connection to the Cluster master of this key's slot (failover?)");
-      }
-      const sent = () => {
-        const reply = send({ redis: node, scripts: this.scriptsOf(node) });
-        reply.catch(() => this.cluster.refreshSlotsCache());
-        return reply;
-      };
-      return this.acksOf(node).confirm(sent, held);
-    });
+    return redisCall(() => this.writeTo(key, { send, held, attempt: 0 }));
+  }
+
+  /**
+   * Sends the write to the master that owns `key`'s slot in the slot map (or to `redirect.node`, after
+   * a MOVED or ASK naming it) and confirms it there; a refusal because the slot moves is followed
+   * (`redirected`) rather than failed.
+   */
+  private writeTo<T>(key: string, write: PendingWrite<T>, redirect?: { node: Redis; asking: boolean }): Promise<T> {
+    // Same turn as floors(key): the same slot map, so the floors are this very master's (a redirect keeps them).
+    const node = redirect?.node ?? this.masterOf(key);
+    if (!node || !this.epochs.of(node)) {
+      this.cluster.refreshSlotsCache();
+      throw unavailable("no ready connection to the Cluster master of this key's slot (failover?)");
+    }
+    const sent = () => {
+      // ASKING and the write go out back to back on this connection: ASKING covers the next command only.
+      if (redirect?.asking) node.asking().catch(() => {});
+      const reply = write.send({ redis: node, scripts: this.scriptsOf(node) });
+      reply.catch((err) => clusterRedirect(err) || this.cluster.refreshSlotsCache());
+      return reply;
+    };
+    const confirmed = this.acksOf(node).confirm(sent, write.held);
+    return confirmed.then(undefined, (err: unknown) => this.redirected(key, write, err));
+  }
+
+  /**
+   * Follows a refusal of a write because its slot moves, within the command timeout (from the first
+   * refusal): MOVED and ASK to the node named (whose epoch is learnt first), TRYAGAIN after a pause.
+   * Redis ran nothing when it refused, so sending again is safe; any other error is rethrown.
+   */
+  private async redirected<T>(key: string, write: PendingWrite<T>, err: unknown): Promise<T> {
+    const redirect = clusterRedirect(err);
+    write.giveUpAt ??= performance.now() + (this.settings.commandTimeoutMs ?? 2000);
+    if (!redirect || performance.now() >= write.giveUpAt) throw err;
+    if (redirect.kind === "tryagain") {
+      await new Promise((resolve) => setTimeout(resolve, tryAgainDelayMs(write.attempt++)));
+      return this.writeTo(key, write);
+    }
+    if (redirect.kind === "moved") this.cluster.refreshSlotsCache();
+    const node = await this.masterAt(redirect.address);
+    if (!node) throw err;
+    if (!this.epochs.of(node)) await this.epochs.learn(node);
+    return this.writeTo(key, write, { node, asking: redirect.kind === "ask" });
+  }
+
+  /** The master connection at `address` ("host:port"), after one slot-map refresh if it is not known yet. */
+  private async masterAt(address: string): Promise<Redis | undefined> {
+    const find = () => this.cluster.nodes("master").find((n) => `${n.options.host}:${n.options.port}` === address);
+    const found = find();
+    if (found) return found;
+    await new Promise<void>((resolve) => this.cluster.refreshSlotsCache(() => resolve()));
+    return find();
   }
 
   async start(): Promise<void> {
@@ -169,6 +213,15 @@ export class ClusterWriter implements StoreWriter {
     this.everReady ||= ready;
     this.hooks.onChange();
   }
+}
+
+/** One write on its way: what sends it, what gets an unacknowledged reply, and its retries after TRYAGAIN. */
+interface PendingWrite<T> {
+  send: (on: WriteTarget) => Promise<T>;
+  held?: (reply: T, socket: unknown) => void;
+  attempt: number;
+  /** Set at the first refusal: past it, a refusal fails the write (as unavailable, nothing changed). */
+  giveUpAt?: number;
 }
 
 /** The part of `key` Redis hashes to pick its slot: the first non-empty {tag}, else the whole key. */

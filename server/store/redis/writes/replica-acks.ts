@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { StoreUnacknowledgedError } from "../../store-unacknowledged-error.js";
 import type { StoreUnavailableError } from "../../store-unavailable-error.js";
+import { writeHandedOver } from "../scripts/runner/lock-scripts.js";
 
 /** What one WAIT answered, and on which connection. */
 export interface AckResult {
@@ -104,6 +105,8 @@ export class ReplicaAcks {
     try {
       // A reconnect in between means the writes went to a connection this WAIT cannot speak for.
       if (this.socket === socket && this.redis.status === "ready") {
+        // Scripts still waiting for the end of this turn go out first: the WAIT must follow them.
+        writeHandedOver(this.redis);
         this.mark(this.redis).catch(() => {});
         const acked = Number(await this.redis.wait(wanted, this.timeoutMs));
         const failover = generation !== this.generation();

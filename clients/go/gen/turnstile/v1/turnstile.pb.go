@@ -171,6 +171,9 @@ const (
 	// cycle); Failed.deadlock_cycle and the message name the cycle. Nothing it held
 	// was released. See docs/multi-lock.md.
 	FailureReason_FAILURE_REASON_DEADLOCK FailureReason = 13
+	// Transfer named a successor that is not waiting for the lock (or nobody waits), or
+	// RequestRelease found no holder; the message names who does wait.
+	FailureReason_FAILURE_REASON_NOT_FOUND FailureReason = 14
 )
 
 // Enum value maps for FailureReason.
@@ -190,6 +193,7 @@ var (
 		11: "FAILURE_REASON_EXPIRED",
 		12: "FAILURE_REASON_PERMISSION_DENIED",
 		13: "FAILURE_REASON_DEADLOCK",
+		14: "FAILURE_REASON_NOT_FOUND",
 	}
 	FailureReason_value = map[string]int32{
 		"FAILURE_REASON_UNSPECIFIED":       0,
@@ -206,6 +210,7 @@ var (
 		"FAILURE_REASON_EXPIRED":           11,
 		"FAILURE_REASON_PERMISSION_DENIED": 12,
 		"FAILURE_REASON_DEADLOCK":          13,
+		"FAILURE_REASON_NOT_FOUND":         14,
 	}
 )
 
@@ -251,6 +256,9 @@ const (
 	HolderChange_HOLDER_CHANGE_REVOKED HolderChange = 4
 	// Its value changed (Proclaim).
 	HolderChange_HOLDER_CHANGE_VALUE HolderChange = 5
+	// Handed over by its holder (Transfer): HolderEvent.from left and holder took over, in one
+	// change; the lock was never without a holder.
+	HolderChange_HOLDER_CHANGE_TRANSFERRED HolderChange = 6
 )
 
 // Enum value maps for HolderChange.
@@ -262,6 +270,7 @@ var (
 		3: "HOLDER_CHANGE_EXPIRED",
 		4: "HOLDER_CHANGE_REVOKED",
 		5: "HOLDER_CHANGE_VALUE",
+		6: "HOLDER_CHANGE_TRANSFERRED",
 	}
 	HolderChange_value = map[string]int32{
 		"HOLDER_CHANGE_UNSPECIFIED": 0,
@@ -270,6 +279,7 @@ var (
 		"HOLDER_CHANGE_EXPIRED":     3,
 		"HOLDER_CHANGE_REVOKED":     4,
 		"HOLDER_CHANGE_VALUE":       5,
+		"HOLDER_CHANGE_TRANSFERRED": 6,
 	}
 )
 
@@ -371,6 +381,8 @@ type SessionRequest struct {
 	//	*SessionRequest_Close
 	//	*SessionRequest_Proclaim
 	//	*SessionRequest_AcquireAll
+	//	*SessionRequest_Transfer
+	//	*SessionRequest_RequestRelease
 	Kind          isSessionRequest_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -485,6 +497,24 @@ func (x *SessionRequest) GetAcquireAll() *AcquireAll {
 	return nil
 }
 
+func (x *SessionRequest) GetTransfer() *Transfer {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionRequest_Transfer); ok {
+			return x.Transfer
+		}
+	}
+	return nil
+}
+
+func (x *SessionRequest) GetRequestRelease() *RequestRelease {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionRequest_RequestRelease); ok {
+			return x.RequestRelease
+		}
+	}
+	return nil
+}
+
 type isSessionRequest_Kind interface {
 	isSessionRequest_Kind()
 }
@@ -521,6 +551,14 @@ type SessionRequest_AcquireAll struct {
 	AcquireAll *AcquireAll `protobuf:"bytes,8,opt,name=acquire_all,json=acquireAll,proto3,oneof"`
 }
 
+type SessionRequest_Transfer struct {
+	Transfer *Transfer `protobuf:"bytes,9,opt,name=transfer,proto3,oneof"`
+}
+
+type SessionRequest_RequestRelease struct {
+	RequestRelease *RequestRelease `protobuf:"bytes,10,opt,name=request_release,json=requestRelease,proto3,oneof"`
+}
+
 func (*SessionRequest_Open) isSessionRequest_Kind() {}
 
 func (*SessionRequest_Acquire) isSessionRequest_Kind() {}
@@ -536,6 +574,10 @@ func (*SessionRequest_Close) isSessionRequest_Kind() {}
 func (*SessionRequest_Proclaim) isSessionRequest_Kind() {}
 
 func (*SessionRequest_AcquireAll) isSessionRequest_Kind() {}
+
+func (*SessionRequest_Transfer) isSessionRequest_Kind() {}
+
+func (*SessionRequest_RequestRelease) isSessionRequest_Kind() {}
 
 // Open starts (or resumes) the session. It must be the first message.
 type Open struct {
@@ -646,7 +688,11 @@ type Acquire struct {
 	// session was lost), the name is not granted to anyone again until this much time has passed;
 	// a Release hands it on at once. Absent: the server's default for the name's prefix (none unless
 	// configured). At most 60 s: above, INVALID_ARGUMENT naming acquire.lock_delay and the limit.
-	LockDelay     *durationpb.Duration `protobuf:"bytes,9,opt,name=lock_delay,json=lockDelay,proto3" json:"lock_delay,omitempty"`
+	LockDelay *durationpb.Duration `protobuf:"bytes,9,opt,name=lock_delay,json=lockDelay,proto3" json:"lock_delay,omitempty"`
+	// Queue rank: a waiter is queued ahead of every waiter of lower priority, FIFO within one
+	// priority; a holder is never pre-empted. 0..100, default 0; outside, INVALID_ARGUMENT naming
+	// acquire.priority and the range.
+	Priority      int32 `protobuf:"varint,10,opt,name=priority,proto3" json:"priority,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -742,6 +788,13 @@ func (x *Acquire) GetLockDelay() *durationpb.Duration {
 		return x.LockDelay
 	}
 	return nil
+}
+
+func (x *Acquire) GetPriority() int32 {
+	if x != nil {
+		return x.Priority
+	}
+	return 0
 }
 
 // AcquireAll asks for a set of locks all or nothing: answered by Queued (zero or
@@ -1191,6 +1244,9 @@ type SessionResponse struct {
 	//	*SessionResponse_Failed
 	//	*SessionResponse_Proclaimed
 	//	*SessionResponse_AcquiredAll
+	//	*SessionResponse_Transferred
+	//	*SessionResponse_ReleaseRequested
+	//	*SessionResponse_ReleaseRequestSent
 	Kind          isSessionResponse_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1314,6 +1370,33 @@ func (x *SessionResponse) GetAcquiredAll() *AcquiredAll {
 	return nil
 }
 
+func (x *SessionResponse) GetTransferred() *Transferred {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionResponse_Transferred); ok {
+			return x.Transferred
+		}
+	}
+	return nil
+}
+
+func (x *SessionResponse) GetReleaseRequested() *ReleaseRequested {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionResponse_ReleaseRequested); ok {
+			return x.ReleaseRequested
+		}
+	}
+	return nil
+}
+
+func (x *SessionResponse) GetReleaseRequestSent() *ReleaseRequestSent {
+	if x != nil {
+		if x, ok := x.Kind.(*SessionResponse_ReleaseRequestSent); ok {
+			return x.ReleaseRequestSent
+		}
+	}
+	return nil
+}
+
 type isSessionResponse_Kind interface {
 	isSessionResponse_Kind()
 }
@@ -1354,6 +1437,18 @@ type SessionResponse_AcquiredAll struct {
 	AcquiredAll *AcquiredAll `protobuf:"bytes,9,opt,name=acquired_all,json=acquiredAll,proto3,oneof"`
 }
 
+type SessionResponse_Transferred struct {
+	Transferred *Transferred `protobuf:"bytes,10,opt,name=transferred,proto3,oneof"`
+}
+
+type SessionResponse_ReleaseRequested struct {
+	ReleaseRequested *ReleaseRequested `protobuf:"bytes,11,opt,name=release_requested,json=releaseRequested,proto3,oneof"`
+}
+
+type SessionResponse_ReleaseRequestSent struct {
+	ReleaseRequestSent *ReleaseRequestSent `protobuf:"bytes,12,opt,name=release_request_sent,json=releaseRequestSent,proto3,oneof"`
+}
+
 func (*SessionResponse_Opened) isSessionResponse_Kind() {}
 
 func (*SessionResponse_Acquired) isSessionResponse_Kind() {}
@@ -1371,6 +1466,12 @@ func (*SessionResponse_Failed) isSessionResponse_Kind() {}
 func (*SessionResponse_Proclaimed) isSessionResponse_Kind() {}
 
 func (*SessionResponse_AcquiredAll) isSessionResponse_Kind() {}
+
+func (*SessionResponse_Transferred) isSessionResponse_Kind() {}
+
+func (*SessionResponse_ReleaseRequested) isSessionResponse_Kind() {}
+
+func (*SessionResponse_ReleaseRequestSent) isSessionResponse_Kind() {}
 
 // Opened answers Open.
 type Opened struct {
@@ -2500,9 +2601,11 @@ type Holder struct {
 	// Set in Describe and snapshots; absent in HolderEvent.
 	HeldFor *durationpb.Duration `protobuf:"bytes,9,opt,name=held_for,json=heldFor,proto3" json:"held_for,omitempty"`
 	// The holding session's Open.client_name ("" when unknown). Set in Describe and snapshots.
-	ClientName    string `protobuf:"bytes,10,opt,name=client_name,json=clientName,proto3" json:"client_name,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ClientName string `protobuf:"bytes,10,opt,name=client_name,json=clientName,proto3" json:"client_name,omitempty"`
+	// The latest release request made to this holder while it holds (Describe and snapshots).
+	ReleaseRequest *ReleaseRequested `protobuf:"bytes,11,opt,name=release_request,json=releaseRequest,proto3" json:"release_request,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Holder) Reset() {
@@ -2605,6 +2708,13 @@ func (x *Holder) GetClientName() string {
 	return ""
 }
 
+func (x *Holder) GetReleaseRequest() *ReleaseRequested {
+	if x != nil {
+		return x.ReleaseRequest
+	}
+	return nil
+}
+
 // HolderEvent is one change of a lock's holders. Versions of one lock increase
 // by exactly one per change; a gap means changes were missed.
 type HolderEvent struct {
@@ -2617,7 +2727,9 @@ type HolderEvent struct {
 	// How many holders the lock has after this change.
 	HoldersLeft uint32 `protobuf:"varint,5,opt,name=holders_left,json=holdersLeft,proto3" json:"holders_left,omitempty"`
 	// True exactly when holders_left is 0: the lock has no holder ("no leader").
-	NoHolder      bool `protobuf:"varint,6,opt,name=no_holder,json=noHolder,proto3" json:"no_holder,omitempty"`
+	NoHolder bool `protobuf:"varint,6,opt,name=no_holder,json=noHolder,proto3" json:"no_holder,omitempty"`
+	// For TRANSFERRED: the holder that handed over (holder is its successor).
+	From          *Holder `protobuf:"bytes,7,opt,name=from,proto3" json:"from,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2692,6 +2804,13 @@ func (x *HolderEvent) GetNoHolder() bool {
 		return x.NoHolder
 	}
 	return false
+}
+
+func (x *HolderEvent) GetFrom() *Holder {
+	if x != nil {
+		return x.From
+	}
+	return nil
 }
 
 // DescribeRequest names the lock to describe.
@@ -2857,7 +2976,9 @@ type Waiter struct {
 	// enough of them have left and every waiter ahead of it has been served).
 	BlockedBy []*Blocker `protobuf:"bytes,9,rep,name=blocked_by,json=blockedBy,proto3" json:"blocked_by,omitempty"`
 	// For a waiter of an AcquireAll set: every lock of the set, this one included (empty otherwise).
-	SetNames      []string `protobuf:"bytes,10,rep,name=set_names,json=setNames,proto3" json:"set_names,omitempty"`
+	SetNames []string `protobuf:"bytes,10,rep,name=set_names,json=setNames,proto3" json:"set_names,omitempty"`
+	// Its Acquire.priority.
+	Priority      int32 `protobuf:"varint,11,opt,name=priority,proto3" json:"priority,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2960,6 +3081,13 @@ func (x *Waiter) GetSetNames() []string {
 		return x.SetNames
 	}
 	return nil
+}
+
+func (x *Waiter) GetPriority() int32 {
+	if x != nil {
+		return x.Priority
+	}
+	return 0
 }
 
 // ListRequest pages through the active locks whose names start with prefix.
@@ -3384,11 +3512,465 @@ func (x *CheckFenceResponse) GetNewerFencingToken() uint64 {
 	return 0
 }
 
+// Transfer hands an exclusive hold of (name, owner) to a waiter in one step: the successor
+// holds with a new, higher fencing token (its Acquire is answered Acquired as usual), the
+// lock is never without a holder, and no lock-delay applies. Answered by Transferred, or
+// Failed: NOT_HELD, CONFLICT (a shared hold, or the successor is an AcquireAll member),
+// NOT_FOUND (the successor does not wait; the message names who does).
+type Transfer struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Name      string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The holder handing over: every hold count of it ends.
+	Owner string `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
+	// The successor's session; empty: the head of the queue.
+	ToSessionId string `protobuf:"bytes,4,opt,name=to_session_id,json=toSessionId,proto3" json:"to_session_id,omitempty"`
+	// The successor's owner; empty: that session's first waiter.
+	ToOwner       string `protobuf:"bytes,5,opt,name=to_owner,json=toOwner,proto3" json:"to_owner,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Transfer) Reset() {
+	*x = Transfer{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Transfer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Transfer) ProtoMessage() {}
+
+func (x *Transfer) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Transfer.ProtoReflect.Descriptor instead.
+func (*Transfer) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *Transfer) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *Transfer) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Transfer) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *Transfer) GetToSessionId() string {
+	if x != nil {
+		return x.ToSessionId
+	}
+	return ""
+}
+
+func (x *Transfer) GetToOwner() string {
+	if x != nil {
+		return x.ToOwner
+	}
+	return ""
+}
+
+// Transferred answers Transfer: the successor holds the lock.
+type Transferred struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	RequestId   string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Name        string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	ToSessionId string                 `protobuf:"bytes,3,opt,name=to_session_id,json=toSessionId,proto3" json:"to_session_id,omitempty"`
+	ToOwner     string                 `protobuf:"bytes,4,opt,name=to_owner,json=toOwner,proto3" json:"to_owner,omitempty"`
+	// The successor's token: greater than the one handed over.
+	FencingToken  uint64 `protobuf:"varint,5,opt,name=fencing_token,json=fencingToken,proto3" json:"fencing_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Transferred) Reset() {
+	*x = Transferred{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Transferred) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Transferred) ProtoMessage() {}
+
+func (x *Transferred) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Transferred.ProtoReflect.Descriptor instead.
+func (*Transferred) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *Transferred) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *Transferred) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Transferred) GetToSessionId() string {
+	if x != nil {
+		return x.ToSessionId
+	}
+	return ""
+}
+
+func (x *Transferred) GetToOwner() string {
+	if x != nil {
+		return x.ToOwner
+	}
+	return ""
+}
+
+func (x *Transferred) GetFencingToken() uint64 {
+	if x != nil {
+		return x.FencingToken
+	}
+	return 0
+}
+
+// RequestRelease asks the holders of a lock to let go; needs the lock permission on the name.
+// Answered by ReleaseRequestSent, or Failed NOT_FOUND when nobody holds it.
+type RequestRelease struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Name      string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Free text for the holder, at most 256 bytes.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestRelease) Reset() {
+	*x = RequestRelease{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestRelease) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestRelease) ProtoMessage() {}
+
+func (x *RequestRelease) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestRelease.ProtoReflect.Descriptor instead.
+func (*RequestRelease) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *RequestRelease) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *RequestRelease) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RequestRelease) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// ReleaseRequestSent answers RequestRelease: the holders' sessions are told.
+type ReleaseRequestSent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RequestId     string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Holders       uint32                 `protobuf:"varint,3,opt,name=holders,proto3" json:"holders,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseRequestSent) Reset() {
+	*x = ReleaseRequestSent{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseRequestSent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseRequestSent) ProtoMessage() {}
+
+func (x *ReleaseRequestSent) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseRequestSent.ProtoReflect.Descriptor instead.
+func (*ReleaseRequestSent) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ReleaseRequestSent) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *ReleaseRequestSent) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ReleaseRequestSent) GetHolders() uint32 {
+	if x != nil {
+		return x.Holders
+	}
+	return 0
+}
+
+// ReleaseRequested tells a holder that someone asks it to let go; the holder decides.
+type ReleaseRequested struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Owner string                 `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	// Who asks: "session <session id>" (with the client name), or "operator <identity>".
+	Requester     string `protobuf:"bytes,3,opt,name=requester,proto3" json:"requester,omitempty"`
+	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseRequested) Reset() {
+	*x = ReleaseRequested{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseRequested) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseRequested) ProtoMessage() {}
+
+func (x *ReleaseRequested) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseRequested.ProtoReflect.Descriptor instead.
+func (*ReleaseRequested) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *ReleaseRequested) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ReleaseRequested) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ReleaseRequested) GetRequester() string {
+	if x != nil {
+		return x.Requester
+	}
+	return ""
+}
+
+func (x *ReleaseRequested) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// RequestReleaseRequest names the lock whose holders an operator asks to let go.
+type RequestReleaseRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestReleaseRequest) Reset() {
+	*x = RequestReleaseRequest{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestReleaseRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestReleaseRequest) ProtoMessage() {}
+
+func (x *RequestReleaseRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestReleaseRequest.ProtoReflect.Descriptor instead.
+func (*RequestReleaseRequest) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *RequestReleaseRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RequestReleaseRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// RequestReleaseResponse: how many holders were asked.
+type RequestReleaseResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Holders       uint32                 `protobuf:"varint,1,opt,name=holders,proto3" json:"holders,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestReleaseResponse) Reset() {
+	*x = RequestReleaseResponse{}
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestReleaseResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestReleaseResponse) ProtoMessage() {}
+
+func (x *RequestReleaseResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turnstile_v1_turnstile_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestReleaseResponse.ProtoReflect.Descriptor instead.
+func (*RequestReleaseResponse) Descriptor() ([]byte, []int) {
+	return file_turnstile_v1_turnstile_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *RequestReleaseResponse) GetHolders() uint32 {
+	if x != nil {
+		return x.Holders
+	}
+	return 0
+}
+
 var File_turnstile_v1_turnstile_proto protoreflect.FileDescriptor
 
 const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\n" +
-	"\x1cturnstile/v1/turnstile.proto\x12\fturnstile.v1\x1a\x1egoogle/protobuf/duration.proto\"\xb2\x03\n" +
+	"\x1cturnstile/v1/turnstile.proto\x12\fturnstile.v1\x1a\x1egoogle/protobuf/duration.proto\"\xb1\x04\n" +
 	"\x0eSessionRequest\x12(\n" +
 	"\x04open\x18\x01 \x01(\v2\x12.turnstile.v1.OpenH\x00R\x04open\x121\n" +
 	"\aacquire\x18\x02 \x01(\v2\x15.turnstile.v1.AcquireH\x00R\aacquire\x121\n" +
@@ -3399,7 +3981,10 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x05close\x18\x06 \x01(\v2\x13.turnstile.v1.CloseH\x00R\x05close\x124\n" +
 	"\bproclaim\x18\a \x01(\v2\x16.turnstile.v1.ProclaimH\x00R\bproclaim\x12;\n" +
 	"\vacquire_all\x18\b \x01(\v2\x18.turnstile.v1.AcquireAllH\x00R\n" +
-	"acquireAllB\x06\n" +
+	"acquireAll\x124\n" +
+	"\btransfer\x18\t \x01(\v2\x16.turnstile.v1.TransferH\x00R\btransfer\x12G\n" +
+	"\x0frequest_release\x18\n" +
+	" \x01(\v2\x1c.turnstile.v1.RequestReleaseH\x00R\x0erequestReleaseB\x06\n" +
 	"\x04kind\"\xd1\x01\n" +
 	"\x04Open\x12\x1f\n" +
 	"\vclient_name\x18\x01 \x01(\tR\n" +
@@ -3407,7 +3992,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x03ttl\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12*\n" +
 	"\x11resume_session_id\x18\x03 \x01(\tR\x0fresumeSessionId\x12#\n" +
 	"\rresume_secret\x18\x04 \x01(\tR\fresumeSecret\x12*\n" +
-	"\x04held\x18\x05 \x03(\v2\x16.turnstile.v1.HeldLockR\x04held\"\xb6\x02\n" +
+	"\x04held\x18\x05 \x03(\v2\x16.turnstile.v1.HeldLockR\x04held\"\xd2\x02\n" +
 	"\aAcquire\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -3419,7 +4004,9 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x05value\x18\a \x01(\fR\x05value\x12!\n" +
 	"\ftrace_parent\x18\b \x01(\tR\vtraceParent\x128\n" +
 	"\n" +
-	"lock_delay\x18\t \x01(\v2\x19.google.protobuf.DurationR\tlockDelay\"\x92\x02\n" +
+	"lock_delay\x18\t \x01(\v2\x19.google.protobuf.DurationR\tlockDelay\x12\x1a\n" +
+	"\bpriority\x18\n" +
+	" \x01(\x05R\bpriority\"\x92\x02\n" +
 	"\n" +
 	"AcquireAll\x12\x1d\n" +
 	"\n" +
@@ -3452,7 +4039,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x06Cancel\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\"\a\n" +
-	"\x05Close\"\xff\x03\n" +
+	"\x05Close\"\xe3\x05\n" +
 	"\x0fSessionResponse\x12.\n" +
 	"\x06opened\x18\x01 \x01(\v2\x14.turnstile.v1.OpenedH\x00R\x06opened\x124\n" +
 	"\bacquired\x18\x02 \x01(\v2\x16.turnstile.v1.AcquiredH\x00R\bacquired\x12.\n" +
@@ -3464,7 +4051,11 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\n" +
 	"proclaimed\x18\b \x01(\v2\x18.turnstile.v1.ProclaimedH\x00R\n" +
 	"proclaimed\x12>\n" +
-	"\facquired_all\x18\t \x01(\v2\x19.turnstile.v1.AcquiredAllH\x00R\vacquiredAllB\x06\n" +
+	"\facquired_all\x18\t \x01(\v2\x19.turnstile.v1.AcquiredAllH\x00R\vacquiredAll\x12=\n" +
+	"\vtransferred\x18\n" +
+	" \x01(\v2\x19.turnstile.v1.TransferredH\x00R\vtransferred\x12M\n" +
+	"\x11release_requested\x18\v \x01(\v2\x1e.turnstile.v1.ReleaseRequestedH\x00R\x10releaseRequested\x12T\n" +
+	"\x14release_request_sent\x18\f \x01(\v2 .turnstile.v1.ReleaseRequestSentH\x00R\x12releaseRequestSentB\x06\n" +
 	"\x04kind\"\xbf\x01\n" +
 	"\x06Opened\x12\x1d\n" +
 	"\n" +
@@ -3559,7 +4150,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\fwaiter_count\x18\x06 \x01(\rR\vwaiterCount\x12\x16\n" +
 	"\x06resync\x18\a \x01(\bR\x06resync\x12\x1b\n" +
 	"\tno_holder\x18\b \x01(\bR\bnoHolder\x12.\n" +
-	"\awaiters\x18\t \x03(\v2\x14.turnstile.v1.WaiterR\awaiters\"\xfa\x02\n" +
+	"\awaiters\x18\t \x03(\v2\x14.turnstile.v1.WaiterR\awaiters\"\xc3\x03\n" +
 	"\x06Holder\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
@@ -3574,14 +4165,16 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\bheld_for\x18\t \x01(\v2\x19.google.protobuf.DurationR\aheldFor\x12\x1f\n" +
 	"\vclient_name\x18\n" +
 	" \x01(\tR\n" +
-	"clientName\"\xdd\x01\n" +
+	"clientName\x12G\n" +
+	"\x0frelease_request\x18\v \x01(\v2\x1e.turnstile.v1.ReleaseRequestedR\x0ereleaseRequest\"\x87\x02\n" +
 	"\vHolderEvent\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x122\n" +
 	"\x06change\x18\x03 \x01(\x0e2\x1a.turnstile.v1.HolderChangeR\x06change\x12,\n" +
 	"\x06holder\x18\x04 \x01(\v2\x14.turnstile.v1.HolderR\x06holder\x12!\n" +
 	"\fholders_left\x18\x05 \x01(\rR\vholdersLeft\x12\x1b\n" +
-	"\tno_holder\x18\x06 \x01(\bR\bnoHolder\"%\n" +
+	"\tno_holder\x18\x06 \x01(\bR\bnoHolder\x12(\n" +
+	"\x04from\x18\a \x01(\v2\x14.turnstile.v1.HolderR\x04from\"%\n" +
 	"\x0fDescribeRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"\xa6\x02\n" +
 	"\x10DescribeResponse\x12\x12\n" +
@@ -3591,7 +4184,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\aholders\x18\x04 \x03(\v2\x14.turnstile.v1.HolderR\aholders\x12.\n" +
 	"\awaiters\x18\x05 \x03(\v2\x14.turnstile.v1.WaiterR\awaiters\x12\x18\n" +
 	"\aversion\x18\x06 \x01(\x04R\aversion\x12B\n" +
-	"\x0fdelay_remaining\x18\a \x01(\v2\x19.google.protobuf.DurationR\x0edelayRemaining\"\x8f\x03\n" +
+	"\x0fdelay_remaining\x18\a \x01(\v2\x19.google.protobuf.DurationR\x0edelayRemaining\"\xab\x03\n" +
 	"\x06Waiter\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
@@ -3607,7 +4200,8 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\n" +
 	"blocked_by\x18\t \x03(\v2\x15.turnstile.v1.BlockerR\tblockedBy\x12\x1b\n" +
 	"\tset_names\x18\n" +
-	" \x03(\tR\bsetNames\"a\n" +
+	" \x03(\tR\bsetNames\x12\x1a\n" +
+	"\bpriority\x18\v \x01(\x05R\bpriority\"a\n" +
 	"\vListRequest\x12\x16\n" +
 	"\x06prefix\x18\x01 \x01(\tR\x06prefix\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\rR\bpageSize\x12\x1d\n" +
@@ -3636,7 +4230,41 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\rfencing_token\x18\x02 \x01(\x04R\ffencingToken\"w\n" +
 	"\x12CheckFenceResponse\x121\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x19.turnstile.v1.FenceStatusR\x06status\x12.\n" +
-	"\x13newer_fencing_token\x18\x02 \x01(\x04R\x11newerFencingToken*T\n" +
+	"\x13newer_fencing_token\x18\x02 \x01(\x04R\x11newerFencingToken\"\x92\x01\n" +
+	"\bTransfer\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05owner\x18\x03 \x01(\tR\x05owner\x12\"\n" +
+	"\rto_session_id\x18\x04 \x01(\tR\vtoSessionId\x12\x19\n" +
+	"\bto_owner\x18\x05 \x01(\tR\atoOwner\"\xa4\x01\n" +
+	"\vTransferred\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\"\n" +
+	"\rto_session_id\x18\x03 \x01(\tR\vtoSessionId\x12\x19\n" +
+	"\bto_owner\x18\x04 \x01(\tR\atoOwner\x12#\n" +
+	"\rfencing_token\x18\x05 \x01(\x04R\ffencingToken\"[\n" +
+	"\x0eRequestRelease\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"a\n" +
+	"\x12ReleaseRequestSent\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
+	"\aholders\x18\x03 \x01(\rR\aholders\"r\n" +
+	"\x10ReleaseRequested\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1c\n" +
+	"\trequester\x18\x03 \x01(\tR\trequester\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"C\n" +
+	"\x15RequestReleaseRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"2\n" +
+	"\x16RequestReleaseResponse\x12\x18\n" +
+	"\aholders\x18\x01 \x01(\rR\aholders*T\n" +
 	"\bLockMode\x12\x19\n" +
 	"\x15LOCK_MODE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13LOCK_MODE_EXCLUSIVE\x10\x01\x12\x14\n" +
@@ -3646,7 +4274,7 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x17LOST_REASON_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13LOST_REASON_EXPIRED\x10\x01\x12\x17\n" +
 	"\x13LOST_REASON_REVOKED\x10\x02\x12\x1d\n" +
-	"\x19LOST_REASON_SESSION_ENDED\x10\x03*\xbd\x03\n" +
+	"\x19LOST_REASON_SESSION_ENDED\x10\x03*\xdb\x03\n" +
 	"\rFailureReason\x12\x1e\n" +
 	"\x1aFAILURE_REASON_UNSPECIFIED\x10\x00\x12#\n" +
 	"\x1fFAILURE_REASON_INVALID_ARGUMENT\x10\x01\x12\x1a\n" +
@@ -3662,19 +4290,21 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x12\x1a\n" +
 	"\x16FAILURE_REASON_EXPIRED\x10\v\x12$\n" +
 	" FAILURE_REASON_PERMISSION_DENIED\x10\f\x12\x1b\n" +
-	"\x17FAILURE_REASON_DEADLOCK\x10\r*\xb4\x01\n" +
+	"\x17FAILURE_REASON_DEADLOCK\x10\r\x12\x1c\n" +
+	"\x18FAILURE_REASON_NOT_FOUND\x10\x0e*\xd3\x01\n" +
 	"\fHolderChange\x12\x1d\n" +
 	"\x19HOLDER_CHANGE_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16HOLDER_CHANGE_ACQUIRED\x10\x01\x12\x1a\n" +
 	"\x16HOLDER_CHANGE_RELEASED\x10\x02\x12\x19\n" +
 	"\x15HOLDER_CHANGE_EXPIRED\x10\x03\x12\x19\n" +
 	"\x15HOLDER_CHANGE_REVOKED\x10\x04\x12\x17\n" +
-	"\x13HOLDER_CHANGE_VALUE\x10\x05*|\n" +
+	"\x13HOLDER_CHANGE_VALUE\x10\x05\x12\x1d\n" +
+	"\x19HOLDER_CHANGE_TRANSFERRED\x10\x06*|\n" +
 	"\vFenceStatus\x12\x1c\n" +
 	"\x18FENCE_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14FENCE_STATUS_CURRENT\x10\x01\x12\x1b\n" +
 	"\x17FENCE_STATUS_SUPERSEDED\x10\x02\x12\x18\n" +
-	"\x14FENCE_STATUS_UNKNOWN\x10\x032\xbd\x03\n" +
+	"\x14FENCE_STATUS_UNKNOWN\x10\x032\x9a\x04\n" +
 	"\vLockService\x12J\n" +
 	"\aSession\x12\x1c.turnstile.v1.SessionRequest\x1a\x1d.turnstile.v1.SessionResponse(\x010\x01\x12B\n" +
 	"\x05Watch\x12\x1a.turnstile.v1.WatchRequest\x1a\x1b.turnstile.v1.WatchResponse0\x01\x12I\n" +
@@ -3682,7 +4312,8 @@ const file_turnstile_v1_turnstile_proto_rawDesc = "" +
 	"\x04List\x12\x19.turnstile.v1.ListRequest\x1a\x1a.turnstile.v1.ListResponse\x12C\n" +
 	"\x06Revoke\x12\x1b.turnstile.v1.RevokeRequest\x1a\x1c.turnstile.v1.RevokeResponse\x12O\n" +
 	"\n" +
-	"CheckFence\x12\x1f.turnstile.v1.CheckFenceRequest\x1a .turnstile.v1.CheckFenceResponseb\x06proto3"
+	"CheckFence\x12\x1f.turnstile.v1.CheckFenceRequest\x1a .turnstile.v1.CheckFenceResponse\x12[\n" +
+	"\x0eRequestRelease\x12#.turnstile.v1.RequestReleaseRequest\x1a$.turnstile.v1.RequestReleaseResponseb\x06proto3"
 
 var (
 	file_turnstile_v1_turnstile_proto_rawDescOnce sync.Once
@@ -3697,52 +4328,59 @@ func file_turnstile_v1_turnstile_proto_rawDescGZIP() []byte {
 }
 
 var file_turnstile_v1_turnstile_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
+var file_turnstile_v1_turnstile_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_turnstile_v1_turnstile_proto_goTypes = []any{
-	(LockMode)(0),               // 0: turnstile.v1.LockMode
-	(LostReason)(0),             // 1: turnstile.v1.LostReason
-	(FailureReason)(0),          // 2: turnstile.v1.FailureReason
-	(HolderChange)(0),           // 3: turnstile.v1.HolderChange
-	(FenceStatus)(0),            // 4: turnstile.v1.FenceStatus
-	(*SessionRequest)(nil),      // 5: turnstile.v1.SessionRequest
-	(*Open)(nil),                // 6: turnstile.v1.Open
-	(*Acquire)(nil),             // 7: turnstile.v1.Acquire
-	(*AcquireAll)(nil),          // 8: turnstile.v1.AcquireAll
-	(*LockClaim)(nil),           // 9: turnstile.v1.LockClaim
-	(*Release)(nil),             // 10: turnstile.v1.Release
-	(*Proclaim)(nil),            // 11: turnstile.v1.Proclaim
-	(*KeepAlive)(nil),           // 12: turnstile.v1.KeepAlive
-	(*Cancel)(nil),              // 13: turnstile.v1.Cancel
-	(*Close)(nil),               // 14: turnstile.v1.Close
-	(*SessionResponse)(nil),     // 15: turnstile.v1.SessionResponse
-	(*Opened)(nil),              // 16: turnstile.v1.Opened
-	(*HeldLock)(nil),            // 17: turnstile.v1.HeldLock
-	(*Acquired)(nil),            // 18: turnstile.v1.Acquired
-	(*Queued)(nil),              // 19: turnstile.v1.Queued
-	(*AcquiredAll)(nil),         // 20: turnstile.v1.AcquiredAll
-	(*Released)(nil),            // 21: turnstile.v1.Released
-	(*Proclaimed)(nil),          // 22: turnstile.v1.Proclaimed
-	(*Lost)(nil),                // 23: turnstile.v1.Lost
-	(*KeepAliveAck)(nil),        // 24: turnstile.v1.KeepAliveAck
-	(*Failed)(nil),              // 25: turnstile.v1.Failed
-	(*DeadlockStep)(nil),        // 26: turnstile.v1.DeadlockStep
-	(*Blocker)(nil),             // 27: turnstile.v1.Blocker
-	(*WatchRequest)(nil),        // 28: turnstile.v1.WatchRequest
-	(*WatchResponse)(nil),       // 29: turnstile.v1.WatchResponse
-	(*LockSnapshot)(nil),        // 30: turnstile.v1.LockSnapshot
-	(*Holder)(nil),              // 31: turnstile.v1.Holder
-	(*HolderEvent)(nil),         // 32: turnstile.v1.HolderEvent
-	(*DescribeRequest)(nil),     // 33: turnstile.v1.DescribeRequest
-	(*DescribeResponse)(nil),    // 34: turnstile.v1.DescribeResponse
-	(*Waiter)(nil),              // 35: turnstile.v1.Waiter
-	(*ListRequest)(nil),         // 36: turnstile.v1.ListRequest
-	(*ListResponse)(nil),        // 37: turnstile.v1.ListResponse
-	(*LockSummary)(nil),         // 38: turnstile.v1.LockSummary
-	(*RevokeRequest)(nil),       // 39: turnstile.v1.RevokeRequest
-	(*RevokeResponse)(nil),      // 40: turnstile.v1.RevokeResponse
-	(*CheckFenceRequest)(nil),   // 41: turnstile.v1.CheckFenceRequest
-	(*CheckFenceResponse)(nil),  // 42: turnstile.v1.CheckFenceResponse
-	(*durationpb.Duration)(nil), // 43: google.protobuf.Duration
+	(LockMode)(0),                  // 0: turnstile.v1.LockMode
+	(LostReason)(0),                // 1: turnstile.v1.LostReason
+	(FailureReason)(0),             // 2: turnstile.v1.FailureReason
+	(HolderChange)(0),              // 3: turnstile.v1.HolderChange
+	(FenceStatus)(0),               // 4: turnstile.v1.FenceStatus
+	(*SessionRequest)(nil),         // 5: turnstile.v1.SessionRequest
+	(*Open)(nil),                   // 6: turnstile.v1.Open
+	(*Acquire)(nil),                // 7: turnstile.v1.Acquire
+	(*AcquireAll)(nil),             // 8: turnstile.v1.AcquireAll
+	(*LockClaim)(nil),              // 9: turnstile.v1.LockClaim
+	(*Release)(nil),                // 10: turnstile.v1.Release
+	(*Proclaim)(nil),               // 11: turnstile.v1.Proclaim
+	(*KeepAlive)(nil),              // 12: turnstile.v1.KeepAlive
+	(*Cancel)(nil),                 // 13: turnstile.v1.Cancel
+	(*Close)(nil),                  // 14: turnstile.v1.Close
+	(*SessionResponse)(nil),        // 15: turnstile.v1.SessionResponse
+	(*Opened)(nil),                 // 16: turnstile.v1.Opened
+	(*HeldLock)(nil),               // 17: turnstile.v1.HeldLock
+	(*Acquired)(nil),               // 18: turnstile.v1.Acquired
+	(*Queued)(nil),                 // 19: turnstile.v1.Queued
+	(*AcquiredAll)(nil),            // 20: turnstile.v1.AcquiredAll
+	(*Released)(nil),               // 21: turnstile.v1.Released
+	(*Proclaimed)(nil),             // 22: turnstile.v1.Proclaimed
+	(*Lost)(nil),                   // 23: turnstile.v1.Lost
+	(*KeepAliveAck)(nil),           // 24: turnstile.v1.KeepAliveAck
+	(*Failed)(nil),                 // 25: turnstile.v1.Failed
+	(*DeadlockStep)(nil),           // 26: turnstile.v1.DeadlockStep
+	(*Blocker)(nil),                // 27: turnstile.v1.Blocker
+	(*WatchRequest)(nil),           // 28: turnstile.v1.WatchRequest
+	(*WatchResponse)(nil),          // 29: turnstile.v1.WatchResponse
+	(*LockSnapshot)(nil),           // 30: turnstile.v1.LockSnapshot
+	(*Holder)(nil),                 // 31: turnstile.v1.Holder
+	(*HolderEvent)(nil),            // 32: turnstile.v1.HolderEvent
+	(*DescribeRequest)(nil),        // 33: turnstile.v1.DescribeRequest
+	(*DescribeResponse)(nil),       // 34: turnstile.v1.DescribeResponse
+	(*Waiter)(nil),                 // 35: turnstile.v1.Waiter
+	(*ListRequest)(nil),            // 36: turnstile.v1.ListRequest
+	(*ListResponse)(nil),           // 37: turnstile.v1.ListResponse
+	(*LockSummary)(nil),            // 38: turnstile.v1.LockSummary
+	(*RevokeRequest)(nil),          // 39: turnstile.v1.RevokeRequest
+	(*RevokeResponse)(nil),         // 40: turnstile.v1.RevokeResponse
+	(*CheckFenceRequest)(nil),      // 41: turnstile.v1.CheckFenceRequest
+	(*CheckFenceResponse)(nil),     // 42: turnstile.v1.CheckFenceResponse
+	(*Transfer)(nil),               // 43: turnstile.v1.Transfer
+	(*Transferred)(nil),            // 44: turnstile.v1.Transferred
+	(*RequestRelease)(nil),         // 45: turnstile.v1.RequestRelease
+	(*ReleaseRequestSent)(nil),     // 46: turnstile.v1.ReleaseRequestSent
+	(*ReleaseRequested)(nil),       // 47: turnstile.v1.ReleaseRequested
+	(*RequestReleaseRequest)(nil),  // 48: turnstile.v1.RequestReleaseRequest
+	(*RequestReleaseResponse)(nil), // 49: turnstile.v1.RequestReleaseResponse
+	(*durationpb.Duration)(nil),    // 50: google.protobuf.Duration
 }
 var file_turnstile_v1_turnstile_proto_depIdxs = []int32{
 	6,  // 0: turnstile.v1.SessionRequest.open:type_name -> turnstile.v1.Open
@@ -3753,72 +4391,81 @@ var file_turnstile_v1_turnstile_proto_depIdxs = []int32{
 	14, // 5: turnstile.v1.SessionRequest.close:type_name -> turnstile.v1.Close
 	11, // 6: turnstile.v1.SessionRequest.proclaim:type_name -> turnstile.v1.Proclaim
 	8,  // 7: turnstile.v1.SessionRequest.acquire_all:type_name -> turnstile.v1.AcquireAll
-	43, // 8: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
-	17, // 9: turnstile.v1.Open.held:type_name -> turnstile.v1.HeldLock
-	0,  // 10: turnstile.v1.Acquire.mode:type_name -> turnstile.v1.LockMode
-	43, // 11: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
-	43, // 12: turnstile.v1.Acquire.lock_delay:type_name -> google.protobuf.Duration
-	9,  // 13: turnstile.v1.AcquireAll.locks:type_name -> turnstile.v1.LockClaim
-	43, // 14: turnstile.v1.AcquireAll.wait:type_name -> google.protobuf.Duration
-	43, // 15: turnstile.v1.AcquireAll.lock_delay:type_name -> google.protobuf.Duration
-	0,  // 16: turnstile.v1.LockClaim.mode:type_name -> turnstile.v1.LockMode
-	16, // 17: turnstile.v1.SessionResponse.opened:type_name -> turnstile.v1.Opened
-	18, // 18: turnstile.v1.SessionResponse.acquired:type_name -> turnstile.v1.Acquired
-	19, // 19: turnstile.v1.SessionResponse.queued:type_name -> turnstile.v1.Queued
-	21, // 20: turnstile.v1.SessionResponse.released:type_name -> turnstile.v1.Released
-	23, // 21: turnstile.v1.SessionResponse.lost:type_name -> turnstile.v1.Lost
-	24, // 22: turnstile.v1.SessionResponse.keep_alive_ack:type_name -> turnstile.v1.KeepAliveAck
-	25, // 23: turnstile.v1.SessionResponse.failed:type_name -> turnstile.v1.Failed
-	22, // 24: turnstile.v1.SessionResponse.proclaimed:type_name -> turnstile.v1.Proclaimed
-	20, // 25: turnstile.v1.SessionResponse.acquired_all:type_name -> turnstile.v1.AcquiredAll
-	43, // 26: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
-	17, // 27: turnstile.v1.Opened.held:type_name -> turnstile.v1.HeldLock
-	18, // 28: turnstile.v1.AcquiredAll.locks:type_name -> turnstile.v1.Acquired
-	1,  // 29: turnstile.v1.Lost.reason:type_name -> turnstile.v1.LostReason
-	43, // 30: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
-	2,  // 31: turnstile.v1.Failed.reason:type_name -> turnstile.v1.FailureReason
-	27, // 32: turnstile.v1.Failed.blocked_by:type_name -> turnstile.v1.Blocker
-	26, // 33: turnstile.v1.Failed.deadlock_cycle:type_name -> turnstile.v1.DeadlockStep
-	43, // 34: turnstile.v1.Blocker.held_for:type_name -> google.protobuf.Duration
-	0,  // 35: turnstile.v1.Blocker.mode:type_name -> turnstile.v1.LockMode
-	30, // 36: turnstile.v1.WatchResponse.snapshot:type_name -> turnstile.v1.LockSnapshot
-	32, // 37: turnstile.v1.WatchResponse.event:type_name -> turnstile.v1.HolderEvent
-	0,  // 38: turnstile.v1.LockSnapshot.mode:type_name -> turnstile.v1.LockMode
-	31, // 39: turnstile.v1.LockSnapshot.holders:type_name -> turnstile.v1.Holder
-	35, // 40: turnstile.v1.LockSnapshot.waiters:type_name -> turnstile.v1.Waiter
-	0,  // 41: turnstile.v1.Holder.mode:type_name -> turnstile.v1.LockMode
-	43, // 42: turnstile.v1.Holder.lease_remaining:type_name -> google.protobuf.Duration
-	43, // 43: turnstile.v1.Holder.held_for:type_name -> google.protobuf.Duration
-	3,  // 44: turnstile.v1.HolderEvent.change:type_name -> turnstile.v1.HolderChange
-	31, // 45: turnstile.v1.HolderEvent.holder:type_name -> turnstile.v1.Holder
-	0,  // 46: turnstile.v1.DescribeResponse.mode:type_name -> turnstile.v1.LockMode
-	31, // 47: turnstile.v1.DescribeResponse.holders:type_name -> turnstile.v1.Holder
-	35, // 48: turnstile.v1.DescribeResponse.waiters:type_name -> turnstile.v1.Waiter
-	43, // 49: turnstile.v1.DescribeResponse.delay_remaining:type_name -> google.protobuf.Duration
-	0,  // 50: turnstile.v1.Waiter.mode:type_name -> turnstile.v1.LockMode
-	43, // 51: turnstile.v1.Waiter.lease_remaining:type_name -> google.protobuf.Duration
-	43, // 52: turnstile.v1.Waiter.waited:type_name -> google.protobuf.Duration
-	27, // 53: turnstile.v1.Waiter.blocked_by:type_name -> turnstile.v1.Blocker
-	38, // 54: turnstile.v1.ListResponse.locks:type_name -> turnstile.v1.LockSummary
-	0,  // 55: turnstile.v1.LockSummary.mode:type_name -> turnstile.v1.LockMode
-	4,  // 56: turnstile.v1.CheckFenceResponse.status:type_name -> turnstile.v1.FenceStatus
-	5,  // 57: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
-	28, // 58: turnstile.v1.LockService.Watch:input_type -> turnstile.v1.WatchRequest
-	33, // 59: turnstile.v1.LockService.Describe:input_type -> turnstile.v1.DescribeRequest
-	36, // 60: turnstile.v1.LockService.List:input_type -> turnstile.v1.ListRequest
-	39, // 61: turnstile.v1.LockService.Revoke:input_type -> turnstile.v1.RevokeRequest
-	41, // 62: turnstile.v1.LockService.CheckFence:input_type -> turnstile.v1.CheckFenceRequest
-	15, // 63: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
-	29, // 64: turnstile.v1.LockService.Watch:output_type -> turnstile.v1.WatchResponse
-	34, // 65: turnstile.v1.LockService.Describe:output_type -> turnstile.v1.DescribeResponse
-	37, // 66: turnstile.v1.LockService.List:output_type -> turnstile.v1.ListResponse
-	40, // 67: turnstile.v1.LockService.Revoke:output_type -> turnstile.v1.RevokeResponse
-	42, // 68: turnstile.v1.LockService.CheckFence:output_type -> turnstile.v1.CheckFenceResponse
-	63, // [63:69] is the sub-list for method output_type
-	57, // [57:63] is the sub-list for method input_type
-	57, // [57:57] is the sub-list for extension type_name
-	57, // [57:57] is the sub-list for extension extendee
-	0,  // [0:57] is the sub-list for field type_name
+	43, // 8: turnstile.v1.SessionRequest.transfer:type_name -> turnstile.v1.Transfer
+	45, // 9: turnstile.v1.SessionRequest.request_release:type_name -> turnstile.v1.RequestRelease
+	50, // 10: turnstile.v1.Open.ttl:type_name -> google.protobuf.Duration
+	17, // 11: turnstile.v1.Open.held:type_name -> turnstile.v1.HeldLock
+	0,  // 12: turnstile.v1.Acquire.mode:type_name -> turnstile.v1.LockMode
+	50, // 13: turnstile.v1.Acquire.wait:type_name -> google.protobuf.Duration
+	50, // 14: turnstile.v1.Acquire.lock_delay:type_name -> google.protobuf.Duration
+	9,  // 15: turnstile.v1.AcquireAll.locks:type_name -> turnstile.v1.LockClaim
+	50, // 16: turnstile.v1.AcquireAll.wait:type_name -> google.protobuf.Duration
+	50, // 17: turnstile.v1.AcquireAll.lock_delay:type_name -> google.protobuf.Duration
+	0,  // 18: turnstile.v1.LockClaim.mode:type_name -> turnstile.v1.LockMode
+	16, // 19: turnstile.v1.SessionResponse.opened:type_name -> turnstile.v1.Opened
+	18, // 20: turnstile.v1.SessionResponse.acquired:type_name -> turnstile.v1.Acquired
+	19, // 21: turnstile.v1.SessionResponse.queued:type_name -> turnstile.v1.Queued
+	21, // 22: turnstile.v1.SessionResponse.released:type_name -> turnstile.v1.Released
+	23, // 23: turnstile.v1.SessionResponse.lost:type_name -> turnstile.v1.Lost
+	24, // 24: turnstile.v1.SessionResponse.keep_alive_ack:type_name -> turnstile.v1.KeepAliveAck
+	25, // 25: turnstile.v1.SessionResponse.failed:type_name -> turnstile.v1.Failed
+	22, // 26: turnstile.v1.SessionResponse.proclaimed:type_name -> turnstile.v1.Proclaimed
+	20, // 27: turnstile.v1.SessionResponse.acquired_all:type_name -> turnstile.v1.AcquiredAll
+	44, // 28: turnstile.v1.SessionResponse.transferred:type_name -> turnstile.v1.Transferred
+	47, // 29: turnstile.v1.SessionResponse.release_requested:type_name -> turnstile.v1.ReleaseRequested
+	46, // 30: turnstile.v1.SessionResponse.release_request_sent:type_name -> turnstile.v1.ReleaseRequestSent
+	50, // 31: turnstile.v1.Opened.ttl:type_name -> google.protobuf.Duration
+	17, // 32: turnstile.v1.Opened.held:type_name -> turnstile.v1.HeldLock
+	18, // 33: turnstile.v1.AcquiredAll.locks:type_name -> turnstile.v1.Acquired
+	1,  // 34: turnstile.v1.Lost.reason:type_name -> turnstile.v1.LostReason
+	50, // 35: turnstile.v1.KeepAliveAck.ttl:type_name -> google.protobuf.Duration
+	2,  // 36: turnstile.v1.Failed.reason:type_name -> turnstile.v1.FailureReason
+	27, // 37: turnstile.v1.Failed.blocked_by:type_name -> turnstile.v1.Blocker
+	26, // 38: turnstile.v1.Failed.deadlock_cycle:type_name -> turnstile.v1.DeadlockStep
+	50, // 39: turnstile.v1.Blocker.held_for:type_name -> google.protobuf.Duration
+	0,  // 40: turnstile.v1.Blocker.mode:type_name -> turnstile.v1.LockMode
+	30, // 41: turnstile.v1.WatchResponse.snapshot:type_name -> turnstile.v1.LockSnapshot
+	32, // 42: turnstile.v1.WatchResponse.event:type_name -> turnstile.v1.HolderEvent
+	0,  // 43: turnstile.v1.LockSnapshot.mode:type_name -> turnstile.v1.LockMode
+	31, // 44: turnstile.v1.LockSnapshot.holders:type_name -> turnstile.v1.Holder
+	35, // 45: turnstile.v1.LockSnapshot.waiters:type_name -> turnstile.v1.Waiter
+	0,  // 46: turnstile.v1.Holder.mode:type_name -> turnstile.v1.LockMode
+	50, // 47: turnstile.v1.Holder.lease_remaining:type_name -> google.protobuf.Duration
+	50, // 48: turnstile.v1.Holder.held_for:type_name -> google.protobuf.Duration
+	47, // 49: turnstile.v1.Holder.release_request:type_name -> turnstile.v1.ReleaseRequested
+	3,  // 50: turnstile.v1.HolderEvent.change:type_name -> turnstile.v1.HolderChange
+	31, // 51: turnstile.v1.HolderEvent.holder:type_name -> turnstile.v1.Holder
+	31, // 52: turnstile.v1.HolderEvent.from:type_name -> turnstile.v1.Holder
+	0,  // 53: turnstile.v1.DescribeResponse.mode:type_name -> turnstile.v1.LockMode
+	31, // 54: turnstile.v1.DescribeResponse.holders:type_name -> turnstile.v1.Holder
+	35, // 55: turnstile.v1.DescribeResponse.waiters:type_name -> turnstile.v1.Waiter
+	50, // 56: turnstile.v1.DescribeResponse.delay_remaining:type_name -> google.protobuf.Duration
+	0,  // 57: turnstile.v1.Waiter.mode:type_name -> turnstile.v1.LockMode
+	50, // 58: turnstile.v1.Waiter.lease_remaining:type_name -> google.protobuf.Duration
+	50, // 59: turnstile.v1.Waiter.waited:type_name -> google.protobuf.Duration
+	27, // 60: turnstile.v1.Waiter.blocked_by:type_name -> turnstile.v1.Blocker
+	38, // 61: turnstile.v1.ListResponse.locks:type_name -> turnstile.v1.LockSummary
+	0,  // 62: turnstile.v1.LockSummary.mode:type_name -> turnstile.v1.LockMode
+	4,  // 63: turnstile.v1.CheckFenceResponse.status:type_name -> turnstile.v1.FenceStatus
+	5,  // 64: turnstile.v1.LockService.Session:input_type -> turnstile.v1.SessionRequest
+	28, // 65: turnstile.v1.LockService.Watch:input_type -> turnstile.v1.WatchRequest
+	33, // 66: turnstile.v1.LockService.Describe:input_type -> turnstile.v1.DescribeRequest
+	36, // 67: turnstile.v1.LockService.List:input_type -> turnstile.v1.ListRequest
+	39, // 68: turnstile.v1.LockService.Revoke:input_type -> turnstile.v1.RevokeRequest
+	41, // 69: turnstile.v1.LockService.CheckFence:input_type -> turnstile.v1.CheckFenceRequest
+	48, // 70: turnstile.v1.LockService.RequestRelease:input_type -> turnstile.v1.RequestReleaseRequest
+	15, // 71: turnstile.v1.LockService.Session:output_type -> turnstile.v1.SessionResponse
+	29, // 72: turnstile.v1.LockService.Watch:output_type -> turnstile.v1.WatchResponse
+	34, // 73: turnstile.v1.LockService.Describe:output_type -> turnstile.v1.DescribeResponse
+	37, // 74: turnstile.v1.LockService.List:output_type -> turnstile.v1.ListResponse
+	40, // 75: turnstile.v1.LockService.Revoke:output_type -> turnstile.v1.RevokeResponse
+	42, // 76: turnstile.v1.LockService.CheckFence:output_type -> turnstile.v1.CheckFenceResponse
+	49, // 77: turnstile.v1.LockService.RequestRelease:output_type -> turnstile.v1.RequestReleaseResponse
+	71, // [71:78] is the sub-list for method output_type
+	64, // [64:71] is the sub-list for method input_type
+	64, // [64:64] is the sub-list for extension type_name
+	64, // [64:64] is the sub-list for extension extendee
+	0,  // [0:64] is the sub-list for field type_name
 }
 
 func init() { file_turnstile_v1_turnstile_proto_init() }
@@ -3835,6 +4482,8 @@ func file_turnstile_v1_turnstile_proto_init() {
 		(*SessionRequest_Close)(nil),
 		(*SessionRequest_Proclaim)(nil),
 		(*SessionRequest_AcquireAll)(nil),
+		(*SessionRequest_Transfer)(nil),
+		(*SessionRequest_RequestRelease)(nil),
 	}
 	file_turnstile_v1_turnstile_proto_msgTypes[10].OneofWrappers = []any{
 		(*SessionResponse_Opened)(nil),
@@ -3846,6 +4495,9 @@ func file_turnstile_v1_turnstile_proto_init() {
 		(*SessionResponse_Failed)(nil),
 		(*SessionResponse_Proclaimed)(nil),
 		(*SessionResponse_AcquiredAll)(nil),
+		(*SessionResponse_Transferred)(nil),
+		(*SessionResponse_ReleaseRequested)(nil),
+		(*SessionResponse_ReleaseRequestSent)(nil),
 	}
 	file_turnstile_v1_turnstile_proto_msgTypes[24].OneofWrappers = []any{
 		(*WatchResponse_Snapshot)(nil),
@@ -3857,7 +4509,7 @@ func file_turnstile_v1_turnstile_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turnstile_v1_turnstile_proto_rawDesc), len(file_turnstile_v1_turnstile_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   38,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -23,12 +23,13 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	LockService_Session_FullMethodName    = "/turnstile.v1.LockService/Session"
-	LockService_Watch_FullMethodName      = "/turnstile.v1.LockService/Watch"
-	LockService_Describe_FullMethodName   = "/turnstile.v1.LockService/Describe"
-	LockService_List_FullMethodName       = "/turnstile.v1.LockService/List"
-	LockService_Revoke_FullMethodName     = "/turnstile.v1.LockService/Revoke"
-	LockService_CheckFence_FullMethodName = "/turnstile.v1.LockService/CheckFence"
+	LockService_Session_FullMethodName        = "/turnstile.v1.LockService/Session"
+	LockService_Watch_FullMethodName          = "/turnstile.v1.LockService/Watch"
+	LockService_Describe_FullMethodName       = "/turnstile.v1.LockService/Describe"
+	LockService_List_FullMethodName           = "/turnstile.v1.LockService/List"
+	LockService_Revoke_FullMethodName         = "/turnstile.v1.LockService/Revoke"
+	LockService_CheckFence_FullMethodName     = "/turnstile.v1.LockService/CheckFence"
+	LockService_RequestRelease_FullMethodName = "/turnstile.v1.LockService/RequestRelease"
 )
 
 // LockServiceClient is the client API for LockService service.
@@ -58,6 +59,10 @@ type LockServiceClient interface {
 	// token is still current for its name (see docs/fencing.md). Authorized as
 	// `read` on the name.
 	CheckFence(ctx context.Context, in *CheckFenceRequest, opts ...grpc.CallOption) (*CheckFenceResponse, error)
+	// RequestRelease asks every holder of a lock to let go (an operator action, with Revoke's
+	// permission): each holder's session gets ReleaseRequested; nothing is enforced. Ends with
+	// NOT_FOUND when nobody holds the lock. See docs/elections.md.
+	RequestRelease(ctx context.Context, in *RequestReleaseRequest, opts ...grpc.CallOption) (*RequestReleaseResponse, error)
 }
 
 type lockServiceClient struct {
@@ -140,6 +145,16 @@ func (c *lockServiceClient) CheckFence(ctx context.Context, in *CheckFenceReques
 	return out, nil
 }
 
+func (c *lockServiceClient) RequestRelease(ctx context.Context, in *RequestReleaseRequest, opts ...grpc.CallOption) (*RequestReleaseResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RequestReleaseResponse)
+	err := c.cc.Invoke(ctx, LockService_RequestRelease_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LockServiceServer is the server API for LockService service.
 // All implementations must embed UnimplementedLockServiceServer
 // for forward compatibility.
@@ -167,6 +182,10 @@ type LockServiceServer interface {
 	// token is still current for its name (see docs/fencing.md). Authorized as
 	// `read` on the name.
 	CheckFence(context.Context, *CheckFenceRequest) (*CheckFenceResponse, error)
+	// RequestRelease asks every holder of a lock to let go (an operator action, with Revoke's
+	// permission): each holder's session gets ReleaseRequested; nothing is enforced. Ends with
+	// NOT_FOUND when nobody holds the lock. See docs/elections.md.
+	RequestRelease(context.Context, *RequestReleaseRequest) (*RequestReleaseResponse, error)
 	mustEmbedUnimplementedLockServiceServer()
 }
 
@@ -194,6 +213,9 @@ func (UnimplementedLockServiceServer) Revoke(context.Context, *RevokeRequest) (*
 }
 func (UnimplementedLockServiceServer) CheckFence(context.Context, *CheckFenceRequest) (*CheckFenceResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CheckFence not implemented")
+}
+func (UnimplementedLockServiceServer) RequestRelease(context.Context, *RequestReleaseRequest) (*RequestReleaseResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RequestRelease not implemented")
 }
 func (UnimplementedLockServiceServer) mustEmbedUnimplementedLockServiceServer() {}
 func (UnimplementedLockServiceServer) testEmbeddedByValue()                     {}
@@ -306,6 +328,24 @@ func _LockService_CheckFence_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LockService_RequestRelease_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RequestReleaseRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LockServiceServer).RequestRelease(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LockService_RequestRelease_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LockServiceServer).RequestRelease(ctx, req.(*RequestReleaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LockService_ServiceDesc is the grpc.ServiceDesc for LockService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -328,6 +368,10 @@ var LockService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CheckFence",
 			Handler:    _LockService_CheckFence_Handler,
+		},
+		{
+			MethodName: "RequestRelease",
+			Handler:    _LockService_RequestRelease_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -8,7 +8,8 @@
 --     unless that has passed, never shortening a later end; notes the end in force in lock.delayEnd;
 --     returns the holders added (1 when there was no delay, else 0)
 --   lift(lock): drops the 'delay' and 'excl' fields and the keys' expiry (purge.lua removed the ended member)
---   withDelay(fields, field, ms): appends field and ms to the list fields when ms (text) is given; returns it
+--   withDelay(fields, field, ms): appends field and ms to the list fields when ms (text) is given, not '0';
+--     returns it
 local DELAY = 'delay'
 local function holdOff(lock, ms, from)
   local untilMs = ms and tonumber(from) + tonumber(ms) or 0
@@ -28,7 +29,7 @@ local function lift(lock)
   rcall('PERSIST', lock.data)
 end
 local function withDelay(fields, field, ms)
-  if ms then
+  if ms and ms ~= '0' then
     table.insert(fields, field)
     table.insert(fields, ms)
   end

@@ -2,12 +2,13 @@
 -- 'acquired'. The token exceeds the floor F of `floors` "F V" (the Sentinel master's epoch); the fencing
 -- counter is kept `retain` ms past the lease.
 -- Expects in scope: rcall, retain, floors (ARGV), now
--- Defines: grant(lock, holder, waiter, mode, deadline, fields): sets the holder's record "token 1 mode
+-- Defines: grant(lock, holder, waiter, mode, deadline, fields, from): sets the holder's record "token 1 mode
 --   waiter" and grant time, 'excl' for an exclusive hold, and the extra data-hash fields in the list
---   `fields`; returns the token as text. Also fenceFloor, and what event.lua defines
+--   `fields`; with `from` (a transfer: event.lua) publishes 'transferred' from that holder instead; returns
+--   the token as text. Also fenceFloor, and what event.lua defines
 --- @include "event"
 local fenceFloor = tonumber(string.match(floors, '^(%d+) %d+$'))
-local function grant(lock, holder, waiter, mode, deadline, fields)
+local function grant(lock, holder, waiter, mode, deadline, fields, from)
   local token = rcall('INCR', lock.fence)
   if token <= fenceFloor then
     token = rcall('INCRBY', lock.fence, string.format('%.0f', fenceFloor - token + 1))
@@ -24,6 +25,6 @@ local function grant(lock, holder, waiter, mode, deadline, fields)
     table.insert(fields, '1')
   end
   rcall('HSET', lock.data, unpack(fields))
-  event(lock, 'acquired', holder, deadline - now)
+  event(lock, from and 'transferred' or 'acquired', holder, deadline - now, from)
   return token
 end

@@ -20,6 +20,8 @@ export const SCRIPTS = {
   proclaim: { numberOfKeys: 3 }, // holders, data, version
   describe: { numberOfKeys: 5 }, // holders, data, queue, leases, version
   "release-token": { numberOfKeys: 6 }, // holders, data, queue, leases, fence, version
+  transfer: { numberOfKeys: 6 }, // holders, data, queue, leases, fence, version
+  "request-release": { numberOfKeys: 2 }, // holders, data
 } as const;
 
 /** One of the scripts. */
@@ -29,7 +31,38 @@ export type ScriptName = keyof typeof SCRIPTS;
  * Bump whenever the text Redis runs changes (Redis knows each text by its SHA1, so coordinators of two
  * versions never run each other's); docs/data-model.md says whether a change matters to a rolling upgrade.
  */
-export const SCRIPTS_VERSION = 14;
+export const SCRIPTS_VERSION = 15;
+
+/**
+ * Scripts whose ARGV opens with the session id (their contract headers): the order of one session's
+ * scripts is kept when a let-go goes first (LockScripts below).
+ */
+const SESSION_FIRST: ReadonlySet<ScriptName> = new Set([
+  "acquire",
+  "acquire-set",
+  "release",
+  "renew",
+  "proclaim",
+  "revoke",
+]);
+
+/** A script handed over in this turn, not written yet, and the session it belongs to ('' none known). */
+interface Handed {
+  command: ScriptCommand;
+  session: string;
+}
+
+/** The LockScripts of each connection, for `writeHandedOver` (a WAIT must follow the scripts it covers). */
+const byConnection = new WeakMap<object, LockScripts>();
+
+/**
+ * Writes the scripts handed over on `redis` in this turn now (they are written at the end of the turn
+ * otherwise): a command sent on `redis` after this goes out after them. ReplicaAcks calls it before its
+ * WAIT, which covers only what its connection sent before it.
+ */
+export function writeHandedOver(redis: object): void {
+  byConnection.get(redis)?.writeHandedOver();
+}
 
 // The script texts do not change while the process runs: every LockScripts shares one set (and the
 // connections each script was already sent on).
@@ -49,13 +82,26 @@ function luaScripts(): Record<ScriptName, LuaScript> {
  * Runs the scripts on one client (a Redis connection or a Cluster): EVALSHA, with the whole text
  * the first time on a connection and after NOSCRIPT (ScriptCommand). Rejects with the Redis error
  * as ioredis reports it.
+ *
+ * On one connection (not a Cluster) the scripts handed over in one turn of the event loop are written
+ * together at its end, releases first: a release.lua goes ahead of every script handed over before it
+ * in that turn except those of its own session (and earlier releases), and the releases in front go
+ * out in a socket write of their own. So when a batch of session messages holds releases and acquires,
+ * Redis runs the releases, and answers their grants, first. Scripts of different sessions in flight
+ * together were never ordered (neither was answered); one session's keep the order it sent them in.
  */
 export class LockScripts {
-  /** True while the command socket is corked, until the setImmediate that uncorks it. */
-  private corked = false;
+  /** Scripts handed over in this turn, in the order they will be written; undefined: none (nothing corked). */
+  private handed?: Handed[];
+  /** How many of `handed`, from the front, are releases (a release goes after the last of them at least). */
+  private releases = 0;
+  /** The socket corked for `handed` (the connection's socket may be another one by the time they are written). */
+  private corkedSocket?: { cork(): void; uncork(): void };
   private readonly scripts = luaScripts();
 
-  constructor(private readonly redis: RedisClient) {}
+  constructor(private readonly redis: RedisClient) {
+    byConnection.set(redis, this);
+  }
 
   /** Runs one script with its keys and arguments and returns its raw reply (bulk strings as text). */
   run(name: ScriptName, keys: readonly string[], args: ScriptArg[]): Promise<unknown> {
@@ -75,13 +121,15 @@ export class LockScripts {
 
   private call(name: ScriptName, keys: readonly string[], args: ScriptArg[], encoding: "utf8" | null) {
     const script = this.scripts[name];
-    return this.send(() => new ScriptCommand(script, keys, args, encoding));
+    const session = SESSION_FIRST.has(name) && typeof args[0] === "string" ? args[0] : "";
+    return this.send(() => new ScriptCommand(script, keys, args, encoding), name === "release", session);
   }
 
-  private send(command: () => ScriptCommand): Promise<unknown> {
-    this.corkForThisTurn();
+  private send(command: () => ScriptCommand, release = false, session = ""): Promise<unknown> {
     const first = command();
-    return (this.redis.sendCommand(first) as Promise<unknown>).then(undefined, (err: Error) => {
+    // ioredis's sendCommand returns the command's own promise: writing it later costs no promise more.
+    if (!this.handOver(first, release, session)) this.redis.sendCommand(first);
+    return (first.promise as Promise<unknown>).then(undefined, (err: Error) => {
       // The script was not there (a flushed cache): the same command again, which now sends the text.
       if (!err.message.includes("NOSCRIPT")) throw err;
       first.forgetLoaded();
@@ -90,20 +138,63 @@ export class LockScripts {
   }
 
   /**
-   * Holds back socket writes until this turn of the event loop has run, so scripts started by one
-   * batch of session messages go out in one write instead of one system call each.
+   * Keeps `command` to be written at the end of this turn (releases first, see the class), so the
+   * scripts started by one batch of session messages go out in one write instead of one system call
+   * each; false on a Cluster, which writes it at once.
    */
-  private corkForThisTurn(): void {
+  private handOver(command: ScriptCommand, release: boolean, session: string): boolean {
     const socket = this.redis instanceof Redis ? this.redis.stream : undefined;
-    if (this.corked || !socket) return;
-    this.corked = true;
-    socket.cork();
-    // setImmediate, not nextTick: grpc-js hands over each message in a tick of its own, and the
-    // check phase comes only after every message read in this turn of the event loop.
-    setImmediate(() => {
-      this.corked = false;
-      socket.uncork();
-      if (REDIS_FLUSH.hasSubscribers) REDIS_FLUSH.publish({});
-    });
+    if (!socket) return false;
+    let handed = this.handed;
+    if (!handed) {
+      handed = this.handed = [];
+      this.corkedSocket = socket;
+      socket.cork();
+      // setImmediate, not nextTick: grpc-js hands over each message in a tick of its own, and the
+      // check phase comes only after every message read in this turn of the event loop.
+      setImmediate(() => {
+        this.writeHandedOver();
+        socket.uncork();
+        if (REDIS_FLUSH.hasSubscribers) REDIS_FLUSH.publish({});
+      });
+    }
+    const entry = { command, session };
+    if (!release || handed.length === this.releases) {
+      handed.push(entry);
+      if (release) this.releases++;
+      return true;
+    }
+    // Behind the releases already in front, and behind every script of its own session.
+    let at = this.releases;
+    if (session !== "") for (let i = handed.length - 1; i >= at; i--) if (handed[i].session === session) at = i + 1;
+    handed.splice(at, 0, entry);
+    if (at === this.releases) this.releases++;
+    return true;
+  }
+
+  /**
+   * Writes the scripts handed over in this turn into the corked socket (they go out when it is
+   * uncorked). Releases with other scripts behind them go out in a socket write of their own first, so
+   * Redis can read, run and answer them before it has read the rest: their grants come back alone.
+   */
+  writeHandedOver(): void {
+    const handed = this.handed;
+    if (!handed) return;
+    const releases = this.releases;
+    this.handed = undefined;
+    this.releases = 0;
+    const corked = this.corkedSocket;
+    this.corkedSocket = undefined;
+    // Split only on the socket corked for them (a reconnect in between writes them to a new one at once).
+    const split = releases > 0 && releases < handed.length && this.redis instanceof Redis;
+    const socket = split && corked === (this.redis as Redis).stream ? corked : undefined;
+    for (let i = 0; i < handed.length; i++) {
+      if (i === releases && socket) {
+        socket.uncork();
+        if (REDIS_FLUSH.hasSubscribers) REDIS_FLUSH.publish({});
+        socket.cork();
+      }
+      this.redis.sendCommand(handed[i].command);
+    }
   }
 }

@@ -17,9 +17,10 @@ import org.redisson.config.Config;
 /**
  * The bench's hand-off and spread workloads with Redisson's RLock and RFairLock, for the
  * comparison in BENCHMARKS.md. Usage: {@code java -cp ... turnstile.bench.RedissonBench REDIS_URL
- * WARMUP_MS MEASURE_MS HANDOFF_SIZES SPREAD_SIZES} (sizes comma-separated). One shared Redisson
- * client, one thread per contender or worker. Every configuration first runs unmeasured for
- * WARMUP_MS (the JVM warms up), then for MEASURE_MS; each prints one JSON line on stdout.
+ * WARMUP_MS MEASURE_MS HANDOFF_SIZES SPREAD_SIZES [DISCIPLINES]} (sizes comma-separated; disciplines
+ * {@code at-once,after-turn}, the default {@code after-turn}). One shared Redisson client, one thread
+ * per contender or worker. Every configuration first runs unmeasured for WARMUP_MS (the JVM warms
+ * up), then for MEASURE_MS; each prints one JSON line on stdout.
  */
 public final class RedissonBench {
   private RedissonBench() {}
@@ -28,6 +29,7 @@ public final class RedissonBench {
     String url = args[0];
     long warmupMs = Long.parseLong(args[1]);
     long measureMs = Long.parseLong(args[2]);
+    String[] disciplines = (args.length > 5 ? args[5] : "after-turn").split(",");
     Config config = new Config();
     config.useSingleServer().setAddress(url).setConnectionMinimumIdleSize(8);
     RedissonClient redisson = Redisson.create(config);
@@ -35,8 +37,13 @@ public final class RedissonBench {
       for (String kind : new String[] {"rlock", "fair"}) {
         for (String n : args[3].split(",")) {
           int contenders = Integer.parseInt(n.trim());
-          handOff(redisson, kind, contenders, warmupMs); // warm-up, not printed
-          System.out.println(handOff(redisson, kind, contenders, measureMs));
+          for (String d : disciplines) {
+            boolean atOnce = d.trim().equals("at-once");
+            if (!atOnce && !d.trim().equals("after-turn"))
+              throw new IllegalArgumentException("DISCIPLINES: at-once or after-turn, got " + d);
+            handOff(redisson, kind, contenders, atOnce, warmupMs); // warm-up, not printed
+            System.out.println(handOff(redisson, kind, contenders, atOnce, measureMs));
+          }
         }
         for (String n : args[4].split(",")) {
           int workers = Integer.parseInt(n.trim());
@@ -58,8 +65,13 @@ public final class RedissonBench {
         .getProcessCpuTime();
   }
 
-  /** N threads on one lock, the bench's discipline: every release hands the lock to a waiter. */
-  static String handOff(RedissonClient redisson, String kind, int n, long runMs) throws Exception {
+  /**
+   * N threads on one lock, the bench's rules: every release hands the lock to a waiter. The holder
+   * unlocks as soon as the previous holder has asked again ({@code atOnce}) or 50 µs later, which
+   * lets that request reach Redis first (the bench's after-turn discipline).
+   */
+  static String handOff(RedissonClient redisson, String kind, int n, boolean atOnce, long runMs)
+      throws Exception {
     String name = "bench-redisson-handoff-" + UUID.randomUUID();
     HandOffBoard board = new HandOffBoard(n);
     AtomicInteger inside = new AtomicInteger();
@@ -93,7 +105,7 @@ public final class RedissonBench {
           int previous = entered[1];
           if (previous >= 0 && previous != me && !board.stopping()) {
             board.untilIssuedSince(previous, myEntry);
-            LockSupport.parkNanos(50_000); // let the previous holder's request reach Redis
+            if (!atOnce) LockSupport.parkNanos(50_000); // let the previous holder's request reach Redis
           }
           inside.decrementAndGet();
           lastReleaseAt.set(System.nanoTime());
@@ -118,7 +130,8 @@ public final class RedissonBench {
     board.stop();
     for (Thread t : threads) t.join(30_000);
     double seconds = (window[1] - window[0]) / 1e9;
-    return json("handoff", kind, n, gaps.size(), seconds, cpu, gaps, counts, violations.get());
+    String discipline = atOnce ? "at-once" : "after-turn";
+    return json("handoff", discipline, kind, n, gaps.size(), seconds, cpu, gaps, counts, violations.get());
   }
 
   /** W threads, each looping lock → unlock on a lock of its own. */
@@ -161,15 +174,16 @@ public final class RedissonBench {
     long cpu = cpuNanos() - cpu0;
     stopping.set(true);
     for (Thread t : threads) t.join(30_000);
-    return json("spread", kind, w, cycles.get(), seconds, cpu, acquires, new int[0], violations.get());
+    return json("spread", null, kind, w, cycles.get(), seconds, cpu, acquires, new int[0], violations.get());
   }
 
-  static String json(String workload, String kind, int n, int ops, double seconds, long cpuNanos,
+  /** One result line; {@code discipline} only on hand-off lines (null: left out). */
+  static String json(String workload, String discipline, String kind, int n, int ops, double seconds, long cpuNanos,
       List<Double> samples, int[] counts, int violations) {
     StringBuilder s = new StringBuilder();
     s.append(String.format(Locale.ROOT,
-        "{\"workload\":\"%s\",\"lock\":\"%s\",\"n\":%d,\"ops\":%d,\"seconds\":%.6f,\"cpuSeconds\":%.6f,\"violations\":%d,\"counts\":[",
-        workload, kind, n, ops, seconds, cpuNanos / 1e9, violations));
+        "{\"workload\":\"%s\",%s\"lock\":\"%s\",\"n\":%d,\"ops\":%d,\"seconds\":%.6f,\"cpuSeconds\":%.6f,\"violations\":%d,\"counts\":[",
+        workload, discipline == null ? "" : "\"discipline\":\"" + discipline + "\",", kind, n, ops, seconds, cpuNanos / 1e9, violations));
     for (int i = 0; i < counts.length; i++) s.append(i == 0 ? "" : ",").append(counts[i]);
     s.append("],\"samplesMs\":[");
     synchronized (samples) {

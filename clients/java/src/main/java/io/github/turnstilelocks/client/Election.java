@@ -67,6 +67,17 @@ public final class Election {
     return new Leadership(lock, value);
   }
 
+  /**
+   * As {@link #campaign(byte[], Duration)} with options: {@link AcquireOptions#withPriority} ranks this
+   * candidate, {@link AcquireOptions#withAskToYield} asks the leader to yield once queued (the
+   * rolling-deploy recipe, docs/elections.md); the options' value is replaced by {@code value}.
+   */
+  public Leadership campaign(byte[] value, AcquireOptions options) throws InterruptedException {
+    AcquireOptions o = options.withValue(value);
+    Lock lock = Futures.await(client.acquireAsync(name, LockMode.LOCK_MODE_EXCLUSIVE, 0, o), Lock::releaseAsync);
+    return new Leadership(lock, value);
+  }
+
   /** The current leader (one Describe), or empty when nobody leads. */
   public Optional<Leader> leader() {
     var stub = LockServiceGrpc.newBlockingStub(client.context().coordinators().nextChannel())

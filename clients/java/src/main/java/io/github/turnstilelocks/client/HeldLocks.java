@@ -75,6 +75,26 @@ final class HeldLocks {
     }
   }
 
+  /** The holder of {@code lock} handed its hold over: every handle of it ends as released. */
+  void handedOver(Lock lock) {
+    synchronized (mu) {
+      for (Lock handle : List.copyOf(held.getOrDefault(keyOf(lock), List.of()))) {
+        if (handle.fencingToken() != lock.fencingToken() || handle.released || handle.lossReason != null) continue;
+        handle.released = true;
+        stopTracking(handle);
+      }
+    }
+  }
+
+  /** Tells every live handle of the holder {@code request} names that someone asks it to let go. */
+  void releaseRequested(ReleaseRequest request) {
+    List<Lock> handles;
+    synchronized (mu) {
+      handles = List.copyOf(held.getOrDefault(new Key(request.name(), request.owner()), List.of()));
+    }
+    for (Lock lock : handles) lock.requested(request);
+  }
+
   /** Re-arms every timer after a keepalive ack moved the deadlines forward. */
   void rearmAll() {
     synchronized (mu) {

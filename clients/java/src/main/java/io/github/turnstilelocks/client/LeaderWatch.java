@@ -81,7 +81,11 @@ final class LeaderWatch implements AutoCloseable {
     } else if (response.hasEvent() && response.getEvent().hasHolder()) {
       HolderEvent event = response.getEvent();
       Holder h = event.getHolder();
-      if (event.getChange() == HolderChange.HOLDER_CHANGE_ACQUIRED || event.getChange() == HolderChange.HOLDER_CHANGE_VALUE) {
+      if (event.getChange() == HolderChange.HOLDER_CHANGE_TRANSFERRED) {
+        // One change, old → new: never a moment without a leader.
+        holders.remove(key(event.getFrom()));
+        holders.put(key(h), h);
+      } else if (event.getChange() == HolderChange.HOLDER_CHANGE_ACQUIRED || event.getChange() == HolderChange.HOLDER_CHANGE_VALUE) {
         holders.put(key(h), h);
       } else {
         holders.remove(key(h));

@@ -59,6 +59,20 @@ public final class Leadership implements AutoCloseable {
     }
   }
 
+  /**
+   * Hands leadership to a waiting candidate in one step (see {@link Lock#transfer}): {@code toSessionId}
+   * empty, the next candidate in line; else that session's candidate (a {@link ReleaseRequest#sessionId()}).
+   * There is never a moment without a leader; the successor's token is higher.
+   */
+  public Successor handOver(String toSessionId) throws InterruptedException {
+    return lock.transfer(toSessionId, "");
+  }
+
+  /** Calls {@code listener} when someone asks this leader to yield (see {@link Lock#onReleaseRequested}). */
+  public void onReleaseRequested(java.util.function.Consumer<ReleaseRequest> listener) {
+    lock.onReleaseRequested(listener);
+  }
+
   /** Gives leadership up: the next candidate is elected at once. Idempotent. */
   public void resign() {
     lock.release();

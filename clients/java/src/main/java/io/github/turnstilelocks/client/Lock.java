@@ -1,7 +1,10 @@
 package io.github.turnstilelocks.client;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.function.Consumer;
 
@@ -29,6 +32,7 @@ public final class Lock implements AutoCloseable {
   boolean released;
   LossReason lossReason;
   ScheduledFuture<?> leaseTimer;
+  private final List<Consumer<ReleaseRequest>> requestListeners = new CopyOnWriteArrayList<>();
 
   Lock(Session session, String name, String owner, long fencingToken, String fencingProof, int holdCount,
       long acquireSentNanos) {
@@ -115,6 +119,37 @@ public final class Lock implements AutoCloseable {
   /** Sends the release; the future completes when the coordinator answered. */
   public CompletableFuture<Void> releaseAsync() {
     return session.releaseAsync(this);
+  }
+
+  /**
+   * Calls {@code listener} (on a client callback thread) each time someone asks this holder to let go
+   * (a release request, docs/elections.md). Nothing is enforced: the holder decides whether to release
+   * or {@link #transfer}.
+   */
+  public void onReleaseRequested(Consumer<ReleaseRequest> listener) {
+    requestListeners.add(listener);
+  }
+
+  void requested(ReleaseRequest request) {
+    for (Consumer<ReleaseRequest> listener : requestListeners) {
+      session.callbacks().execute(() -> listener.accept(request));
+    }
+  }
+
+  /**
+   * Hands this holder's exclusive hold (every handle of it) to a waiting (session, owner) in one step
+   * (docs/elections.md): the successor holds with a new, higher token and the lock is never without a
+   * holder. {@code toSessionId} empty: the head of the queue; {@code toOwner} empty: that session's first
+   * waiter. Returns the successor once the coordinator made the transfer; this handle is then released.
+   * Throws TurnstileException NOT_FOUND (naming who does wait), NOT_HELD, CONFLICT (a shared hold) or
+   * LOST. Stop using the protected resource first: the successor may act before this returns.
+   */
+  public Successor transfer(String toSessionId, String toOwner) throws InterruptedException {
+    try {
+      return session.transfer(this, toSessionId, toOwner).get();
+    } catch (ExecutionException e) {
+      throw Futures.turnstileCause(e);
+    }
   }
 
   /** Releases at the end of a try-with-resources block (see {@link #release()}). */

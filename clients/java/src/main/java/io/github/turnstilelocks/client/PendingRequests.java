@@ -36,6 +36,8 @@ final class PendingRequests {
     Long waitEndNanos;
     /** For a release: the hold it drops, claimed on resume while the release is in flight. */
     HeldLock releasing;
+    /** Run (once) when the acquire is queued: a campaign asking the leader to yield. */
+    Runnable onQueued;
 
     private Pending(String requestId, String owner) {
       this.requestId = requestId;
@@ -56,6 +58,11 @@ final class PendingRequests {
   /** Removes and returns the request answered now, or null for an unknown id. */
   Pending take(String requestId) {
     return byId.remove(requestId);
+  }
+
+  /** The request in flight with this id, or null. */
+  Pending get(String requestId) {
+    return byId.get(requestId);
   }
 
   boolean contains(Pending p) {

@@ -14,6 +14,8 @@ import turnstile.v1.Turnstile.Close;
 import turnstile.v1.Turnstile.HeldLock;
 import turnstile.v1.Turnstile.Proclaim;
 import turnstile.v1.Turnstile.Release;
+import turnstile.v1.Turnstile.RequestRelease;
+import turnstile.v1.Turnstile.Transfer;
 import turnstile.v1.Turnstile.SessionRequest;
 import turnstile.v1.Turnstile.SessionResponse;
 
@@ -67,6 +69,7 @@ final class Session {
         .setValue(com.google.protobuf.ByteString.copyFrom(o.value()));
     if (o.waitTime() != null) acquire.setWait(ProtoDuration.of(o.waitTime()));
     if (o.lockDelay() != null) acquire.setLockDelay(ProtoDuration.of(o.lockDelay()));
+    acquire.setPriority(o.priority());
     Pending p;
     SessionStream to;
     synchronized (mu) {
@@ -77,6 +80,7 @@ final class Session {
       // Measured before the write, so the lease is judged from no later than the real send.
       p.sentNanos = System.nanoTime();
       p.request = SessionRequest.newBuilder().setAcquire(acquire).build();
+      if (o.askToYield() != null) p.onQueued = () -> requestRelease(name, o.askToYield());
       if (o.waitTime() != null) {
         p.waitEndNanos = p.sentNanos + o.waitTime().toNanos();
         deadlines.watch();
@@ -142,6 +146,58 @@ final class Session {
     }));
   }
 
+  /** Sends a Transfer of {@code lock}'s hold; completes with the successor once the coordinator made it. */
+  CompletableFuture<Successor> transfer(Lock lock, String toSessionId, String toOwner) {
+    if (!lock.isValid()) {
+      return CompletableFuture.failedFuture(new TurnstileException(Reason.LOST, lock + " is no longer held", null));
+    }
+    Pending p;
+    SessionStream to;
+    synchronized (mu) {
+      if (ended != null) return CompletableFuture.failedFuture(ended);
+      p = pending.add(null);
+      p.request = SessionRequest.newBuilder().setTransfer(Transfer.newBuilder().setRequestId(p.requestId)
+          .setName(lock.name()).setOwner(lock.owner()).setToSessionId(toSessionId).setToOwner(toOwner)).build();
+      to = stream;
+    }
+    to.send(p.request);
+    return ctx.onCallbacks(p.answer.thenApply(answer -> {
+      if (answer.reply().hasFailed()) throw TurnstileException.fromFailed(answer.reply().getFailed());
+      held.handedOver(lock);
+      var t = answer.reply().getTransferred();
+      return new Successor(t.getToSessionId(), t.getToOwner(), t.getFencingToken());
+    }));
+  }
+
+  /** Sends a RequestRelease; completes with how many holders were asked. */
+  CompletableFuture<Integer> requestRelease(String name, String reason) {
+    Pending p;
+    SessionStream to;
+    synchronized (mu) {
+      if (ended != null) return CompletableFuture.failedFuture(ended);
+      p = pending.add(null);
+      p.request = SessionRequest.newBuilder().setRequestRelease(RequestRelease.newBuilder().setRequestId(p.requestId)
+          .setName(name).setReason(reason)).build();
+      to = stream;
+    }
+    to.send(p.request);
+    return ctx.onCallbacks(p.answer.thenApply(answer -> {
+      if (answer.reply().hasFailed()) throw TurnstileException.fromFailed(answer.reply().getFailed());
+      return answer.reply().getReleaseRequestSent().getHolders();
+    }));
+  }
+
+  // An acquire was queued: a campaign that asks the leader to yield asks now (once).
+  private void onQueued(String requestId) {
+    Runnable ask;
+    synchronized (mu) {
+      Pending p = pending.get(requestId);
+      ask = p == null ? null : p.onQueued;
+      if (p != null) p.onQueued = null;
+    }
+    if (ask != null) ask.run();
+  }
+
   /** Ends the session (locks lost first), sends {@code close} and waits up to 5 s for the stream to end. */
   void close() {
     end(new TurnstileException(Reason.SESSION_ENDED, "session closed by the client", null), false);
@@ -170,11 +226,15 @@ final class Session {
       case ACQUIRED_ALL -> sets.onAcquiredAll(reply);
       case RELEASED -> settle(reply.getReleased().getRequestId(), reply);
       case PROCLAIMED -> settle(reply.getProclaimed().getRequestId(), reply);
+      case TRANSFERRED -> settle(reply.getTransferred().getRequestId(), reply);
+      case RELEASE_REQUEST_SENT -> settle(reply.getReleaseRequestSent().getRequestId(), reply);
+      case RELEASE_REQUESTED -> held.releaseRequested(ReleaseRequest.of(reply.getReleaseRequested()));
+      case QUEUED -> onQueued(reply.getQueued().getRequestId());
       case FAILED -> settle(reply.getFailed().getRequestId(), reply);
       case LOST -> held.lostReported(reply.getLost());
       case KEEP_ALIVE_ACK -> keepAlive.acked(reply.getKeepAliveAck());
       default -> {
-        // `queued` only reports a position; unknown kinds come from a newer server.
+        // Unknown kinds come from a newer server.
       }
     }
   }

@@ -173,6 +173,20 @@ public final class TurnstileClient implements AutoCloseable {
   }
 
   /**
+   * Asks every holder of {@code name} to let go, with {@code reason} (at most 256 bytes): each holder's
+   * client is told ({@link Lock#onReleaseRequested}); nothing is enforced. Returns how many holders were
+   * asked; throws TurnstileException NOT_FOUND when nobody holds the lock.
+   */
+  public int requestRelease(String name, String reason) throws InterruptedException {
+    CompletableFuture<Integer> asked = session().thenCompose(s -> s.requestRelease(name, reason));
+    try {
+      return asked.get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw Futures.turnstileCause(e);
+    }
+  }
+
+  /**
    * Whether {@code fencingToken} is still current for {@code name} (LockService.CheckFence,
    * authorized as read), for a resource about to do something irreversible (docs/fencing.md).
    * Throws a TurnstileException when the call fails.

@@ -32,6 +32,8 @@ public final class TurnstileException extends RuntimeException {
     PERMISSION_DENIED,
     /** The acquire was the youngest wait of a deadlock cycle and was withdrawn (docs/deadlocks.md). */
     DEADLOCK,
+    /** A transfer's successor does not wait (the message names who does), or nobody holds the lock asked to let go. */
+    NOT_FOUND,
     /** The session ended (closed, or not resumable) before the request was answered. */
     SESSION_ENDED,
     /** A lock was lost (its lease ran out on the client's clock, or the server said so). */
@@ -106,6 +108,7 @@ public final class TurnstileException extends RuntimeException {
       case FAILURE_REASON_EXPIRED -> Reason.EXPIRED;
       case FAILURE_REASON_PERMISSION_DENIED -> Reason.PERMISSION_DENIED;
       case FAILURE_REASON_DEADLOCK -> Reason.DEADLOCK;
+      case FAILURE_REASON_NOT_FOUND -> Reason.NOT_FOUND;
       default -> Reason.INTERNAL;
     };
     List<Blocker> blockers = failed.getBlockedByList().stream()

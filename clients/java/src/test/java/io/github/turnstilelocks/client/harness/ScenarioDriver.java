@@ -8,6 +8,7 @@ import io.github.turnstilelocks.client.Leadership;
 import io.github.turnstilelocks.client.Lock;
 import io.github.turnstilelocks.client.LockSet;
 import io.github.turnstilelocks.client.LossReason;
+import io.github.turnstilelocks.client.ReleaseRequest;
 import io.github.turnstilelocks.client.TurnstileClient;
 import io.github.turnstilelocks.client.TurnstileClientBuilder;
 import io.github.turnstilelocks.client.TurnstileException;
@@ -18,12 +19,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -55,6 +58,7 @@ public final class ScenarioDriver implements AutoCloseable {
   private final Map<String, Started> held = new HashMap<>();
   private final Map<String, AtomicReference<Optional<Optional<String>>>> observers = new HashMap<>();
   private final List<AutoCloseable> observing = new ArrayList<>();
+  private final Map<String, BlockingQueue<ReleaseRequest>> requests = new HashMap<>();
 
   /** An acquire, acquireAll or campaign the scenario began, and how it ended. */
   private record Started(String client, String name, Future<?> call) {}
@@ -112,6 +116,9 @@ public final class ScenarioDriver implements AutoCloseable {
         fleet.revoke(lock.name(), lookup(clients, lookup(held, id, "hold").client(), "client").sessionId(), lock.owner());
       }
       case "describe" -> describe(id, step);
+      case "transfer" -> transfer(id, step);
+      case "askRelease" -> askRelease(id, step);
+      case "releaseRequested" -> releaseRequested(id, step);
       case "proclaim" -> leadership(id).proclaim((String) step.get("value"));
       case "resign" -> leadership(id).resign();
       case "observe" -> {
@@ -158,6 +165,8 @@ public final class ScenarioDriver implements AutoCloseable {
     AcquireOptions options = step.get("waitMs") instanceof Long wait ? AcquireOptions.waitAtMost(Duration.ofMillis(wait)) : AcquireOptions.defaults();
     if (step.get("owner") instanceof String owner) options = options.withOwner(owner);
     if (step.get("lockDelayMs") instanceof Long delay) options = options.withLockDelay(Duration.ofMillis(delay));
+    if (step.get("priority") instanceof Long priority) options = options.withPriority(priority.intValue());
+    if (step.get("askToYield") instanceof String reason) options = options.withAskToYield(reason);
     AcquireOptions opts = options;
     String name;
     Future<?> call;
@@ -171,8 +180,8 @@ public final class ScenarioDriver implements AutoCloseable {
       case "campaign" -> {
         name = (String) step.get("election");
         String value = (String) step.get("value");
-        Duration wait = opts.waitTime();
-        call = calls.submit(() -> client.election(name).campaign(value, wait));
+        byte[] bytes = value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        call = calls.submit(() -> client.election(name).campaign(bytes, opts));
       }
       default -> {
         name = (String) step.get("name");
@@ -267,6 +276,11 @@ public final class ScenarioDriver implements AutoCloseable {
     if ("granted".equals(expect)) {
       if (outcome instanceof Throwable t) throw new AssertionError("\"" + id + "\" was not granted: " + t, t);
       held.put(id, s);
+      if (!(outcome instanceof LockSet)) {
+        BlockingQueue<ReleaseRequest> asked = new LinkedBlockingQueue<>();
+        requests.put(id, asked);
+        lockOn(outcome, null).onReleaseRequested(asked::add);
+      }
       String ref = step.get("tokenAbove") instanceof String above ? above : (String) step.get("tokenEquals");
       if (ref != null) {
         Lock theirs = lockIn(ref, null);
@@ -359,10 +373,62 @@ public final class ScenarioDriver implements AutoCloseable {
       seen.set(d);
       return (!(step.get("holders") instanceof Long h) || d.getHoldersCount() == h)
           && (!(step.get("waiters") instanceof Long w) || d.getWaitersCount() == w)
-          && (!(step.get("delay") instanceof Boolean delay) || d.hasDelayRemaining() == delay);
+          && (!(step.get("delay") instanceof Boolean delay) || d.hasDelayRemaining() == delay)
+          && (!(step.get("priorities") instanceof List<?> want)
+              || d.getWaitersList().stream().map(w -> (long) w.getPriority()).toList().equals(want));
     }, () -> "\"" + name + "\" to show " + step + " (holders " + (seen.get() == null ? "?" : seen.get().getHoldersCount())
         + ", waiters " + (seen.get() == null ? "?" : seen.get().getWaitersCount())
         + ", delay " + (seen.get() != null && seen.get().hasDelayRemaining()) + ")");
+  }
+
+  /** Transfers a lock or leadership to client {@code to}'s session (absent: the head of the queue). */
+  private void transfer(String id, Map<String, Object> step) throws InterruptedException {
+    Lock lock = lock(id);
+    String to = step.get("to") instanceof String client ? lookup(clients, client, "client").sessionId() : "";
+    String toOwner = step.get("toOwner") instanceof String owner ? owner : "";
+    Object outcome;
+    try {
+      outcome = lock.transfer(to, toOwner);
+    } catch (TurnstileException e) {
+      outcome = e;
+    }
+    checkHandOver(id, outcome, step.get("expect"));
+    if ("transferred".equals(step.get("expect")) && lock.isValid())
+      throw new AssertionError("\"" + id + "\" is still valid after its transfer");
+  }
+
+  private void askRelease(String clientId, Map<String, Object> step) throws InterruptedException {
+    TurnstileClient client = lookup(clients, clientId, "client");
+    Object outcome;
+    try {
+      outcome = (long) client.requestRelease((String) step.get("name"), (String) step.getOrDefault("reason", ""));
+    } catch (TurnstileException e) {
+      outcome = e;
+    }
+    checkHandOver(clientId, outcome, step.get("expect"));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void checkHandOver(String id, Object outcome, Object expect) {
+    if (!(expect instanceof Map<?, ?>)) {
+      if (outcome instanceof Throwable t) throw new AssertionError("\"" + id + "\" failed: " + t, t);
+      if (expect instanceof Long count && !count.equals(outcome))
+        throw new AssertionError("\"" + id + "\" answered " + outcome + ", want " + count);
+      return;
+    }
+    Map<String, Object> e = (Map<String, Object>) expect;
+    if (!(outcome instanceof TurnstileException failure)) throw new AssertionError("\"" + id + "\" answered " + outcome + "; expected " + e.get("error"));
+    if (!e.get("error").equals(reasonOf(failure))) throw new AssertionError("\"" + id + "\" failed " + failure + "; expected " + e.get("error"), failure);
+    if (e.get("messageIncludes") instanceof String part && !String.valueOf(failure.getMessage()).contains(part))
+      throw new AssertionError("\"" + id + "\" message \"" + failure.getMessage() + "\" does not include \"" + part + "\"");
+  }
+
+  private void releaseRequested(String id, Map<String, Object> step) throws InterruptedException {
+    ReleaseRequest got = lookup(requests, id, "hold").poll(STEP_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+    if (got == null) throw new AssertionError("\"" + id + "\" was not asked to let go within " + STEP_BOUND.toSeconds() + " s");
+    String from = lookup(clients, (String) step.get("from"), "client").sessionId();
+    if (!got.reason().equals(step.get("reason")) || !got.sessionId().equals(from))
+      throw new AssertionError("\"" + id + "\" was asked " + got + "; want reason " + step.get("reason") + " from " + from);
   }
 
   /** Re-checks {@code done} every 20 ms until it holds; fails with {@code what} after STEP_BOUND. */

@@ -1,0 +1,13 @@
+-- queue-rank: the queue's order with priorities (docs/elections.md). A waiter's queue score is its arrival
+-- number `seq` (the data hash's counter) less priority × 2^44, so every higher priority sorts first and
+-- arrival order holds within one priority; priority 0 scores `seq` as ever. Twin: memory-entries.ts enqueue.
+-- Bounds: seq < 2^44 and priority ≤ 100 keep every score exact in a double.
+-- Expects in scope: rcall
+-- Defines: enqueue(lock, waiter, priority): queues waiter (priority: decimal text or nil, 0); returns its
+--   position (1: the head) when its priority is above 0, else nil (it is last: the caller knows where)
+local RANK = 17592186044416
+local function enqueue(lock, waiter, priority)
+  local rank = tonumber(priority) or 0
+  rcall('ZADD', lock.queue, rcall('HINCRBY', lock.data, 'seq', 1) - rank * RANK, waiter)
+  return rank > 0 and rcall('ZRANK', lock.queue, waiter) + 1 or nil
+end
