@@ -13,7 +13,7 @@ import {
 } from "../harness/failover-fleet.js";
 import { type SentinelGroup, startSentinelGroup } from "../harness/sentinel-group.js";
 
-const KILLS = Number(process.env.TURNSTILE_FAILOVER_KILLS ?? 10);
+const KILLS = Number(process.env.TURNSTILE_FAILOVER_KILLS ?? 6);
 // SENTINEL FAILOVER promotes a replica while the old master still takes writes (issue 37's window).
 const SENTINEL_FAILOVERS = Number(process.env.TURNSTILE_SENTINEL_FAILOVERS ?? 15);
 // SIGSTOP of the master past down-after: the coordinators' sockets to it hang instead of closing.
