@@ -1,18 +1,9 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { expect } from "chai";
-import { Cluster } from "ioredis";
-import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { checkFailoverLog } from "../harness/check-failover-log.js";
-import { type ClusterGroup, startClusterGroup } from "../harness/cluster-group.js";
+import { type ClusterFleet, startClusterFleet } from "../harness/cluster-fleet.js";
+import type { ClusterGroup } from "../harness/cluster-group.js";
 import type { CoordinatorProcess } from "../harness/coordinator-process.js";
-import {
-  type FailoverWorkers,
-  spawnLoggedCoordinators,
-  startFailoverWorkers,
-  writeEventLog,
-} from "../harness/failover-fleet.js";
+import { type FailoverWorkers, startFailoverWorkers, writeEventLog } from "../harness/failover-fleet.js";
 
 const KILLS = Number(process.env.TURNSTILE_CLUSTER_FAILOVER_KILLS ?? 8);
 // SIGSTOP of a master until its replica took over: the coordinators' sockets to it hang instead of closing.
@@ -30,37 +21,25 @@ const NAMES = [...LOCKS, SEMAPHORE.name];
 
 describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinators, 6 clients, kill -9 and freezes of masters", function () {
   this.timeout(15 * 60_000);
+  let fleet: ClusterFleet | undefined;
   let group: ClusterGroup;
-  let admin: Cluster;
   let coordinators: CoordinatorProcess[] = [];
+  let logDir: string;
   let workers: FailoverWorkers | undefined;
-  const logDir = mkdtempSync(join(tmpdir(), "turnstile-cluster-failover-"));
 
   before(async () => {
-    group = await startClusterGroup(3, NODE_TIMEOUT_MS);
-    admin = new Cluster(group.nodes);
-    admin.on("error", () => {});
-    const nodes = group.nodes.map((n) => `${n.host}:${n.port}`).join(",");
-    coordinators = await spawnLoggedCoordinators(
-      2,
-      ["--redis-cluster", nodes, "--redis-replica-acks", "majority"],
-      logDir,
-    );
+    fleet = await startClusterFleet(3, NODE_TIMEOUT_MS, 2, "turnstile-cluster-failover-");
+    ({ group, coordinators, logDir } = fleet);
   });
 
   after(async () => {
     for (const child of workers?.children ?? []) child.kill("SIGKILL");
-    await Promise.all(coordinators.map((c) => c.kill()));
-    admin?.disconnect();
-    await group?.stop();
+    await fleet?.stop();
   });
 
   /** The port of the master serving `name`'s slot now. */
   async function ownerPort(name: string): Promise<number> {
-    const slot = Number(await admin.cluster("KEYSLOT", lockKeys("turnstile", name)[0]));
-    const range = (await admin.cluster("SLOTS")).find(([from, to]) => from <= slot && slot <= to);
-    if (!range) throw new Error(`no master serves slot ${slot}`);
-    return range[2][1];
+    return (await (fleet as ClusterFleet).placeOf(name)).port;
   }
 
   it(`keeps exclusion, fencing order and the semaphore limit through ${KILLS} kill -9 and ${FREEZES} freezes of a Cluster master`, async () => {

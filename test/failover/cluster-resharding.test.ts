@@ -1,19 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { expect } from "chai";
-import { Cluster } from "ioredis";
+import type { Cluster } from "ioredis";
 import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { checkFailoverLog } from "../harness/check-failover-log.js";
-import { type ClusterGroup, startClusterGroup } from "../harness/cluster-group.js";
+import { type ClusterFleet, startClusterFleet } from "../harness/cluster-fleet.js";
+import type { ClusterGroup } from "../harness/cluster-group.js";
 import type { CoordinatorProcess } from "../harness/coordinator-process.js";
-import {
-  type FailoverWorkers,
-  spawnLoggedCoordinators,
-  startFailoverWorkers,
-  writeEventLog,
-} from "../harness/failover-fleet.js";
+import { type FailoverWorkers, startFailoverWorkers, writeEventLog } from "../harness/failover-fleet.js";
 import { errorCount, type MigrationNode, startSlotMigration } from "../harness/slot-migration.js";
 
 const ROUNDS = Number(process.env.TURNSTILE_RESHARD_ROUNDS ?? 10);
@@ -42,29 +35,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("resharding under load: a Redis Cluster of 3 masters with a replica each, 2 coordinators, 6 clients", function () {
   this.timeout(10 * 60_000);
+  let fleet: ClusterFleet | undefined;
   let group: ClusterGroup;
   let admin: Cluster;
   let coordinators: CoordinatorProcess[] = [];
+  let logDir: string;
   let workers: FailoverWorkers | undefined;
-  const logDir = mkdtempSync(join(tmpdir(), "turnstile-cluster-resharding-"));
 
   before(async () => {
-    group = await startClusterGroup(3, NODE_TIMEOUT_MS);
-    admin = new Cluster(group.nodes);
-    admin.on("error", () => {});
-    const nodes = group.nodes.map((n) => `${n.host}:${n.port}`).join(",");
-    coordinators = await spawnLoggedCoordinators(
-      2,
-      ["--redis-cluster", nodes, "--redis-replica-acks", "majority"],
-      logDir,
-    );
+    fleet = await startClusterFleet(3, NODE_TIMEOUT_MS, 2, "turnstile-cluster-resharding-");
+    ({ group, admin, coordinators, logDir } = fleet);
   });
 
   after(async () => {
     for (const child of workers?.children ?? []) child.kill("SIGKILL");
-    await Promise.all(coordinators.map((c) => c.kill()));
-    admin?.disconnect();
-    await group?.stop();
+    await fleet?.stop();
   });
 
   /** The masters serving slots, as the cluster sees them now. */
@@ -73,11 +58,8 @@ describe("resharding under load: a Redis Cluster of 3 masters with a replica eac
   }
 
   /** The slot of `name` and the port of the master serving it now. */
-  async function placeOf(name: string): Promise<{ slot: number; port: number }> {
-    const slot = Number(await admin.cluster("KEYSLOT", lockKeys("turnstile", name)[0]));
-    const range = (await admin.cluster("SLOTS")).find(([from, to]) => from <= slot && slot <= to);
-    if (!range) throw new Error(`no master serves slot ${slot}`);
-    return { slot, port: range[2][1] };
+  function placeOf(name: string): Promise<{ slot: number; port: number }> {
+    return (fleet as ClusterFleet).placeOf(name);
   }
 
   /** Runs `redis-cli --cluster reshard`, moving `slots` slots from one master to another; retried while the nodes still disagree. */
