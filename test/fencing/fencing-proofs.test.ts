@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { EventEmitter, once } from "node:events";
 import { readFileSync } from "node:fs";
 import { credentials, status } from "@grpc/grpc-js";
 import { expect } from "chai";
@@ -15,7 +16,9 @@ import { FencingSigner, type ProofHolder } from "../../server/security/fencing/f
 import { type CoordinatorProcess, spawnCoordinatorWith } from "../harness/coordinator-process.js";
 import { type FencingKeyFiles, writeFencingKeys } from "../harness/fencing-keys.js";
 import { freePort } from "../harness/free-port.js";
+import { RawSession } from "../harness/raw-session.js";
 import { startRedis, type TestRedis } from "../harness/redis-server.js";
+import { acquireMsg } from "../harness/requests.js";
 import { runTurnstile } from "../harness/run-turnstile.js";
 import { type SecureCoordinator, startSecureCoordinator } from "../harness/secure-coordinator.js";
 import { startCoordinator, type TestCoordinator } from "../harness/test-coordinator.js";
@@ -24,9 +27,42 @@ import { failureOf, unary } from "../harness/unary.js";
 /** A signer that counts its signatures: the cost of proofs is one per grant and nothing else. */
 class CountingSigner extends FencingSigner {
   count = 0;
-  override sign(lock: string, token: bigint, holder: ProofHolder): string {
+  override signLater(
+    lock: string,
+    token: bigint,
+    holder: ProofHolder,
+    done: (err: Error | null, proof: string) => void,
+  ): void {
     this.count += 1;
-    return super.sign(lock, token, holder);
+    super.signLater(lock, token, holder, done);
+  }
+}
+
+/** A signer that emits "asked" with each proof's lock and fence as it is asked for it. */
+class RecordingSigner extends FencingSigner {
+  readonly events = new EventEmitter();
+  readonly asked: string[] = [];
+  override signLater(
+    lock: string,
+    token: bigint,
+    holder: ProofHolder,
+    done: (err: Error | null, proof: string) => void,
+  ): void {
+    this.asked.push(`${lock}#${token}`);
+    this.events.emit("asked");
+    super.signLater(lock, token, holder, done);
+  }
+}
+
+/** A signer whose signing fails, as a broken key would. */
+class FailingSigner extends FencingSigner {
+  override signLater(
+    _lock: string,
+    _token: bigint,
+    _holder: ProofHolder,
+    done: (err: Error | null, proof: string) => void,
+  ) {
+    queueMicrotask(() => done(new Error("EVP_PKEY_sign failed (secret detail)"), ""));
   }
 }
 
@@ -112,6 +148,66 @@ describe("fencing proofs (serve --fencing-key)", () => {
     await again.release();
     await first.release();
     expect(signer.count, "releases sign nothing").to.equal(releases);
+  });
+
+  it("never tells a grant it could not sign: the stream ends INTERNAL without the detail, and the lock is granted on", async () => {
+    const failing = await startCoordinator(redis.url, {}, {}, { fencing: new FailingSigner(keys.signing) });
+    const raw = new RawSession(failing.address);
+    try {
+      await raw.open(2000);
+      raw.send(acquireMsg("r1", "proof/unsigned", { owner: "o" }));
+      const ended = await raw.status();
+      expect(ended.code).to.equal(status.INTERNAL);
+      expect(ended.details).to.not.include("secret detail");
+      expect(raw.received.map((r) => r.kind?.$case)).to.not.include("acquired");
+      const next = await client(plain.address).acquire("proof/unsigned", { waitMs: 10_000 });
+      expect(next.fencingToken).to.be.a("bigint");
+      await next.release();
+    } finally {
+      raw.close();
+      await failing.stop();
+    }
+  });
+
+  it("signs a queued waiter's proof while the release ahead of it runs, before the store has granted it", async () => {
+    const own = await startRedis();
+    const recording = new RecordingSigner(keys.signing);
+    const coordinator = await startCoordinator(own.url, {}, {}, { fencing: recording });
+    try {
+      const holder = await client(coordinator.address).acquire("ahead/x", { owner: "a" });
+      let queued!: () => void;
+      const isQueued = new Promise<void>((resolve) => {
+        queued = resolve;
+      });
+      const next = client(coordinator.address).acquire("ahead/x", { owner: "b", onQueued: () => queued() });
+      await isQueued;
+      const asked = once(recording.events, "asked");
+      // Redis is frozen: the release cannot reach it, so a proof asked for now is signed ahead.
+      own.process.kill("SIGSTOP");
+      let released: Promise<void>;
+      try {
+        released = holder.release();
+        await asked;
+        expect(recording.asked.at(-1)).to.equal(`ahead/x#${holder.fencingToken + 1n}`);
+      } finally {
+        own.process.kill("SIGCONT");
+      }
+      await released;
+      const granted = await next;
+      expect((await verified(granted.fencingProof)).payload).to.include({
+        lock: "ahead/x",
+        fence: (holder.fencingToken + 1n).toString(),
+        owner: "b",
+      });
+      expect(recording.asked, "one signature for the hand-off, the one signed ahead").to.deep.equal([
+        `ahead/x#${holder.fencingToken}`,
+        `ahead/x#${holder.fencingToken + 1n}`,
+      ]);
+      await granted.release();
+    } finally {
+      await coordinator.stop();
+      await own.stop();
+    }
   });
 
   it("gives no proof without --fencing-key: the field is empty", async () => {

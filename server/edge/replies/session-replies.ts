@@ -7,8 +7,35 @@ import type { HeldWait } from "../../store/wait-registry.js";
 import { failureReasonOf } from "./failure-codes.js";
 import { blockerOf } from "./lock-state-replies.js";
 
-/** Signs the fencing proof of one grant to this stream's session (see FencingSigner). */
-export type GrantProof = (name: string, token: bigint, owner: string) => string;
+/**
+ * Signs the fencing proof of one grant to this stream's session off the event loop (see
+ * FencingSigner.signLater) and calls `done` with it, or with the error signing raised.
+ */
+export type GrantProof = (
+  name: string,
+  token: bigint,
+  owner: string,
+  done: (err: Error | null, proof: string) => void,
+) => void;
+
+/** A proof signed ahead for a grant the engine expects (SessionSink.expectGrant). */
+interface Expected {
+  name: string;
+  token: bigint;
+  owner: string;
+  /** The proof once signed; "" while signing (or after signing failed). */
+  proof: string;
+  err: Error | null;
+  /** The grant waiting for this proof, once it came before the signature. */
+  waiting?: (err: Error | null, proof: string) => void;
+}
+
+/** A reply held back until the fencing proofs it carries are signed. */
+interface Pending {
+  response: SessionResponse;
+  /** Proofs still being signed for it. */
+  unsigned: number;
+}
 
 const LOST: Record<LossReason, LostReason> = {
   expired: LostReason.LOST_REASON_EXPIRED,
@@ -19,32 +46,80 @@ const LOST: Record<LossReason, LostReason> = {
 /**
  * Renders what the engine tells a session into the server-to-client messages of one stream, so the
  * wire shape lives in one place; Opened and KeepAliveAck, the stream's own answers, are built here too.
- * Each call writes exactly one message.
+ * Each call writes exactly one message, in call order: while a grant's fencing proof is being signed,
+ * the replies after it wait behind it.
  */
 export class SessionReplies implements SessionSink {
+  /** Replies in call order behind a grant whose proof is still being signed; empty otherwise. */
+  private readonly backlog: Pending[] = [];
+  private drainWaiters: Array<() => void> = [];
+  /** Proofs signed ahead, by the request id of the queued acquire they are for. */
+  private readonly expected = new Map<string, Expected>();
+
   /**
    * `proof` signs a grant's fencing proof (`serve --fencing-key`); absent, grants carry none (""). It
-   * is asked once per lock granted, re-entries included.
+   * is asked once per lock granted, re-entries included. `signFailed` hears a signing error: the grant
+   * is then never told (a grant without its proof would be one a guard refuses).
    */
   constructor(
     private readonly write: (response: SessionResponse) => void,
     private readonly proof?: GrantProof,
+    private readonly signFailed?: (err: Error) => void,
   ) {}
+
+  /** Resolves once every reply asked for so far is written (none is waiting for its proof). */
+  drained(): Promise<void> {
+    if (this.backlog.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
 
   /** Opened for a new session, or (with `held`) for a resumed one. */
   opened(sessionId: string, resumeSecret: string, ttlMs: number, held?: HeldLock[]): void {
     const resumed = held !== undefined;
     const opened = { sessionId, resumeSecret, ttl: durationFromMs(ttlMs), resumed, held: held ?? [] };
-    this.write({ kind: { $case: "opened", opened } });
+    this.send({ kind: { $case: "opened", opened } });
   }
 
   keepAliveAck(seq: bigint, ttlMs: number): void {
-    this.write({ kind: { $case: "keepAliveAck", keepAliveAck: { seq, ttl: durationFromMs(ttlMs) } } });
+    this.send({ kind: { $case: "keepAliveAck", keepAliveAck: { seq, ttl: durationFromMs(ttlMs) } } });
+  }
+
+  /** Signs the expected grant's proof now, while the release ahead of it runs (with a fencing key). */
+  expectGrant(requestId: string, name: string, token: bigint, owner: string): void {
+    if (!this.proof) return;
+    const expected: Expected = { name, token, owner, proof: "", err: null };
+    this.expected.set(requestId, expected);
+    this.proof(name, token, owner, (err, proof) => {
+      expected.proof = proof;
+      expected.err = err;
+      const waiting = expected.waiting;
+      expected.waiting = undefined;
+      waiting?.(err, proof);
+    });
   }
 
   granted(requestId: string, name: string, fencingToken: bigint, holdCount: number, owner: string): void {
-    const fencingProof = this.proof?.(name, fencingToken, owner) ?? "";
-    this.write({ kind: { $case: "acquired", acquired: { requestId, name, fencingToken, holdCount, fencingProof } } });
+    const acquired = { requestId, name, fencingToken, holdCount, fencingProof: "" };
+    const response: SessionResponse = { kind: { $case: "acquired", acquired } };
+    if (!this.proof) {
+      this.send(response);
+      return;
+    }
+    const ahead = this.expected.get(requestId);
+    if (ahead) this.expected.delete(requestId);
+    const matches = ahead && ahead.name === name && ahead.token === fencingToken && ahead.owner === owner;
+    if (matches && ahead.proof) {
+      acquired.fencingProof = ahead.proof;
+      this.send(response);
+      return;
+    }
+    const pending = this.hold(response, 1);
+    const done = (err: Error | null, proof: string) => {
+      acquired.fencingProof = proof;
+      this.signed(pending, err);
+    };
+    if (matches && !ahead.err) ahead.waiting = done;
+    else this.proof(name, fencingToken, owner, done);
   }
 
   grantedSet(requestId: string, grants: readonly SetGrant[], owner: string): void {
@@ -53,42 +128,54 @@ export class SessionReplies implements SessionSink {
       name: g.name,
       fencingToken: g.token,
       holdCount: 1,
-      fencingProof: this.proof?.(g.name, g.token, owner) ?? "",
+      fencingProof: "",
     }));
-    this.write({ kind: { $case: "acquiredAll", acquiredAll: { requestId, locks } } });
+    const response: SessionResponse = { kind: { $case: "acquiredAll", acquiredAll: { requestId, locks } } };
+    if (!this.proof || locks.length === 0) {
+      this.send(response);
+      return;
+    }
+    const pending = this.hold(response, locks.length);
+    for (const lock of locks) {
+      this.proof(lock.name, lock.fencingToken, owner, (err, proof) => {
+        lock.fencingProof = proof;
+        this.signed(pending, err);
+      });
+    }
   }
 
   queued(requestId: string, name: string, position: number): void {
-    this.write({ kind: { $case: "queued", queued: { requestId, name, position } } });
+    this.send({ kind: { $case: "queued", queued: { requestId, name, position } } });
   }
 
   released(requestId: string, name: string, holdCount: number): void {
-    this.write({ kind: { $case: "released", released: { requestId, name, holdCount } } });
+    this.send({ kind: { $case: "released", released: { requestId, name, holdCount } } });
   }
 
   proclaimed(requestId: string, name: string): void {
-    this.write({ kind: { $case: "proclaimed", proclaimed: { requestId, name } } });
+    this.send({ kind: { $case: "proclaimed", proclaimed: { requestId, name } } });
   }
 
   lost(name: string, owner: string, fencingToken: bigint, reason: LossReason): void {
-    this.write({ kind: { $case: "lost", lost: { name, owner, fencingToken, reason: LOST[reason] } } });
+    this.send({ kind: { $case: "lost", lost: { name, owner, fencingToken, reason: LOST[reason] } } });
   }
 
   transferred(requestId: string, name: string, toSessionId: string, toOwner: string, fencingToken: bigint): void {
     const transferred = { requestId, name, toSessionId, toOwner, fencingToken };
-    this.write({ kind: { $case: "transferred", transferred } });
+    this.send({ kind: { $case: "transferred", transferred } });
   }
 
   releaseRequestSent(requestId: string, name: string, holders: number): void {
-    this.write({ kind: { $case: "releaseRequestSent", releaseRequestSent: { requestId, name, holders } } });
+    this.send({ kind: { $case: "releaseRequestSent", releaseRequestSent: { requestId, name, holders } } });
   }
 
   releaseRequested(name: string, owner: string, requester: string, reason: string): void {
-    this.write({ kind: { $case: "releaseRequested", releaseRequested: { name, owner, requester, reason } } });
+    this.send({ kind: { $case: "releaseRequested", releaseRequested: { name, owner, requester, reason } } });
   }
 
   /** Failed, with the holders a timed-out acquire waited behind and a deadlock victim's cycle. */
   failed(requestId: string, name: string, err: ServerError): void {
+    this.expected.delete(requestId);
     const evidence = err.evidence;
     const failed = {
       requestId,
@@ -98,7 +185,34 @@ export class SessionReplies implements SessionSink {
       blockedBy: evidence?.blockedBy?.map((b) => ({ ...blockerOf(b.holder), name: b.name })) ?? [],
       deadlockCycle: evidence?.deadlockCycle ? deadlockSteps(evidence.deadlockCycle) : [],
     };
-    this.write({ kind: { $case: "failed", failed } });
+    this.send({ kind: { $case: "failed", failed } });
+  }
+
+  /** Writes now, or behind the grants still waiting for their proofs. */
+  private send(response: SessionResponse): void {
+    if (this.backlog.length === 0) this.write(response);
+    else this.backlog.push({ response, unsigned: 0 });
+  }
+
+  /** Queues a grant until its `unsigned` proofs are signed. */
+  private hold(response: SessionResponse, unsigned: number): Pending {
+    const pending = { response, unsigned };
+    this.backlog.push(pending);
+    return pending;
+  }
+
+  /** One proof of `pending` is signed (or failed): writes every reply now at the head that is ready. */
+  private signed(pending: Pending, err: Error | null): void {
+    if (err) {
+      this.backlog.length = 0;
+      this.signFailed?.(err);
+    } else pending.unsigned--;
+    while (this.backlog.length > 0 && this.backlog[0]!.unsigned === 0) this.write(this.backlog.shift()!.response);
+    if (this.backlog.length === 0) {
+      const waiters = this.drainWaiters;
+      this.drainWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
   }
 }
 

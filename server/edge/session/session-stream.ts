@@ -27,10 +27,7 @@ export class SessionStream implements AttachedStream {
   /** Requests that arrived while Open was still being answered. */
   private early?: SessionRequest[];
   /** What the engine tells this stream's session, rendered into messages written here. */
-  private readonly replies = new SessionReplies(
-    (r) => this.write(r),
-    (name, token, owner) => this.proofOf(name, token, owner),
-  );
+  private readonly replies: SessionReplies;
   private readonly keepAlive = new KeepAliveCoalescer(async (seq) => {
     const session = this.session!;
     if ((await this.deps.keeper.renew(session)) && !session.ended) this.replies.keepAliveAck(seq, session.ttlMs);
@@ -51,6 +48,11 @@ export class SessionStream implements AttachedStream {
     private readonly deps: SessionDeps,
     private readonly caller = "",
   ) {
+    this.replies = new SessionReplies(
+      (r) => this.write(r),
+      deps.fencing ? (name, token, owner, done) => this.proofOf(name, token, owner, done) : undefined,
+      (err) => this.signFailed(err),
+    );
     call.on("data", (message: SessionRequest) => this.onMessage(message));
     for (const event of ["end", "cancelled", "error", "close"]) call.on(event, () => this.finish("broken"));
     this.lane = deps.admission.lane({ pause: () => this.pause(), resume: () => this.unpause() });
@@ -216,6 +218,7 @@ export class SessionStream implements AttachedStream {
     const session = this.session!;
     try {
       await this.deps.keeper.end(session, "close");
+      await this.replies.drained();
       this.retire();
       this.call.end();
     } catch (err) {
@@ -252,12 +255,17 @@ export class SessionStream implements AttachedStream {
     if (--this.pauses === 0 && !this.ended) this.call.resume();
   }
 
-  /** The grant's fencing proof, signed for this session's holder; "" without a fencing key. */
-  private proofOf(name: string, token: bigint, owner: string): string {
-    const session = this.session;
-    const signer = this.deps.fencing;
-    if (!signer || !session) return "";
-    return signer.sign(name, token, { caller: this.caller, client: session.clientName, session: session.id, owner });
+  /** Signs the grant's fencing proof for this session's holder, off the event loop. */
+  private proofOf(name: string, token: bigint, owner: string, done: (err: Error | null, proof: string) => void): void {
+    const session = this.session!;
+    const holder = { caller: this.caller, client: session.clientName, session: session.id, owner };
+    this.deps.fencing!.signLater(name, token, holder, done);
+  }
+
+  /** A grant could not be signed: it is never told; the session's holds are left to resume. */
+  private signFailed(err: Error): void {
+    const e = toServerError(err, "fencing-proof", this.deps.log);
+    this.abort(grpcStatusOf(e), e.message);
   }
 
   /** The request, if the caller may lock its name; throws PERMISSION_DENIED (answered Failed) if not. */
@@ -282,6 +290,7 @@ export class SessionStream implements AttachedStream {
   }
 
   private write(response: SessionResponse): void {
+    if (this.ended) return;
     this.tracer?.response(response);
     // The stream is in object mode: writableLength counts messages. 'drain' only reflects this
     // local buffer, so this bound is what stops a client that never reads from growing it.

@@ -103,6 +103,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
       owner: a.owner,
       mode: a.mode,
       limit: a.limit,
+      priority: a.priority ?? 0,
       done: false,
       receivedAtMs: performance.now(),
     };
@@ -181,6 +182,10 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     session.releasing.add(r.requestId);
     // Keepalives stop renewing it: it is released, or its lease ends, never renewed on and on.
     hold.releasing = true;
+    // The next grant of an exclusive lock takes the following token: the waiter's edge may prepare
+    // that grant (sign its fencing proof) while the release runs, off the hand-off's serial path.
+    const next = hold.count === 1 && !hold.shared ? this.pending.likelyNext(r.name) : undefined;
+    if (next) next.session.tell.expectGrant(next.requestId, r.name, hold.token + 1n, next.owner);
     let unmark: (() => void) | undefined;
     try {
       const claim = { name: r.name, sessionId: session.id, owner: r.owner, token: hold.token };
@@ -268,6 +273,7 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
 
   private hold(p: Pending, token: bigint, count: number): void {
     const hold = this.ledger.held(p.session, p.name, p.owner, token, count);
+    if (p.mode === "shared") hold.shared = true;
     this.heldWaits.granted(p.session, p.owner);
     p.session.tell.granted(p.requestId, p.name, token, count, p.owner);
     if (count === 1) this.ledger.granted(hold, p.queued ? p.receivedAtMs : undefined);

@@ -16,6 +16,11 @@ export interface SetGrant {
 export interface SessionSink {
   /** Acquire `requestId` holds `name` with `token`, `holdCount` times, as `owner`. */
   granted(requestId: string, name: string, token: bigint, holdCount: number, owner: string): void;
+  /**
+   * A hint, never an answer: queued acquire `requestId` is likely granted `name` with `token` next (the
+   * hold ahead of it is being released), so a grant's message may be prepared before the store answers.
+   */
+  expectGrant(requestId: string, name: string, token: bigint, owner: string): void;
   /** AcquireAll `requestId` holds every lock of `locks`, each once, as `owner`. */
   grantedSet(requestId: string, locks: readonly SetGrant[], owner: string): void;
   /** Acquire (or AcquireAll) `requestId` waits at `position` in the queue of `name`. */
@@ -39,6 +44,7 @@ export interface SessionSink {
 /** A sink that drops everything: what a session whose stream has ended is told through. */
 export const SILENT_SINK: SessionSink = {
   granted() {},
+  expectGrant() {},
   grantedSet() {},
   queued() {},
   released() {},

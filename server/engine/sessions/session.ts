@@ -9,6 +9,8 @@ export interface Hold {
   count: number;
   /** `performance.now()` when it was granted on this coordinator; absent for a resumed hold. */
   grantedAtMs?: number;
+  /** Set for a shared hold granted on this coordinator (others may hold the lock beside it). */
+  shared?: boolean;
   /** Set while a release of it is in flight: keepalives stop renewing it (released, or its lease ends). */
   releasing?: boolean;
 }
@@ -21,6 +23,8 @@ export interface Pending {
   owner: string;
   mode: StoreMode;
   limit: number;
+  /** Its queue priority, 0–100 (higher first, FIFO within one). */
+  priority: number;
   /** Set once the request is answered; every later event about it is ignored. */
   done: boolean;
   /** `performance.now()` when the acquire arrived. */

@@ -23,6 +23,19 @@ export class PendingAcquires {
     return [...(this.byName.get(name) ?? [])];
   }
 
+  /**
+   * The queued acquire of this coordinator likely granted `name` next when its exclusive hold is let
+   * go: the first of the highest priority among those answered Queued, if it asks for an exclusive
+   * hold; undefined otherwise. A waiter of another coordinator may be ahead of it: only a hint.
+   */
+  likelyNext(name: string): Pending | undefined {
+    let next: Pending | undefined;
+    for (const p of this.byName.get(name) ?? []) {
+      if (p.queued && !p.done && (!next || p.priority > next.priority)) next = p;
+    }
+    return next?.mode === "exclusive" ? next : undefined;
+  }
+
   /** True while an acquire waits for `name`. */
   has(name: string): boolean {
     return this.byName.has(name);

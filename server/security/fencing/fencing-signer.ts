@@ -38,6 +38,25 @@ export class FencingSigner {
 
   /** The proof that `holder` holds `lock` with `token`. */
   sign(lock: string, token: bigint, holder: ProofHolder): string {
+    const input = this.signingInput(lock, token, holder);
+    return `${input}.${sign(null, Buffer.from(input), this.key.privateKey).toString("base64url")}`;
+  }
+
+  /**
+   * The same proof, signed on libuv's thread pool (node:crypto's callback form): the Ed25519
+   * signature, about 50 µs of CPU, leaves the event loop free for other sessions meanwhile.
+   * `done` gets the proof, or the error signing raised.
+   */
+  signLater(lock: string, token: bigint, holder: ProofHolder, done: (err: Error | null, proof: string) => void): void {
+    const input = this.signingInput(lock, token, holder);
+    sign(null, Buffer.from(input), this.key.privateKey, (err, signature) => {
+      if (err) done(err, "");
+      else done(null, `${input}.${signature.toString("base64url")}`);
+    });
+  }
+
+  /** The JWS signing input: the encoded header and claims, joined by a dot. */
+  private signingInput(lock: string, token: bigint, holder: ProofHolder): string {
     const claims: FencingClaims = {
       iss: this.issuer,
       iat: Math.floor(this.nowMs() / 1000),
@@ -48,8 +67,7 @@ export class FencingSigner {
       session: holder.session,
       owner: holder.owner,
     };
-    const input = `${this.header}.${b64(JSON.stringify(claims))}`;
-    return `${input}.${sign(null, Buffer.from(input), this.key.privateKey).toString("base64url")}`;
+    return `${this.header}.${b64(JSON.stringify(claims))}`;
   }
 }
 
