@@ -24,21 +24,10 @@ import { type SecureCoordinator, startSecureCoordinator } from "../harness/secur
 import { startCoordinator, type TestCoordinator } from "../harness/test-coordinator.js";
 import { failureOf, unary } from "../harness/unary.js";
 
-/** A signer that counts its signatures: the cost of proofs is one per grant and nothing else. */
-class CountingSigner extends FencingSigner {
-  count = 0;
-  override signLater(
-    lock: string,
-    token: bigint,
-    holder: ProofHolder,
-    done: (err: Error | null, proof: string) => void,
-  ): void {
-    this.count += 1;
-    super.signLater(lock, token, holder, done);
-  }
-}
-
-/** A signer that emits "asked" with each proof's lock and fence as it is asked for it. */
+/**
+ * A signer that records each proof it is asked for (lock#fence) and emits "asked": the cost of proofs
+ * is one per grant and nothing else.
+ */
 class RecordingSigner extends FencingSigner {
   readonly events = new EventEmitter();
   readonly asked: string[] = [];
@@ -48,9 +37,18 @@ class RecordingSigner extends FencingSigner {
     holder: ProofHolder,
     done: (err: Error | null, proof: string) => void,
   ): void {
+    this.record(lock, token);
+    super.signLater(lock, token, holder, done);
+  }
+
+  override sign(lock: string, token: bigint, holder: ProofHolder): string {
+    this.record(lock, token);
+    return super.sign(lock, token, holder);
+  }
+
+  private record(lock: string, token: bigint): void {
     this.asked.push(`${lock}#${token}`);
     this.events.emit("asked");
-    super.signLater(lock, token, holder, done);
   }
 }
 
@@ -70,7 +68,7 @@ describe("fencing proofs (serve --fencing-key)", () => {
   let redis: TestRedis;
   let keyFiles: FencingKeyFiles;
   let keys: FencingKeys;
-  let signer: CountingSigner;
+  let signer: RecordingSigner;
   let signed: TestCoordinator;
   let plain: TestCoordinator;
   const clients: TurnstileClient[] = [];
@@ -92,7 +90,7 @@ describe("fencing proofs (serve --fencing-key)", () => {
     redis = await startRedis();
     keyFiles = writeFencingKeys(2);
     keys = FencingKeys.load(keyFiles.files);
-    signer = new CountingSigner(keys.signing, "proof-test-issuer");
+    signer = new RecordingSigner(keys.signing, "proof-test-issuer");
     [signed, plain] = await Promise.all([
       startCoordinator(redis.url, {}, {}, { fencing: signer }),
       startCoordinator(redis.url),
@@ -108,9 +106,9 @@ describe("fencing proofs (serve --fencing-key)", () => {
   });
 
   it("signs each grant: a compact JWS, EdDSA with the first key's kid, binding lock, fence, holder, iat and iss", async () => {
-    const before = signer.count;
+    const before = signer.asked.length;
     const lock = await client(signed.address).acquire("proof/a", { owner: "worker-1" });
-    expect(signer.count - before).to.equal(1);
+    expect(signer.asked.length - before).to.equal(1);
     expect(lock.fencingProof.split(".")).to.have.length(3);
     const { payload, protectedHeader } = await verified(lock.fencingProof);
     expect(protectedHeader).to.deep.equal({ alg: "EdDSA", kid: keys.signing.kid, typ: "JWT" });
@@ -136,18 +134,18 @@ describe("fencing proofs (serve --fencing-key)", () => {
       lock: "proof/re",
       fence: first.fencingToken.toString(),
     });
-    const before = signer.count;
+    const before = signer.asked.length;
     const set = await c.acquireAll([{ name: "proof/s1" }, { name: "proof/s2" }, { name: "proof/s3" }]);
-    expect(signer.count - before).to.equal(3);
+    expect(signer.asked.length - before).to.equal(3);
     for (const lock of set.locks) {
       const { payload } = await verified(lock.fencingProof);
       expect(payload).to.include({ lock: lock.name, fence: lock.fencingToken.toString() });
     }
-    const releases = signer.count;
+    const releases = signer.asked.length;
     await set.release();
     await again.release();
     await first.release();
-    expect(signer.count, "releases sign nothing").to.equal(releases);
+    expect(signer.asked.length, "releases sign nothing").to.equal(releases);
   });
 
   it("never tells a grant it could not sign: the stream ends INTERNAL without the detail, and the lock is granted on", async () => {

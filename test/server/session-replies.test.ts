@@ -1,15 +1,28 @@
 import { expect } from "chai";
 import type { SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
-import { SessionReplies } from "../../server/edge/replies/session-replies.js";
+import { type GrantProofs, SessionReplies } from "../../server/edge/replies/session-replies.js";
 
-/** A proof source that holds each signature until the test hands back its result. */
+/**
+ * Proofs whose thread-pool signatures wait until the test hands back their result; signatures on the
+ * event loop return `name#token` at once and are recorded in `now`.
+ */
 function heldProofs() {
   const pending: Array<{ name: string; done: (err: Error | null, proof: string) => void }> = [];
-  const proof = (name: string, _token: bigint, _owner: string, done: (err: Error | null, proof: string) => void) => {
-    pending.push({ name, done });
+  const now: string[] = [];
+  const proof: GrantProofs = {
+    later: (name, _token, _owner, done) => {
+      pending.push({ name, done });
+    },
+    now: (name, token) => {
+      now.push(`${name}#${token}`);
+      return `${name}#${token}`;
+    },
   };
-  return { pending, proof };
+  return { pending, now, proof };
 }
+
+/** Resolves after the setImmediate callbacks queued so far have run. */
+const nextCheckPhase = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("SessionReplies: replies keep their order while a fencing proof is signed", () => {
   it("writes a grant's later replies behind it, then all in call order once its proof is signed", () => {
@@ -94,36 +107,44 @@ describe("SessionReplies: replies keep their order while a fencing proof is sign
     expect(written).to.have.length(1);
   });
 
-  it("uses a proof signed ahead for the grant it expected, waiting for it if still signing, and signs no second time", () => {
+  it("signs an expected grant's proof in the next check phase, uses it for that grant and signs no second time", async () => {
     const written: SessionResponse[] = [];
     const proofs = heldProofs();
     const replies = new SessionReplies((r) => written.push(r), proofs.proof);
     replies.expectGrant("r1", "a", 8n, "o");
-    expect(proofs.pending).to.have.length(1);
+    expect(proofs.now, "not in the turn that handed the release to the store").to.deep.equal([]);
+    await nextCheckPhase();
+    expect(proofs.now).to.deep.equal(["a#8"]);
     replies.granted("r1", "a", 8n, 1, "o");
-    expect(written, "the grant waits for the proof signed ahead").to.deep.equal([]);
-    proofs.pending[0]!.done(null, "ahead");
-    expect(proofs.pending, "no second signature").to.have.length(1);
     const kind = written[0]?.kind;
-    expect(kind?.$case === "acquired" && kind.acquired.fencingProof).to.equal("ahead");
-
-    replies.expectGrant("r2", "a", 9n, "o");
-    proofs.pending[1]!.done(null, "ready");
-    replies.granted("r2", "a", 9n, 1, "o");
-    const next = written[1]?.kind;
-    expect(next?.$case === "acquired" && next.acquired.fencingProof, "written at once").to.equal("ready");
+    expect(kind?.$case === "acquired" && kind.acquired.fencingProof, "written at once").to.equal("a#8");
+    expect(proofs.pending, "no thread-pool signature").to.have.length(0);
   });
 
-  it("signs afresh when the grant is not the one expected (another token or owner)", () => {
+  it("holds a grant that comes before its proof signed ahead, and writes it once signed", async () => {
     const written: SessionResponse[] = [];
     const proofs = heldProofs();
     const replies = new SessionReplies((r) => written.push(r), proofs.proof);
     replies.expectGrant("r1", "a", 8n, "o");
-    proofs.pending[0]!.done(null, "for-token-8");
+    replies.granted("r1", "a", 8n, 1, "o");
+    replies.queued("r2", "b", 1);
+    expect(written).to.deep.equal([]);
+    await nextCheckPhase();
+    expect(written.map((r) => r.kind?.$case)).to.deep.equal(["acquired", "queued"]);
+    expect(proofs.now).to.deep.equal(["a#8"]);
+  });
+
+  it("signs afresh when the grant is not the one expected, and skips the proof ahead once the grant is answered", async () => {
+    const written: SessionResponse[] = [];
+    const proofs = heldProofs();
+    const replies = new SessionReplies((r) => written.push(r), proofs.proof);
+    replies.expectGrant("r1", "a", 8n, "o");
     replies.granted("r1", "a", 12n, 1, "o");
-    expect(proofs.pending).to.have.length(2);
-    proofs.pending[1]!.done(null, "for-token-12");
+    expect(proofs.pending).to.have.length(1);
+    proofs.pending[0]!.done(null, "for-token-12");
     const kind = written[0]?.kind;
     expect(kind?.$case === "acquired" && kind.acquired.fencingProof).to.equal("for-token-12");
+    await nextCheckPhase();
+    expect(proofs.now, "the proof for token 8 is never signed").to.deep.equal([]);
   });
 });

@@ -7,16 +7,13 @@ import type { HeldWait } from "../../store/wait-registry.js";
 import { failureReasonOf } from "./failure-codes.js";
 import { blockerOf } from "./lock-state-replies.js";
 
-/**
- * Signs the fencing proof of one grant to this stream's session off the event loop (see
- * FencingSigner.signLater) and calls `done` with it, or with the error signing raised.
- */
-export type GrantProof = (
-  name: string,
-  token: bigint,
-  owner: string,
-  done: (err: Error | null, proof: string) => void,
-) => void;
+/** Signs the fencing proofs of grants to this stream's session (see FencingSigner). */
+export interface GrantProofs {
+  /** Signs on libuv's thread pool and calls `done` with the proof, or with the error signing raised. */
+  later(name: string, token: bigint, owner: string, done: (err: Error | null, proof: string) => void): void;
+  /** Signs on the event loop; throws what signing raised. */
+  now(name: string, token: bigint, owner: string): string;
+}
 
 /** A proof signed ahead for a grant the engine expects (SessionSink.expectGrant). */
 interface Expected {
@@ -57,13 +54,13 @@ export class SessionReplies implements SessionSink {
   private readonly expected = new Map<string, Expected>();
 
   /**
-   * `proof` signs a grant's fencing proof (`serve --fencing-key`); absent, grants carry none (""). It
+   * `proofs` sign a grant's fencing proof (`serve --fencing-key`); absent, grants carry none (""). It
    * is asked once per lock granted, re-entries included. `signFailed` hears a signing error: the grant
    * is then never told (a grant without its proof would be one a guard refuses).
    */
   constructor(
     private readonly write: (response: SessionResponse) => void,
-    private readonly proof?: GrantProof,
+    private readonly proofs?: GrantProofs,
     private readonly signFailed?: (err: Error) => void,
   ) {}
 
@@ -84,24 +81,35 @@ export class SessionReplies implements SessionSink {
     this.send({ kind: { $case: "keepAliveAck", keepAliveAck: { seq, ttl: durationFromMs(ttlMs) } } });
   }
 
-  /** Signs the expected grant's proof now, while the release ahead of it runs (with a fencing key). */
+  /**
+   * Signs the expected grant's proof (with a fencing key) while the release ahead of it runs: on the
+   * event loop, which is cheaper in CPU than the thread pool's hand-offs, but in a setImmediate, so
+   * after the turn's scripts were written to the store (the release's among them; see the engine's
+   * hint) and while the store runs them.
+   */
   expectGrant(requestId: string, name: string, token: bigint, owner: string): void {
-    if (!this.proof) return;
+    const proofs = this.proofs;
+    if (!proofs) return;
     const expected: Expected = { name, token, owner, proof: "", err: null };
     this.expected.set(requestId, expected);
-    this.proof(name, token, owner, (err, proof) => {
-      expected.proof = proof;
-      expected.err = err;
+    setImmediate(() => {
+      if (this.expected.get(requestId) !== expected && !expected.waiting) return; // answered otherwise
+      try {
+        expected.proof = proofs.now(name, token, owner);
+      } catch (err) {
+        expected.err = err as Error;
+      }
       const waiting = expected.waiting;
       expected.waiting = undefined;
-      waiting?.(err, proof);
+      waiting?.(expected.err, expected.proof);
     });
   }
 
   granted(requestId: string, name: string, fencingToken: bigint, holdCount: number, owner: string): void {
     const acquired = { requestId, name, fencingToken, holdCount, fencingProof: "" };
     const response: SessionResponse = { kind: { $case: "acquired", acquired } };
-    if (!this.proof) {
+    const proofs = this.proofs;
+    if (!proofs) {
       this.send(response);
       return;
     }
@@ -119,7 +127,7 @@ export class SessionReplies implements SessionSink {
       this.signed(pending, err);
     };
     if (matches && !ahead.err) ahead.waiting = done;
-    else this.proof(name, fencingToken, owner, done);
+    else proofs.later(name, fencingToken, owner, done);
   }
 
   grantedSet(requestId: string, grants: readonly SetGrant[], owner: string): void {
@@ -131,13 +139,14 @@ export class SessionReplies implements SessionSink {
       fencingProof: "",
     }));
     const response: SessionResponse = { kind: { $case: "acquiredAll", acquiredAll: { requestId, locks } } };
-    if (!this.proof || locks.length === 0) {
+    const proofs = this.proofs;
+    if (!proofs || locks.length === 0) {
       this.send(response);
       return;
     }
     const pending = this.hold(response, locks.length);
     for (const lock of locks) {
-      this.proof(lock.name, lock.fencingToken, owner, (err, proof) => {
+      proofs.later(lock.name, lock.fencingToken, owner, (err, proof) => {
         lock.fencingProof = proof;
         this.signed(pending, err);
       });

@@ -3,11 +3,12 @@ import type { Open, SessionRequest, SessionResponse } from "../../../gen/ts/turn
 import type { ResumedHold } from "../../engine/lifecycle/session-keeper.js";
 import { ServerError, toServerError } from "../../engine/server-error.js";
 import type { Session } from "../../engine/sessions/session.js";
+import type { FencingSigner } from "../../security/fencing/fencing-signer.js";
 import type { ReleaseRequested, Revocation } from "../../store/store.js";
 import { SessionTracer } from "../../tracing/session-tracer.js";
 import { ADMITTED, READ, WRITTEN } from "../../tracing/wire-marks.js";
 import { grpcStatusOf } from "../replies/failure-codes.js";
-import { SessionReplies } from "../replies/session-replies.js";
+import { type GrantProofs, SessionReplies } from "../replies/session-replies.js";
 import { malformedFailure } from "../strict-wire/strict-service.js";
 import { KeepAliveCoalescer } from "./keep-alive-coalescer.js";
 import type { IntakeTicket } from "./open-intake.js";
@@ -50,7 +51,7 @@ export class SessionStream implements AttachedStream {
   ) {
     this.replies = new SessionReplies(
       (r) => this.write(r),
-      deps.fencing ? (name, token, owner, done) => this.proofOf(name, token, owner, done) : undefined,
+      deps.fencing ? this.proofs(deps.fencing) : undefined,
       (err) => this.signFailed(err),
     );
     call.on("data", (message: SessionRequest) => this.onMessage(message));
@@ -255,11 +256,16 @@ export class SessionStream implements AttachedStream {
     if (--this.pauses === 0 && !this.ended) this.call.resume();
   }
 
-  /** Signs the grant's fencing proof for this session's holder, off the event loop. */
-  private proofOf(name: string, token: bigint, owner: string, done: (err: Error | null, proof: string) => void): void {
-    const session = this.session!;
-    const holder = { caller: this.caller, client: session.clientName, session: session.id, owner };
-    this.deps.fencing!.signLater(name, token, holder, done);
+  /** Signs grants' fencing proofs for this session's holders. */
+  private proofs(signer: FencingSigner): GrantProofs {
+    const holder = (owner: string) => {
+      const session = this.session!;
+      return { caller: this.caller, client: session.clientName, session: session.id, owner };
+    };
+    return {
+      later: (name, token, owner, done) => signer.signLater(name, token, holder(owner), done),
+      now: (name, token, owner) => signer.sign(name, token, holder(owner)),
+    };
   }
 
   /** A grant could not be signed: it is never told; the session's holds are left to resume. */

@@ -182,16 +182,18 @@ export class LockTable implements Pick<StoreListener, "grant" | "resync"> {
     session.releasing.add(r.requestId);
     // Keepalives stop renewing it: it is released, or its lease ends, never renewed on and on.
     hold.releasing = true;
-    // The next grant of an exclusive lock takes the following token: the waiter's edge may prepare
-    // that grant (sign its fencing proof) while the release runs, off the hand-off's serial path.
-    const next = hold.count === 1 && !hold.shared ? this.pending.likelyNext(r.name) : undefined;
-    if (next) next.session.tell.expectGrant(next.requestId, r.name, hold.token + 1n, next.owner);
     let unmark: (() => void) | undefined;
     try {
       const claim = { name: r.name, sessionId: session.id, owner: r.owner, token: hold.token };
-      const outcome = await releaseExactlyOnce(this.store, this.resolver, claim, hold.count, () => {
+      const releasing = releaseExactlyOnce(this.store, this.resolver, claim, hold.count, () => {
         unmark = session.markInDoubt(holdKey(r.name, r.owner));
       });
+      // The next grant of an exclusive lock takes the following token: told after the release was
+      // handed to the store, the waiter's edge may prepare that grant (sign its fencing proof) while
+      // the store runs it, off the hand-off's serial path.
+      const next = hold.count === 1 && !hold.shared ? this.pending.likelyNext(r.name) : undefined;
+      if (next) next.session.tell.expectGrant(next.requestId, r.name, hold.token + 1n, next.owner);
+      const outcome = await releasing;
       hold.releasing = false;
       if (outcome.kind !== "released") {
         this.ledger.forget(session, hold);
