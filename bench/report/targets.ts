@@ -225,7 +225,7 @@ export function targetRows(results: BenchResults): TargetRow[] {
       measured: `plain ÷ fencing: ${handOffs} (hand-offs/s), ${ratio(ts.cyclesPerS / fs.cyclesPerS)} (cycles/s); signing adds ${count(signUs)} µs of coordinator CPU per grant (spread, 16 workers)`,
       met: slower <= 1.2,
       heldBy:
-        "one Ed25519 signature per grant (node:crypto sign), the JSON claims and ~420 more bytes in the Acquired message (bench/fencing-sign-cost.ts)",
+        "one Ed25519 signature per grant (node:crypto sign, ahead of a hand-off's grant or on the thread pool), the JSON claims and ~420 more bytes in the Acquired message (bench/fencing-sign-cost.ts)",
     });
   }
   const f = results.fleet;
