@@ -39,7 +39,7 @@ export const USAGE = `Usage: npm run bench [-- options]
                         redlock, etcd)
   --discipline D        hand-off discipline: at-once (release in the same turn as the previous
                         holder's re-acquire), after-turn (one turn later) or both (default)
-  --rounds N            measurement rounds per workload, implementations interleaved (default 2)
+  --rounds N            measurement rounds per workload, implementations interleaved (default 3)
   --measure-ms MS       measurement window per round (default 3000)
   --fleet-sessions N    idle-fleet sessions (default 10000; 0 skips the fleet)
   --fleet-ttl-ms MS     idle-fleet session TTL (default 30000, --quick 15000; a keepalive every TTL/3)
@@ -79,7 +79,7 @@ export function parseOptions(argv: string[], repoRoot: string): BenchOptions {
     shapes: values["no-shapes"] !== true,
     scaleOutOnly,
     only: values.only ? values.only.split(",").map((s) => s.trim()) : [],
-    rounds: int("--rounds", values.rounds, quick ? 1 : 2, 1),
+    rounds: int("--rounds", values.rounds, quick ? 1 : 3, 1),
     warmupMs: quick ? 500 : 1000,
     measureMs: int("--measure-ms", values["measure-ms"], quick ? 1500 : 3000, 100),
     handOffContenders: scaleOutOnly ? [] : [8, 64],
