@@ -59,6 +59,31 @@ function recordWrites(redis: Redis): { writes: string[]; stop(): void } {
   };
 }
 
+/** Every socket write (its text) and read ("read") of `redis` from now on, in the order they happen. */
+function recordTraffic(redis: Redis): { events: string[]; stop(): void } {
+  const writes = recordWrites(redis);
+  const events: string[] = [];
+  const seen = writes.writes;
+  // The writes land in their own list: mirror each into `events` as it is made, beside the reads.
+  const push = seen.push.bind(seen);
+  seen.push = (...items: string[]) => {
+    events.push(...items);
+    return push(...items);
+  };
+  const onRead = () => events.push("read");
+  redis.stream.prependListener("data", onRead);
+  return {
+    events,
+    stop: () => {
+      redis.stream.off("data", onRead);
+      writes.stop();
+    },
+  };
+}
+
+/** Resolves after the end of this turn of the event loop, once the scripts handed over in it were written. */
+const turnEnd = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+
 /** Whether a RESP write holds an argument equal to `arg`. */
 const holds = (write: string, arg: string) => write.includes(`$${arg.length}\r\n${arg}\r\n`);
 
@@ -178,6 +203,93 @@ describe("releases first: the scripts of one turn on one connection (LockScripts
       expect(watch.seen.map((c) => c[0].toLowerCase().replace("evalsha", "eval"))).to.deep.equal(["eval", "ping"]);
     } finally {
       watch.stop();
+    }
+  });
+
+  it("holds an acquire of a lock released in the same turn back until Redis has answered the release", async () => {
+    await acquire(f, "L", { session: "s1" });
+    await acquire(f, "L", { session: "s2", request: "r2" });
+    const traffic = recordTraffic(f.redis);
+    let results: unknown[][];
+    try {
+      // A hand-off released at once: s1 lets go of L and asks for it again in the same turn.
+      results = await Promise.all([
+        release(f, "L", { session: "s1" }),
+        acquire(f, "L", { session: "s1", request: "r1b" }),
+      ]);
+    } finally {
+      traffic.stop();
+    }
+    const { events } = traffic;
+    const releaseAt = events.findIndex((e) => e !== "read" && holds(e, "s1") && !holds(e, "r1b"));
+    const acquireAt = events.findIndex((e) => e !== "read" && holds(e, "r1b"));
+    const answerAt = events.indexOf("read", releaseAt);
+    // Written alone, answered, and only then the acquire: Redis never ran it ahead of the release's reply.
+    expect([releaseAt >= 0, releaseAt < answerAt, answerAt < acquireAt]).to.deep.equal([true, true, true]);
+    const [released, again] = results;
+    expect(released[0]).to.equal(ReleaseCode.Released);
+    expect(released[2]).to.deep.equal(["s2:r2", (released[2] as string[])[1]]);
+    expect(again.slice(0, 2)).to.deep.equal([AcquireCode.Queued, 1]);
+  });
+
+  it("holds a held-back session's later scripts and lock's behind it, and writes other sessions' at once", async () => {
+    await acquire(f, "L", { session: "s1" });
+    await acquire(f, "L", { session: "s2", request: "r2" });
+    const admin = new Redis(f.server.url);
+    const watch = await watchCommands(f.server.url);
+    const recorder = recordWrites(f.redis);
+    try {
+      // Redis holds back every script until UNPAUSE: the release stays unanswered meanwhile.
+      await admin.call("CLIENT", "PAUSE", "60000", "WRITE");
+      const released = release(f, "L", { session: "s1" });
+      const again = acquire(f, "L", { session: "s1", request: "r1b" });
+      await turnEnd();
+      // A later turn: s1 withdraws that acquire, s3 waits on L, s8 takes another lock.
+      const withdrawn = release(f, "L", { session: "s1", request: "r1b" });
+      const queued = acquire(f, "L", { session: "s3", request: "r3" });
+      const other = acquire(f, "N", { session: "s8" });
+      await turnEnd();
+      const before = [...recorder.writes];
+      // writeHandedOver(redis) (before a WAIT) writes the held-back scripts too.
+      expect(before.map((w) => ["s1", "r1b", "r3", "s8"].filter((a) => holds(w, a)))).to.deep.equal([["s1"], ["s8"]]);
+      await admin.call("CLIENT", "UNPAUSE");
+      const [r, a, w, q] = await Promise.all([released, again, withdrawn, queued, other]);
+      await watch.until(5);
+      expect(watch.seen.map(sessionOf)).to.deep.equal(["s1", "s8", "s1", "s1", "s3"]);
+      expect(recorder.writes.slice(2).map((w) => ["r1b", "r3"].filter((x) => holds(w, x)))).to.deep.equal([
+        ["r1b", "r3"],
+      ]);
+      expect([r[0], a[0], w[0], q.slice(0, 2)]).to.deep.equal([
+        ReleaseCode.Released,
+        AcquireCode.Queued,
+        ReleaseCode.Withdrawn,
+        [AcquireCode.Queued, 1],
+      ]);
+    } finally {
+      recorder.stop();
+      watch.stop();
+      await admin.call("CLIENT", "UNPAUSE").catch(() => {});
+      admin.disconnect();
+    }
+  });
+
+  it("writes the scripts held back before a command sent after writeHandedOver", async () => {
+    await acquire(f, "L", { session: "s1" });
+    const admin = new Redis(f.server.url);
+    const recorder = recordWrites(f.redis);
+    try {
+      await admin.call("CLIENT", "PAUSE", "60000", "WRITE");
+      const done = [release(f, "L", { session: "s1" }), acquire(f, "L", { session: "s1", request: "r1b" })];
+      await turnEnd();
+      expect(recorder.writes.some((w) => holds(w, "r1b"))).to.equal(false);
+      writeHandedOver(f.redis);
+      expect(recorder.writes.some((w) => holds(w, "r1b"))).to.equal(true);
+      await admin.call("CLIENT", "UNPAUSE");
+      await Promise.all(done);
+    } finally {
+      recorder.stop();
+      await admin.call("CLIENT", "UNPAUSE").catch(() => {});
+      admin.disconnect();
     }
   });
 });
