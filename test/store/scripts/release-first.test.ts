@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { Redis } from "ioredis";
 import { AcquireCode } from "../../../server/store/redis/scripts/acquire.js";
 import { ReleaseCode } from "../../../server/store/redis/scripts/release.js";
-import { writeHandedOver } from "../../../server/store/redis/scripts/runner/lock-scripts.js";
+import { LockScripts, writeHandedOver } from "../../../server/store/redis/scripts/runner/lock-scripts.js";
 import { acquire, release, useScripts } from "./script-fixture.js";
 
 /** Every command Redis runs from now on, in the order it runs them (MONITOR): its name and arguments. */
@@ -290,6 +290,30 @@ describe("releases first: the scripts of one turn on one connection (LockScripts
       recorder.stop();
       await admin.call("CLIENT", "UNPAUSE").catch(() => {});
       admin.disconnect();
+    }
+  });
+
+  it("holds nothing back with holdBack off (a Cluster master's connection): the acquire goes out in the turn", async () => {
+    const redis = new Redis(f.server.url);
+    const admin = new Redis(f.server.url);
+    const plain = { ...f, redis, scripts: new LockScripts(redis, { holdBack: false }) };
+    await acquire(plain, "L", { session: "s1" });
+    const recorder = recordWrites(redis);
+    try {
+      await admin.call("CLIENT", "PAUSE", "60000", "WRITE");
+      const done = [release(plain, "L", { session: "s1" }), acquire(plain, "L", { session: "s1", request: "r1b" })];
+      await turnEnd();
+      expect(recorder.writes.map((w) => ["s1", "r1b"].filter((a) => holds(w, a)))).to.deep.equal([
+        ["s1"],
+        ["s1", "r1b"],
+      ]);
+      await admin.call("CLIENT", "UNPAUSE");
+      await Promise.all(done);
+    } finally {
+      recorder.stop();
+      await admin.call("CLIENT", "UNPAUSE").catch(() => {});
+      admin.disconnect();
+      redis.disconnect();
     }
   });
 });

@@ -118,7 +118,14 @@ export class LockScripts {
   /** Scripts held back behind releases in Redis (see the class); undefined: none. */
   private held?: HeldBack;
 
-  constructor(private readonly redis: RedisClient) {
+  /**
+   * `holdBack: false` writes every script at the end of its turn (a Cluster master's connection: see
+   * docs/architecture.md, Releases first).
+   */
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly options: { holdBack: boolean } = { holdBack: true },
+  ) {
     byConnection.set(redis, this);
   }
 
@@ -224,7 +231,7 @@ export class LockScripts {
         if (REDIS_FLUSH.hasSubscribers) REDIS_FLUSH.publish({});
         socket.cork();
       }
-      if (socket && i >= releases && this.holdsBack(handed, releases, entry)) {
+      if (socket && i >= releases && this.options.holdBack && this.holdsBack(handed, releases, entry)) {
         held = this.held ??= { entries: [], sessions: new Set(), locks: new Set(), unanswered: 0 };
         LockScripts.holdBack(held, entry);
         continue;
