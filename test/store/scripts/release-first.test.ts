@@ -81,6 +81,22 @@ function recordTraffic(redis: Redis): { events: string[]; stop(): void } {
   };
 }
 
+/**
+ * Runs `body` while Redis holds back every script it is sent (CLIENT PAUSE WRITE, from a connection of
+ * its own); `unpause` lets them run. Unpaused at the end whatever happens.
+ */
+async function whilePaused(url: string, body: (unpause: () => Promise<unknown>) => Promise<void>): Promise<void> {
+  const admin = new Redis(url);
+  const unpause = () => admin.call("CLIENT", "UNPAUSE");
+  try {
+    await admin.call("CLIENT", "PAUSE", "60000", "WRITE");
+    await body(unpause);
+  } finally {
+    await unpause().catch(() => {});
+    admin.disconnect();
+  }
+}
+
 /** Resolves after the end of this turn of the event loop, once the scripts handed over in it were written. */
 const turnEnd = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
@@ -235,84 +251,77 @@ describe("releases first: the scripts of one turn on one connection (LockScripts
   it("holds a held-back session's later scripts and lock's behind it, and writes other sessions' at once", async () => {
     await acquire(f, "L", { session: "s1" });
     await acquire(f, "L", { session: "s2", request: "r2" });
-    const admin = new Redis(f.server.url);
-    const watch = await watchCommands(f.server.url);
     const recorder = recordWrites(f.redis);
+    let watch: Awaited<ReturnType<typeof watchCommands>> | undefined;
     try {
-      // Redis holds back every script until UNPAUSE: the release stays unanswered meanwhile.
-      await admin.call("CLIENT", "PAUSE", "60000", "WRITE");
-      const released = release(f, "L", { session: "s1" });
-      const again = acquire(f, "L", { session: "s1", request: "r1b" });
-      await turnEnd();
-      // A later turn: s1 withdraws that acquire, s3 waits on L, s8 takes another lock.
-      const withdrawn = release(f, "L", { session: "s1", request: "r1b" });
-      const queued = acquire(f, "L", { session: "s3", request: "r3" });
-      const other = acquire(f, "N", { session: "s8" });
-      await turnEnd();
-      const before = [...recorder.writes];
-      // writeHandedOver(redis) (before a WAIT) writes the held-back scripts too.
-      expect(before.map((w) => ["s1", "r1b", "r3", "s8"].filter((a) => holds(w, a)))).to.deep.equal([["s1"], ["s8"]]);
-      await admin.call("CLIENT", "UNPAUSE");
-      const [r, a, w, q] = await Promise.all([released, again, withdrawn, queued, other]);
-      await watch.until(5);
-      expect(watch.seen.map(sessionOf)).to.deep.equal(["s1", "s8", "s1", "s1", "s3"]);
-      expect(recorder.writes.slice(2).map((w) => ["r1b", "r3"].filter((x) => holds(w, x)))).to.deep.equal([
-        ["r1b", "r3"],
-      ]);
-      expect([r[0], a[0], w[0], q.slice(0, 2)]).to.deep.equal([
-        ReleaseCode.Released,
-        AcquireCode.Queued,
-        ReleaseCode.Withdrawn,
-        [AcquireCode.Queued, 1],
-      ]);
+      await whilePaused(f.server.url, async (unpause) => {
+        watch = await watchCommands(f.server.url);
+        const released = release(f, "L", { session: "s1" });
+        const again = acquire(f, "L", { session: "s1", request: "r1b" });
+        await turnEnd();
+        // A later turn: s1 withdraws that acquire, s3 waits on L, s8 takes another lock.
+        const withdrawn = release(f, "L", { session: "s1", request: "r1b" });
+        const queued = acquire(f, "L", { session: "s3", request: "r3" });
+        const other = acquire(f, "N", { session: "s8" });
+        await turnEnd();
+        const before = recorder.writes.map((w) => ["s1", "r1b", "r3", "s8"].filter((a) => holds(w, a)));
+        expect(before).to.deep.equal([["s1"], ["s8"]]);
+        await unpause();
+        const [r, a, w, q] = await Promise.all([released, again, withdrawn, queued, other]);
+        await watch.until(5);
+        expect(watch.seen.map(sessionOf)).to.deep.equal(["s1", "s8", "s1", "s1", "s3"]);
+        expect(recorder.writes.slice(2).map((w) => ["r1b", "r3"].filter((x) => holds(w, x)))).to.deep.equal([
+          ["r1b", "r3"],
+        ]);
+        expect([r[0], a[0], w[0], q.slice(0, 2)]).to.deep.equal([
+          ReleaseCode.Released,
+          AcquireCode.Queued,
+          ReleaseCode.Withdrawn,
+          [AcquireCode.Queued, 1],
+        ]);
+      });
     } finally {
       recorder.stop();
-      watch.stop();
-      await admin.call("CLIENT", "UNPAUSE").catch(() => {});
-      admin.disconnect();
+      watch?.stop();
     }
   });
 
   it("writes the scripts held back before a command sent after writeHandedOver", async () => {
     await acquire(f, "L", { session: "s1" });
-    const admin = new Redis(f.server.url);
     const recorder = recordWrites(f.redis);
     try {
-      await admin.call("CLIENT", "PAUSE", "60000", "WRITE");
-      const done = [release(f, "L", { session: "s1" }), acquire(f, "L", { session: "s1", request: "r1b" })];
-      await turnEnd();
-      expect(recorder.writes.some((w) => holds(w, "r1b"))).to.equal(false);
-      writeHandedOver(f.redis);
-      expect(recorder.writes.some((w) => holds(w, "r1b"))).to.equal(true);
-      await admin.call("CLIENT", "UNPAUSE");
-      await Promise.all(done);
+      await whilePaused(f.server.url, async (unpause) => {
+        const done = [release(f, "L", { session: "s1" }), acquire(f, "L", { session: "s1", request: "r1b" })];
+        await turnEnd();
+        expect(recorder.writes.some((w) => holds(w, "r1b"))).to.equal(false);
+        writeHandedOver(f.redis);
+        expect(recorder.writes.some((w) => holds(w, "r1b"))).to.equal(true);
+        await unpause();
+        await Promise.all(done);
+      });
     } finally {
       recorder.stop();
-      await admin.call("CLIENT", "UNPAUSE").catch(() => {});
-      admin.disconnect();
     }
   });
 
   it("holds nothing back with holdBack off (a Cluster master's connection): the acquire goes out in the turn", async () => {
     const redis = new Redis(f.server.url);
-    const admin = new Redis(f.server.url);
     const plain = { ...f, redis, scripts: new LockScripts(redis, { holdBack: false }) };
     await acquire(plain, "L", { session: "s1" });
     const recorder = recordWrites(redis);
     try {
-      await admin.call("CLIENT", "PAUSE", "60000", "WRITE");
-      const done = [release(plain, "L", { session: "s1" }), acquire(plain, "L", { session: "s1", request: "r1b" })];
-      await turnEnd();
-      expect(recorder.writes.map((w) => ["s1", "r1b"].filter((a) => holds(w, a)))).to.deep.equal([
-        ["s1"],
-        ["s1", "r1b"],
-      ]);
-      await admin.call("CLIENT", "UNPAUSE");
-      await Promise.all(done);
+      await whilePaused(f.server.url, async (unpause) => {
+        const done = [release(plain, "L", { session: "s1" }), acquire(plain, "L", { session: "s1", request: "r1b" })];
+        await turnEnd();
+        expect(recorder.writes.map((w) => ["s1", "r1b"].filter((a) => holds(w, a)))).to.deep.equal([
+          ["s1"],
+          ["s1", "r1b"],
+        ]);
+        await unpause();
+        await Promise.all(done);
+      });
     } finally {
       recorder.stop();
-      await admin.call("CLIENT", "UNPAUSE").catch(() => {});
-      admin.disconnect();
       redis.disconnect();
     }
   });
