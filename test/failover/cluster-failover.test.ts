@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { lockKeys } from "../../server/store/redis/records/lock-keys.js";
 import { checkFailoverLog } from "../harness/check-failover-log.js";
 import { type ClusterFleet, startClusterFleet } from "../harness/cluster-fleet.js";
 import type { ClusterGroup } from "../harness/cluster-group.js";
@@ -37,6 +38,29 @@ describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinato
     await fleet?.stop();
   });
 
+  /**
+   * Logs what the store holds for `names` now (holders, their data, queue and leases; deadlines are
+   * ms on the Redis clock, `redisMs`), stamped with the monotonic clock of the event log.
+   */
+  async function dumpLocks(names: string[], why: string): Promise<void> {
+    const admin = (fleet as ClusterFleet).admin;
+    const at = process.hrtime.bigint();
+    const read = async (name: string) => {
+      const [holders, data, queue, leases] = lockKeys("turnstile", name);
+      const [seconds, micros] = await admin.time();
+      return {
+        name,
+        redisMs: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000),
+        holders: await admin.zrange(holders, "0", "-1", "WITHSCORES"),
+        data: await admin.hgetall(data),
+        queue: await admin.zrange(queue, "0", "-1", "WITHSCORES"),
+        leases: await admin.zrange(leases, "0", "-1", "WITHSCORES"),
+      };
+    };
+    const state = await Promise.all(names.map(read)).catch((err: unknown) => `unreadable (${err})`);
+    console.log(`      ${why}; at ${at} the store holds ${JSON.stringify(state)}`);
+  }
+
   /** The port of the master serving `name`'s slot now. */
   async function ownerPort(name: string): Promise<number> {
     return (await (fleet as ClusterFleet).placeOf(name)).port;
@@ -58,7 +82,12 @@ describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinato
       events.filter((e) => e.ev === "grant" && BigInt(e.at) > at && names.includes(e.name as string));
     const waitForGrants = async (at: bigint, names: string[], what: string) => {
       const giveUpAt = Date.now() + 60_000;
+      let dumpAt: number | undefined = Date.now() + 8_000;
       while (grantsAfter(at, names).length < 3) {
+        if (dumpAt !== undefined && Date.now() > dumpAt) {
+          dumpAt = undefined;
+          await dumpLocks(names, `${what}: no locking for 8 s`);
+        }
         if (Date.now() > giveUpAt) {
           const tail = events.filter((e) => BigInt(e.at) > at).slice(-30);
           throw new Error(
@@ -68,7 +97,9 @@ describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinato
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
-    const faults: { kind: string; at: bigint; killed: number; names: string[]; promotedAt: bigint }[] = [];
+    // `wallMs`: the wall clock at `at`, which the coordinators' logs are stamped with.
+    const faults: { kind: string; at: bigint; wallMs: number; killed: number; names: string[]; promotedAt: bigint }[] =
+      [];
     await waitForGrants(0n, NAMES, "the start");
     // The kinds interleaved: freezes spread among the kills.
     const mix = [
@@ -85,9 +116,9 @@ describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinato
       const victim = await ownerPort(NAMES[k % NAMES.length]);
       const owners = await Promise.all(NAMES.map(ownerPort));
       const names = NAMES.filter((_n, i) => owners[i] === victim);
-      const at = process.hrtime.bigint();
+      const [at, wallMs] = [process.hrtime.bigint(), Date.now()];
       const { promotedAt } = await (kind === "freeze" ? group.freezeMaster(victim) : group.killMaster(victim));
-      faults.push({ kind, at, killed: victim, names, promotedAt });
+      faults.push({ kind, at, wallMs, killed: victim, names, promotedAt });
     }
     const last = faults.at(-1);
     if (last) await waitForGrants(last.at, last.names, "the last fault");
@@ -116,6 +147,8 @@ describe("failover: Redis Cluster of 3 masters with a replica each, 2 coordinato
         `after each freeze: ${resumesOf("freeze").join(", ")})`,
     );
     expect(faults.length).to.equal(KILLS + FREEZES);
+    // Every session kept renewing (a failover takes a few seconds, a lease 15): a waiter told EXPIRED was forgotten.
+    expect(report.failures.get("expired") ?? 0, "acquires answered EXPIRED").to.equal(0);
     for (const [i, r] of resumes.entries())
       expect(
         r,

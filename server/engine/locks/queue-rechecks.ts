@@ -11,7 +11,7 @@ import type { HoldLedger } from "./hold-ledger.js";
  * The timers of the lock table: a name this coordinator's acquires queue for is re-checked in the
  * store when its earliest lease ends (the store names the time), when a renewal or revocation asks
  * for it, and after the store's events may have been missed. A re-check grants what the store
- * grants and fails the acquires whose queue entry expired.
+ * grants and fails the acquires answered Queued whose queue entry expired.
  */
 export class QueueRechecks {
   private readonly timers = new RecheckScheduler((name) => void this.recheck(name));
@@ -53,7 +53,9 @@ export class QueueRechecks {
         const p = waiting[i];
         if (status.kind === "granted")
           this.grant({ name, sessionId: p.session.id, requestId: p.requestId, token: status.token });
-        if (status.kind === "gone" && !p.done) {
+        // Gone is an expiry only for an acquire answered Queued. One still being decided (its script
+        // not run yet, or run again after an unknown outcome) is not in the queue yet: its own answer decides.
+        if (status.kind === "gone" && p.queued && !p.done) {
           this.pending.finish(p);
           this.ledger.acquireFailed("expired");
           const why = "acquire: the queue entry's lease ran out (keepalives did not arrive in time)";
