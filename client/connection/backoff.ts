@@ -6,12 +6,12 @@ export interface BackoffOptions {
   baseMs?: number;
   /** Growth of the upper bound per failed attempt; default 2. */
   factor?: number;
-  /** Cap of the upper bound in ms; default 2000. */
+  /** Cap of the upper bound in ms; default 1000. */
   maxMs?: number;
 }
 
 /** The defaults of BackoffOptions. */
-export const DEFAULT_BACKOFF: Required<BackoffOptions> = { baseMs: 50, factor: 2, maxMs: 2000 };
+export const DEFAULT_BACKOFF: Required<BackoffOptions> = { baseMs: 50, factor: 2, maxMs: 1000 };
 
 /**
  * Delays between reconnect attempts: the n-th delay (from 0) is uniform in

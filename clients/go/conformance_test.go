@@ -65,8 +65,8 @@ func checkConstants(t *testing.T, file string) {
 		"answerGraceMs":         ms(turnstile.AnswerGraceForTest),
 		"resumeBackoff.firstMs": ms(turnstile.FirstBackoffForTest),
 		"resumeBackoff.maxMs":   ms(turnstile.MaxBackoffForTest),
-		"watchBackoff.firstMs":  ms(turnstile.FirstBackoffForTest),
-		"watchBackoff.maxMs":    ms(turnstile.MaxBackoffForTest),
+		"watchBackoff.firstMs":  ms(turnstile.FirstWatchBackoffForTest),
+		"watchBackoff.maxMs":    ms(turnstile.MaxWatchBackoffForTest),
 	}
 	want := map[string]int64{
 		"leaseMargin.capMs":     shared.LeaseMargin.CapMs,

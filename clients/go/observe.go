@@ -11,6 +11,12 @@ import (
 	pb "github.com/turnstile-locks/turnstile/clients/go/gen/turnstile/v1"
 )
 
+// The backoff between failed watches of Observe (the shared constants: test/conformance/constants.json).
+const (
+	firstWatchBackoff = 100 * time.Millisecond
+	maxWatchBackoff   = 2 * time.Second
+)
+
 // Observe streams the election's leader: the leader now, then every change — a new leader, a new
 // value, or nil when nobody leads. It watches again (on the next address, with backoff) when a
 // stream breaks; leaders that came and went meanwhile are skipped, never invented. The channel is
@@ -35,7 +41,7 @@ func (e *Election) Observe(ctx context.Context) <-chan *Leader {
 func (e *Election) observe(ctx context.Context, out chan<- *Leader) {
 	var last *Leader
 	sent := false
-	backoff := firstBackoff
+	backoff := firstWatchBackoff
 	for address := 0; ; address = (address + 1) % len(e.client.stubs) {
 		stream, err := e.client.stubs[address].Watch(ctx, &pb.WatchRequest{Name: e.name})
 		holders := map[holdKey]*pb.Holder{}
@@ -44,7 +50,7 @@ func (e *Election) observe(ctx context.Context, out chan<- *Leader) {
 			if msg, err = stream.Recv(); err != nil {
 				break
 			}
-			backoff = firstBackoff
+			backoff = firstWatchBackoff
 			applyWatch(holders, msg)
 			leader := leaderOf(holderList(holders))
 			if sent && sameLeader(last, leader) {
@@ -67,7 +73,7 @@ func (e *Election) observe(ctx context.Context, out chan<- *Leader) {
 			return
 		case <-timer.C:
 		}
-		backoff = min(backoff*2, maxBackoff)
+		backoff = min(backoff*2, maxWatchBackoff)
 	}
 }
 

@@ -3,10 +3,10 @@ import { Backoff } from "../../client/connection/backoff.js";
 import { TurnstileError } from "../../client/turnstile-error.js";
 
 describe("Backoff", () => {
-  it("doubles the ceiling from 50 ms up to the 2 s cap by default", () => {
+  it("doubles the ceiling from 50 ms up to the 1 s cap by default", () => {
     const backoff = new Backoff({}, () => 1);
     const delays = Array.from({ length: 8 }, () => backoff.nextDelayMs());
-    expect(delays).to.deep.equal([50, 100, 200, 400, 800, 1600, 2000, 2000]);
+    expect(delays).to.deep.equal([50, 100, 200, 400, 800, 1000, 1000, 1000]);
     expect(backoff.attempt).to.equal(8);
   });
 
