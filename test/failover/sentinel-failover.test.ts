@@ -168,6 +168,8 @@ describe("failover: 3 redis-server + 3 Sentinels, 2 coordinators, 6 clients; the
     expect(count("freeze")).to.be.at.least(FREEZES);
     // Every session kept renewing (a failover takes seconds, a lease 15): a waiter told EXPIRED was forgotten.
     expect(report.failures.get("expired") ?? 0, "acquires answered EXPIRED").to.equal(0);
+    // A lull of most of a lease is a lock held by a request nobody waits for any more (its lease must run out).
+    expect(longestLullMs, "the longest lull before a fault, ms").to.be.below(TTL_MS / 2);
     for (const [i, r] of resumes.entries()) {
       expect(r, `resume after fault ${i} (${faults[i].kind}), ms after the new master was named`).to.be.within(
         0,
