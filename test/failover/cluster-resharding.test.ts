@@ -89,10 +89,10 @@ describe("resharding under load: a Redis Cluster of 3 masters with a replica eac
   }
 
   /**
-   * Waits until every node agrees on who serves every slot and none is open. A move bumps its target's
-   * config epoch; two bumps on different nodes before either is known may collide, and the collision
-   * can leave a moved slot claimed by nobody (seen once: "Not all 16384 slots are covered" for good).
-   * So each move starts from a cluster that agrees, as redis-cli's own reshard does.
+   * Waits until every node agrees on who serves every slot and none is open, so each move starts from a
+   * cluster that agrees, as redis-cli's own reshard does. Without it a run once ended with a slot served
+   * by no node ("Not all 16384 slots are covered" for good), likely two moves' config-epoch bumps on
+   * different nodes colliding (unconfirmed).
    */
   function agreed(port: number): Promise<void> {
     return clusterCli(["check", `127.0.0.1:${port}`], "check", true);
