@@ -12,7 +12,9 @@ import { type BenchEtcd, etcdVersion, startEtcd } from "./env/etcd-server.js";
 import { machineInfo } from "./env/machine-info.js";
 import { startMtlsCoordinator } from "./env/mtls-coordinator.js";
 import { type ReplicatedRedis, startReplicatedRedis } from "./env/replicated-redis.js";
+import { type FloorLockProcess, startFloorLock } from "./floor-lock/floor-lock-process.js";
 import { etcdLockImpl } from "./impls/etcd-lock-impl.js";
+import { floorLockImpl } from "./impls/floor-lock-impl.js";
 import type { LockImpl } from "./impls/lock-impl.js";
 import { redisSemaphoreImpl } from "./impls/redis-semaphore-impl.js";
 import { redlockImpl } from "./impls/redlock-impl.js";
@@ -66,6 +68,7 @@ async function main(argv: string[]): Promise<number> {
   let replicated: { redis: ReplicatedRedis; coordinator: BenchCoordinator } | undefined;
   let mtls: { coordinator: BenchCoordinator; tls: TlsOptions } | undefined;
   let fencing: { coordinator: BenchCoordinator; keyDir: string } | undefined;
+  let floor: FloorLockProcess | undefined;
   try {
     if (!options.only.length || options.only.includes("turnstile-replicated")) {
       // Majority of 3 nodes: the master and 1 of its 2 replicas hold every write before it is told.
@@ -84,6 +87,7 @@ async function main(argv: string[]): Promise<number> {
       writeFileSync(keyFile, generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }));
       fencing = { keyDir, coordinator: await startCoordinator(redis.url, undefined, ["--fencing-key", keyFile]) };
     }
+    if (!options.only.length || options.only.includes("floor")) floor = await startFloorLock(redis.url);
     const machine = await machineInfo(counter, etcdV);
     const all: LockImpl[] = [
       turnstileImpl(coordinator.address),
@@ -91,6 +95,7 @@ async function main(argv: string[]): Promise<number> {
       ...(embedded ? [turnstileImpl(embedded.address, "embedded")] : []),
       ...(mtls ? [turnstileImpl(mtls.coordinator.address, "mtls", mtls.tls)] : []),
       ...(fencing ? [turnstileImpl(fencing.coordinator.address, "fencing")] : []),
+      ...(floor ? [floorLockImpl(floor.address)] : []),
       spinLockImpl(redis.url),
       redisSemaphoreImpl(redis.url),
       redlockImpl(redis.url),
@@ -104,6 +109,7 @@ async function main(argv: string[]): Promise<number> {
       "turnstile-replicated": replicated?.coordinator.pid,
       "turnstile-mtls": mtls?.coordinator.pid,
       "turnstile-fencing": fencing?.coordinator.pid,
+      floor: floor?.pid,
       etcd: etcd?.process.pid,
     };
     const progress = new Progress(0);
@@ -140,6 +146,7 @@ async function main(argv: string[]): Promise<number> {
     await mtls?.coordinator.stop();
     await fencing?.coordinator.stop();
     if (fencing) rmSync(fencing.keyDir, { recursive: true, force: true });
+    await floor?.stop();
     await etcd?.stop();
     await redis.stop();
   }

@@ -76,6 +76,18 @@ export function writeBenchmarksMd(input: ReportInput): string {
           "  Its difference to the *Turnstile* row is the cost of one Ed25519 signature per grant.",
         ]
       : []),
+    ...(impls.some((i) => i.id === "floor")
+      ? [
+          "- *Floor lock* (`bench/floor-lock/`) is not a lock to run but a bound: the least work a coordinator of",
+          "  Turnstile's shape can do on this machine. It is a grpc-js server in its own process (run by tsx) with one",
+          "  bidi stream per client carrying raw bytes (no protobuf, validation, sessions, leases, fencing tokens,",
+          "  Queued answers or events), a FIFO queue per name in its memory, and one EVALSHA of a trivial two-call",
+          "  script per request before it answers, as a coordinator that keeps its state in Redis must; a release's",
+          "  grant is written to the next waiter before the release's own answer. Its rows say what a hand-off and a",
+          "  cycle cost through one coordinator hop here, so the targets table shows, for each target, whether that",
+          "  floor itself meets it.",
+        ]
+      : []),
     `- Each workload size runs ${options.rounds} round(s) of ${options.measureMs / 1000} s (after ${options.warmupMs / 1000} s warm-up) per`,
     "  implementation, implementations interleaved and the order reversed every other round; rounds are pooled.",
     "- Redis commands per cycle: *sent* counts the commands clients (or the coordinator) send over the wire",

@@ -1,6 +1,7 @@
 import type { BenchResults } from "../run-plan.js";
 import { DISCIPLINE_TEXT } from "../workloads/hand-off.js";
 import { busyCores, totalCpuUs } from "./cpu-per-cycle.js";
+import { floorLockParagraph } from "./floor-lock-paragraph.js";
 import { count, ms, usPer } from "./format.js";
 import { handOffRedisHop, spreadRedisHop } from "./redis-hop.js";
 import { GAP_FLOOR_RATIO } from "./targets.js";
@@ -75,6 +76,7 @@ export function limitsSection(results: BenchResults): string {
       "",
     );
   }
+  out.push(...floorLockParagraph(results));
   const s16 = results.spread.find((s) => s.workers === 16)?.results ?? [];
   const ts = s16.find((r) => r.impl === "turnstile");
   const sem = s16.find((r) => r.impl === "redis-semaphore");

@@ -67,6 +67,7 @@ function mergeRedis(all: RedisDelta[]): RedisDelta {
   return {
     commands: sum(all.map((d) => d.commands)),
     wireCommands: sum(all.map((d) => d.wireCommands)),
+    wireUsec: sum(all.map((d) => d.wireUsec)),
     cpuSeconds: sum(all.map((d) => d.cpuSeconds)),
     calls,
   };

@@ -17,7 +17,10 @@ export const counters = (server: number | undefined, client: number, redis?: num
   seconds: 1,
   serverCpuSeconds: server,
   clientCpuSeconds: client,
-  redis: redis === undefined ? undefined : { commands: 0, wireCommands: 0, cpuSeconds: redis, calls: new Map() },
+  redis:
+    redis === undefined
+      ? undefined
+      : { commands: 0, wireCommands: 0, wireUsec: 0, cpuSeconds: redis, calls: new Map() },
 });
 
 /** A hand-off result with 8 contenders over a 1 s window (after-turn unless `discipline` says). */

@@ -7,6 +7,7 @@ import {
   legsAboveFloor,
   worstHandOff,
 } from "../../bench/report/anatomy-section.js";
+import { limitsSection } from "../../bench/report/limits-section.js";
 import { targetRows, targetTable } from "../../bench/report/targets.js";
 import { counters, handOff, latency, onRedis, spread } from "./bench-result-fixtures.js";
 
@@ -170,6 +171,60 @@ describe("bench targets and the anatomy's pointers", () => {
     // The at-once gap's pointer is its own chain's leg (300 µs on the flush), the after-turn one's its own (100 µs).
     expect(gaps[0].heldBy).to.match(/, 300 µs median/);
     expect(gaps[1].heldBy).to.match(/, 100 µs median/);
+  });
+
+  it("judges the floor lock by each target's own rule, beside Turnstile, when it ran", () => {
+    const results = {
+      handOff: [
+        {
+          contenders: 8,
+          discipline: "after-turn" as const,
+          results: [
+            onRedis,
+            // The floor lock: 4,000/s, a 0.2 ms gap, 100 µs of server CPU per hand-off.
+            handOff("floor", latency(0.2, 0.2, 0.5), 4000, counters(0.4, 0.4, 0.2)),
+            handOff("spin", latency(1, 1, 2), 1000, counters(undefined, 0.1, 0.1)),
+          ],
+        },
+      ],
+      spread: [
+        {
+          workers: 16,
+          results: [
+            spread("turnstile", 2000, counters(0.5, 0.2, 0.1)),
+            // 4,000 cycles/s: 0.4× the spin lock, so the floor lock itself misses the 0.5× target.
+            spread("floor", 4000, counters(0.2, 0.1, 0.05)),
+            spread("spin", 10000, counters(undefined, 0.1)),
+          ],
+        },
+      ],
+      anatomy,
+    };
+    const rows = targetRows(results);
+    const gap = rows.find((r) => r.target.includes("gap mean"));
+    expect(gap?.floor).to.equal("0.200 ms = 1.00× the echo floor: meets it; Turnstile's gap is 2.50× the floor lock's");
+    expect(rows.find((r) => r.target.includes("1.8× the spin lock"))?.floor).to.equal(
+      "4.00× (4,000 vs 1,000) after a turn: meets it",
+    );
+    expect(rows.find((r) => r.target.includes("0.5× the spin lock"))?.floor).to.equal(
+      "0.40× (4,000 vs 10,000): misses it",
+    );
+    expect(rows.find((r) => r.target.includes("250 µs per hand-off"))?.floor).to.equal("100 µs after a turn: meets it");
+    expect(rows.find((r) => r.target.includes("80 µs per uncontended cycle"))?.floor).to.equal("50 µs: meets it");
+    // The client CPU target pairs each implementation's hand-off with its own spread row.
+    expect(rows.find((r) => r.target.includes("client CPU"))?.floor).to.equal("100 µs; 25 µs after a turn: misses it");
+    const table = targetTable(rows);
+    expect(table.split("\n")[0]).to.equal(
+      "| target | this run | | the floor lock, same run (bench/floor-lock) | held by (where missed) |",
+    );
+    // Without the floor lock the table keeps its four columns.
+    const without = targetTable(targetRows({ ...results, handOff: [], spread: [] }));
+    expect(without.split("\n")[0]).to.equal("| target | this run | | held by (where missed) |");
+    const limits = limitsSection(results);
+    expect(limits).to.match(
+      /\*\*Against the floor lock\.\*\*[^\n]*Hand-off, 8 contenders, released after a turn: the floor lock handed off 4,000\/s with a gap mean of 200 µs, Turnstile 2,000\/s \(0\.50×\) with 500 µs; per hand-off the coordinator 100 against 100 µs of CPU/,
+    );
+    expect(limits).to.match(/Spread, 16 workers: the floor lock ran 4,000 cycles\/s, Turnstile 2,000 \(0\.50×\)/);
   });
 
   it("says where the at-once discipline's extra time goes, leg by leg", () => {

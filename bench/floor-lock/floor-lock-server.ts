@@ -1,0 +1,85 @@
+// The floor under any FIFO lock whose grant is pushed, as a server:
+// `node --import tsx bench/floor-lock/floor-lock-server.ts REDIS_URL`.
+// The least work a coordinator can do and still be one: grpc-js on raw bytes (no protobuf, no
+// validation, no sessions, leases, tokens or Queued answers), a FIFO queue per name in this process's
+// memory, and one EVALSHA of the echo floor's trivial script per request before it is answered, as a
+// coordinator that keeps its state in Redis must (docs/architecture.md). A release's grant is written
+// to the next waiter before the release's own answer (releases first). It is not a lock anyone should
+// run: it loses everything on a restart and trusts every byte. Prints "listening PORT"; exits on SIGTERM.
+import { Server, ServerCredentials, type ServerDuplexStream } from "@grpc/grpc-js";
+import { Redis } from "ioredis";
+import { TRIVIAL_SCRIPT } from "../anatomy/floors.js";
+import { FLOOR_LOCK_PATH, GRANTED, OP_ACQUIRE, OP_RELEASE, RELEASED } from "./floor-lock-wire.js";
+
+type Call = ServerDuplexStream<Buffer, Buffer>;
+const identity = (b: Buffer) => b;
+const method = (path: string) => ({
+  path,
+  requestStream: true,
+  responseStream: true,
+  requestSerialize: identity,
+  requestDeserialize: identity,
+  responseSerialize: identity,
+  responseDeserialize: identity,
+});
+
+/** One held name's holder and its waiters in order of arrival. */
+interface FloorLock {
+  holder: Call | undefined;
+  waiters: Call[];
+}
+
+const redis = new Redis(process.argv[2] ?? "redis://127.0.0.1:6379");
+const sha = (await redis.script("LOAD", TRIVIAL_SCRIPT)) as string;
+const locks = new Map<string, FloorLock>();
+
+/** The lock passes to the longest waiter, or is dropped when nobody waits. */
+function handOn(name: string, lock: FloorLock): void {
+  lock.holder = lock.waiters.shift();
+  if (lock.holder) lock.holder.write(GRANTED);
+  else locks.delete(name);
+}
+
+function session(call: Call): void {
+  call.on("data", (m: Buffer) => {
+    const name = m.toString("latin1", 1);
+    const op = m[0];
+    // Redis answers in the order it was asked, so acquires and releases take effect in arrival order.
+    redis.evalsha(sha, 1, `floor:${name}`, "v").then(
+      () => {
+        const lock = locks.get(name);
+        if (op === OP_ACQUIRE && !lock) {
+          locks.set(name, { holder: call, waiters: [] });
+          call.write(GRANTED);
+        } else if (op === OP_ACQUIRE && lock) {
+          // A lock in the map has a holder: handOn drops the name when nobody waits.
+          lock.waiters.push(call);
+        } else if (op === OP_RELEASE && lock?.holder === call) {
+          handOn(name, lock);
+          call.write(RELEASED);
+        }
+      },
+      (err) => call.destroy(err as Error),
+    );
+  });
+  // A session that goes away lets go of what it holds and leaves every queue.
+  call.on("close", () => {
+    for (const [name, lock] of locks) {
+      lock.waiters = lock.waiters.filter((w) => w !== call);
+      if (lock.holder === call) handOn(name, lock);
+    }
+  });
+  call.on("end", () => call.end());
+  call.on("error", () => {});
+}
+
+const server = new Server();
+server.addService({ lock: method(FLOOR_LOCK_PATH) }, { lock: session });
+server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, port) => {
+  if (err) throw err;
+  process.stdout.write(`listening ${port}\n`);
+});
+process.once("SIGTERM", () => {
+  server.forceShutdown();
+  redis.disconnect();
+});
