@@ -5,20 +5,10 @@
 // sent, script answered, about to write. Cpu (unary) answers this process's CPU time so far (µs,
 // BigUint64: user + system), so the floors can say what a trip costs the server. Prints "listening
 // PORT"; exits on SIGTERM.
-import { Server, ServerCredentials, type ServerDuplexStream } from "@grpc/grpc-js";
+import { Server, type ServerDuplexStream } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
+import { listenOnFreePort, rawBidiMethod } from "../env/raw-bytes-server.js";
 import { TRIVIAL_SCRIPT } from "./floors.js";
-
-const identity = (b: Buffer) => b;
-const method = (path: string) => ({
-  path,
-  requestStream: true,
-  responseStream: true,
-  requestSerialize: identity,
-  requestDeserialize: identity,
-  responseSerialize: identity,
-  responseDeserialize: identity,
-});
 
 /** The message with the four timestamps appended. */
 function stamped(message: Buffer, read: bigint, sent: bigint, answered: bigint): Buffer {
@@ -37,9 +27,9 @@ const server = new Server();
 type Call = ServerDuplexStream<Buffer, Buffer>;
 server.addService(
   {
-    echo: method("/bench.Echo/Echo"),
-    echoEval: method("/bench.Echo/EchoEval"),
-    cpu: { ...method("/bench.Echo/Cpu"), requestStream: false, responseStream: false },
+    echo: rawBidiMethod("/bench.Echo/Echo"),
+    echoEval: rawBidiMethod("/bench.Echo/EchoEval"),
+    cpu: { ...rawBidiMethod("/bench.Echo/Cpu"), requestStream: false, responseStream: false },
   },
   {
     cpu(_call: unknown, callback: (err: null, reply: Buffer) => void) {
@@ -67,11 +57,4 @@ server.addService(
     },
   },
 );
-server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, port) => {
-  if (err) throw err;
-  process.stdout.write(`listening ${port}\n`);
-});
-process.once("SIGTERM", () => {
-  server.forceShutdown();
-  redis.disconnect();
-});
+listenOnFreePort(server, redis);

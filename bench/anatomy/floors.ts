@@ -3,14 +3,12 @@ import { fileURLToPath } from "node:url";
 import { Client, type ClientDuplexStream, credentials } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { waitForOutput } from "../../test/harness/wait-for-output.js";
+import { rawBytes } from "../env/raw-bytes-server.js";
 import { type LatencySummary, summarize } from "../stats.js";
 
 const SERVER = fileURLToPath(new URL("./echo-server.ts", import.meta.url));
 /** The script of the EVALSHA floors, as small as a useful script gets: one write, one read. */
 export const TRIVIAL_SCRIPT = "redis.call('SET', KEYS[1], ARGV[1]) return redis.call('GET', KEYS[1])";
-
-/** Raw bytes both ways: the echo server's methods take no protobuf. */
-const identity = (b: Buffer) => b;
 
 /** About the size of an acquire or release message on the wire. */
 const PAYLOAD_BYTES = 96;
@@ -95,7 +93,7 @@ function ownCpuUs(): number {
 /** The echo server's CPU time so far, µs (its Cpu method). */
 function serverCpuUs(client: Client): Promise<number> {
   return new Promise((resolve, reject) =>
-    client.makeUnaryRequest("/bench.Echo/Cpu", identity, identity, Buffer.alloc(0), (err, reply) =>
+    client.makeUnaryRequest("/bench.Echo/Cpu", rawBytes, rawBytes, Buffer.alloc(0), (err, reply) =>
       err || !reply ? reject(err ?? new Error("no reply")) : resolve(Number(reply.readBigUInt64LE(0))),
     ),
   );
@@ -108,7 +106,7 @@ async function busyTripsCpu(client: Client, path: string, count: number): Promis
   const run = (trips: number) =>
     Promise.all(
       Array.from({ length: BUSY_STREAMS }, async () => {
-        const call: ClientDuplexStream<Buffer, Buffer> = client.makeBidiStreamRequest(path, identity, identity);
+        const call: ClientDuplexStream<Buffer, Buffer> = client.makeBidiStreamRequest(path, rawBytes, rawBytes);
         call.on("error", () => {});
         let next: (() => void) | undefined;
         call.on("data", () => next?.());
@@ -132,7 +130,7 @@ async function busyTripsCpu(client: Client, path: string, count: number): Promis
 }
 
 async function echoTrips(client: Client, path: string, count: number): Promise<EchoLegs> {
-  const call: ClientDuplexStream<Buffer, Buffer> = client.makeBidiStreamRequest(path, identity, identity);
+  const call: ClientDuplexStream<Buffer, Buffer> = client.makeBidiStreamRequest(path, rawBytes, rawBytes);
   let next: ((reply: Buffer) => void) | undefined;
   call.on("data", (reply: Buffer) => next?.(reply));
   call.on("error", () => {});

@@ -1,27 +1,18 @@
-// The floor under any FIFO lock whose grant is pushed, as a server:
-// `node --import tsx bench/floor-lock/floor-lock-server.ts REDIS_URL`.
-// The least work a coordinator can do and still be one: grpc-js on raw bytes (no protobuf, no
-// validation, no sessions, leases, tokens or Queued answers), a FIFO queue per name in this process's
-// memory, and one EVALSHA of the echo floor's trivial script per request before it is answered, as a
-// coordinator that keeps its state in Redis must (docs/architecture.md). A release's grant is written
-// to the next waiter before the release's own answer (releases first). It is not a lock anyone should
-// run: it loses everything on a restart and trusts every byte. Prints "listening PORT"; exits on SIGTERM.
-import { Server, ServerCredentials, type ServerDuplexStream } from "@grpc/grpc-js";
+// The floor lock's server: `node --import tsx bench/floor-lock/floor-lock-server.ts REDIS_URL`.
+// A floor under any FIFO lock coordinator of Turnstile's shape (Node, grpc-js, its state in Redis, the
+// grant pushed): the least work such a coordinator does. grpc-js on raw bytes (no protobuf, validation,
+// sessions, leases, tokens, Queued answers or events), a FIFO queue per name in this process's memory,
+// and one EVALSHA of the echo floor's trivial script per request before it takes effect, where a
+// coordinator that keeps its state in Redis runs its script. A release's grant is written to the next
+// waiter before the release's own answer (releases first). Not a lock to run: it forgets everything on a
+// restart and trusts every byte. Prints "listening PORT"; exits on SIGTERM.
+import { Server, type ServerDuplexStream } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { TRIVIAL_SCRIPT } from "../anatomy/floors.js";
+import { listenOnFreePort, rawBidiMethod } from "../env/raw-bytes-server.js";
 import { FLOOR_LOCK_PATH, GRANTED, OP_ACQUIRE, OP_RELEASE, RELEASED } from "./floor-lock-wire.js";
 
 type Call = ServerDuplexStream<Buffer, Buffer>;
-const identity = (b: Buffer) => b;
-const method = (path: string) => ({
-  path,
-  requestStream: true,
-  responseStream: true,
-  requestSerialize: identity,
-  requestDeserialize: identity,
-  responseSerialize: identity,
-  responseDeserialize: identity,
-});
 
 /** One held name's holder and its waiters in order of arrival. */
 interface FloorLock {
@@ -74,12 +65,5 @@ function session(call: Call): void {
 }
 
 const server = new Server();
-server.addService({ lock: method(FLOOR_LOCK_PATH) }, { lock: session });
-server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, port) => {
-  if (err) throw err;
-  process.stdout.write(`listening ${port}\n`);
-});
-process.once("SIGTERM", () => {
-  server.forceShutdown();
-  redis.disconnect();
-});
+server.addService({ lock: rawBidiMethod(FLOOR_LOCK_PATH) }, { lock: session });
+listenOnFreePort(server, redis);

@@ -1,9 +1,8 @@
 import { Client, type ClientDuplexStream, credentials } from "@grpc/grpc-js";
 import { packageVersion } from "../env/package-version.js";
+import { rawBytes } from "../env/raw-bytes-server.js";
 import { FLOOR_LOCK_PATH, floorRequest, GRANTED, OP_ACQUIRE, OP_RELEASE } from "../floor-lock/floor-lock-wire.js";
 import type { LockImpl } from "./lock-impl.js";
-
-const identity = (b: Buffer) => b;
 
 /**
  * The floor lock (bench/floor-lock/floor-lock-server.ts): the least a FIFO lock with a pushed grant and
@@ -21,8 +20,8 @@ export function floorLockImpl(address: string): LockImpl {
       const client = new Client(address, credentials.createInsecure());
       const call: ClientDuplexStream<Buffer, Buffer> = client.makeBidiStreamRequest(
         FLOOR_LOCK_PATH,
-        identity,
-        identity,
+        rawBytes,
+        rawBytes,
       );
       const acquires: (() => void)[] = [];
       const releases: (() => void)[] = [];
