@@ -69,6 +69,7 @@ async function main(argv: string[]): Promise<number> {
   let mtls: { coordinator: BenchCoordinator; tls: TlsOptions } | undefined;
   let fencing: { coordinator: BenchCoordinator; keyDir: string } | undefined;
   let floor: FloorLockProcess | undefined;
+  let floorQueued: FloorLockProcess | undefined;
   try {
     if (!options.only.length || options.only.includes("turnstile-replicated")) {
       // Majority of 3 nodes: the master and 1 of its 2 replicas hold every write before it is told.
@@ -88,6 +89,8 @@ async function main(argv: string[]): Promise<number> {
       fencing = { keyDir, coordinator: await startCoordinator(redis.url, undefined, ["--fencing-key", keyFile]) };
     }
     if (!options.only.length || options.only.includes("floor")) floor = await startFloorLock(redis.url);
+    if (!options.only.length || options.only.includes("floor-queued"))
+      floorQueued = await startFloorLock(redis.url, true);
     const machine = await machineInfo(counter, etcdV);
     const all: LockImpl[] = [
       turnstileImpl(coordinator.address),
@@ -96,6 +99,7 @@ async function main(argv: string[]): Promise<number> {
       ...(mtls ? [turnstileImpl(mtls.coordinator.address, "mtls", mtls.tls)] : []),
       ...(fencing ? [turnstileImpl(fencing.coordinator.address, "fencing")] : []),
       ...(floor ? [floorLockImpl(floor.address)] : []),
+      ...(floorQueued ? [floorLockImpl(floorQueued.address, true)] : []),
       spinLockImpl(redis.url),
       redisSemaphoreImpl(redis.url),
       redlockImpl(redis.url),
@@ -110,6 +114,7 @@ async function main(argv: string[]): Promise<number> {
       "turnstile-mtls": mtls?.coordinator.pid,
       "turnstile-fencing": fencing?.coordinator.pid,
       floor: floor?.pid,
+      "floor-queued": floorQueued?.pid,
       etcd: etcd?.process.pid,
     };
     const progress = new Progress(0);
@@ -147,6 +152,7 @@ async function main(argv: string[]): Promise<number> {
     await fencing?.coordinator.stop();
     if (fencing) rmSync(fencing.keyDir, { recursive: true, force: true });
     await floor?.stop();
+    await floorQueued?.stop();
     await etcd?.stop();
     await redis.stop();
   }

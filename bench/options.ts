@@ -35,8 +35,8 @@ export const USAGE = `Usage: npm run bench [-- options]
   --no-shapes           leave out contenders in their own processes, the Redisson rows and the scale-outs
   --scale-out-only      run only the scale-outs over 1, 2 and 4 coordinators (one Redis; a Cluster of 3 masters)
   --only ID,ID          run only these implementations (turnstile, turnstile-replicated,
-                        turnstile-embedded, turnstile-mtls, turnstile-fencing, floor, spin,
-                        redis-semaphore, redlock, etcd)
+                        turnstile-embedded, turnstile-mtls, turnstile-fencing, floor,
+                        floor-queued, spin, redis-semaphore, redlock, etcd)
   --discipline D        hand-off discipline: at-once (release in the same turn as the previous
                         holder's re-acquire), after-turn (one turn later) or both (default)
   --rounds N            measurement rounds per workload, implementations interleaved (default 3)

@@ -11,9 +11,13 @@ export interface FloorLockProcess {
   stop(): Promise<void>;
 }
 
-/** Starts the floor lock server (floor-lock-server.ts) on `redisUrl` in its own process. */
-export async function startFloorLock(redisUrl: string): Promise<FloorLockProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", SERVER, redisUrl], { stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Starts the floor lock server (floor-lock-server.ts) on `redisUrl` in its own process; with `queued` it
+ * answers each waiting acquire with Queued, as Turnstile does.
+ */
+export async function startFloorLock(redisUrl: string, queued = false): Promise<FloorLockProcess> {
+  const args = ["--import", "tsx", SERVER, redisUrl, ...(queued ? ["--queued"] : [])];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   try {
     const port = (await waitForOutput(child, /listening (\d+)/, 15_000))[1];

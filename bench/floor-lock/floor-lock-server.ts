@@ -5,12 +5,13 @@
 // and one EVALSHA of the echo floor's trivial script per request before it takes effect, where a
 // coordinator that keeps its state in Redis runs its script. A release's grant is written to the next
 // waiter before the release's own answer (releases first). Not a lock to run: it forgets everything on a
-// restart and trusts every byte. Prints "listening PORT"; exits on SIGTERM.
+// restart and trusts every byte. With --queued after the URL it also answers a waiting acquire with
+// Queued, as Turnstile's protocol does. Prints "listening PORT"; exits on SIGTERM.
 import { Server, type ServerDuplexStream } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { TRIVIAL_SCRIPT } from "../anatomy/floors.js";
 import { listenOnFreePort, rawBidiMethod } from "../env/raw-bytes-server.js";
-import { FLOOR_LOCK_PATH, GRANTED, OP_ACQUIRE, OP_RELEASE, RELEASED } from "./floor-lock-wire.js";
+import { FLOOR_LOCK_PATH, GRANTED, OP_ACQUIRE, OP_RELEASE, QUEUED, RELEASED } from "./floor-lock-wire.js";
 
 type Call = ServerDuplexStream<Buffer, Buffer>;
 
@@ -23,6 +24,7 @@ interface FloorLock {
 const redis = new Redis(process.argv[2] ?? "redis://127.0.0.1:6379");
 const sha = (await redis.script("LOAD", TRIVIAL_SCRIPT)) as string;
 const locks = new Map<string, FloorLock>();
+const answerQueued = process.argv[3] === "--queued";
 
 /** The lock passes to the longest waiter, or is dropped when nobody waits. */
 function handOn(name: string, lock: FloorLock): void {
@@ -45,6 +47,7 @@ function session(call: Call): void {
         } else if (op === OP_ACQUIRE && lock) {
           // A lock in the map has a holder: handOn drops the name when nobody waits.
           lock.waiters.push(call);
+          if (answerQueued) call.write(QUEUED);
         } else if (op === OP_RELEASE && lock?.holder === call) {
           handOn(name, lock);
           call.write(RELEASED);

@@ -11,6 +11,8 @@ export const OP_RELEASE = 2;
 export const GRANTED = Buffer.from([1]);
 /** Answer: the release took effect. */
 export const RELEASED = Buffer.from([2]);
+/** Answer (only from a server started with --queued): the acquire waits behind a holder. */
+export const QUEUED = Buffer.from([3]);
 
 /** A request: the op byte, then the name. */
 export function floorRequest(op: typeof OP_ACQUIRE | typeof OP_RELEASE, name: string): Buffer {

@@ -86,6 +86,13 @@ export function writeBenchmarksMd(input: ReportInput): string {
           "  grant is written to the next waiter before the release's own answer. Its rows say what a hand-off and a",
           "  cycle cost through one coordinator hop here, so the targets table shows, for each target, whether that",
           "  floor itself meets it.",
+          ...(impls.some((i) => i.id === "floor-queued")
+            ? [
+                "  *Floor lock with Queued answers* is the same server started with `--queued`: it also answers each",
+                "  acquire that waits with a Queued message, as Turnstile's protocol does, so the two rows show what",
+                "  that one message per waiter costs.",
+              ]
+            : []),
         ]
       : []),
     `- Each workload size runs ${options.rounds} round(s) of ${options.measureMs / 1000} s (after ${options.warmupMs / 1000} s warm-up) per`,

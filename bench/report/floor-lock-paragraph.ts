@@ -32,8 +32,15 @@ export function floorLockParagraph(results: BenchResults): string[] {
     const t = h.results.find((r) => r.impl === "turnstile");
     const f = h.results.find((r) => r.impl === "floor");
     if (!t || !f) continue;
+    const q = h.results.find((r) => r.impl === "floor-queued");
+    const fq = q && perOp(q.counters, q.handOffs);
     lines.push(
       `Hand-off, 8 contenders, ${h.discipline === "at-once" ? "released at once" : "released after a turn"}: the floor lock handed off ${count(f.handOffsPerS)}/s with a gap mean of ${count(f.gap.meanMs * 1000)} µs, Turnstile ${count(t.handOffsPerS)}/s (${ratio(t.handOffsPerS / f.handOffsPerS)}) with ${count(t.gap.meanMs * 1000)} µs; per hand-off ${split(perOp(t.counters, t.handOffs), perOp(f.counters, f.handOffs))}.`,
+      ...(q && fq
+        ? [
+            `Answering each waiter Queued as Turnstile does (the floor-queued row), the floor lock handed off ${count(q.handOffsPerS)}/s with a gap mean of ${count(q.gap.meanMs * 1000)} µs, its server at ${count(fq.server)} µs of CPU per hand-off and the clients' process at ${count(fq.client)}.`,
+          ]
+        : []),
     );
   }
   const s16 = results.spread.find((s) => s.workers === 16)?.results ?? [];

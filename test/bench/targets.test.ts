@@ -183,6 +183,7 @@ describe("bench targets and the anatomy's pointers", () => {
             onRedis,
             // The floor lock: 4,000/s, a 0.2 ms gap, 100 µs of server CPU per hand-off.
             handOff("floor", latency(0.2, 0.2, 0.5), 4000, counters(0.4, 0.4, 0.2)),
+            handOff("floor-queued", latency(0.25, 0.25, 0.6), 3000, counters(0.45, 0.45, 0.2)),
             handOff("spin", latency(1, 1, 2), 1000, counters(undefined, 0.1, 0.1)),
           ],
         },
@@ -223,6 +224,9 @@ describe("bench targets and the anatomy's pointers", () => {
     const limits = limitsSection(results);
     expect(limits).to.match(
       /\*\*Against the floor lock\.\*\*[^\n]*Hand-off, 8 contenders, released after a turn: the floor lock handed off 4,000\/s with a gap mean of 200 µs, Turnstile 2,000\/s \(0\.50×\) with 500 µs; per hand-off the coordinator 100 against 100 µs of CPU/,
+    );
+    expect(limits).to.include(
+      "Answering each waiter Queued as Turnstile does (the floor-queued row), the floor lock handed off 3,000/s with a gap mean of 250 µs, its server at 150 µs of CPU per hand-off and the clients' process at 150.",
     );
     expect(limits).to.match(/Spread, 16 workers: the floor lock ran 4,000 cycles\/s, Turnstile 2,000 \(0\.50×\)/);
   });
