@@ -66,7 +66,8 @@ export function targetRows(results: BenchResults): TargetRow[] {
       const f = by(r.rows, "floor");
       return f ? [{ ...r, t: f }] : [];
     });
-    rows.push({ target, ...judge(tRuns), heldBy, floor: floorRuns.length ? floorText(judge(floorRuns)) : undefined });
+    const floor = floorRuns.length ? judge(floorRuns) : undefined;
+    rows.push({ target, ...judge(tRuns), heldBy, floor: floor && floorText(floor.measured, floor.met) });
   };
   const versus = (mine: number, theirs: number | undefined, min: number, what: string) =>
     theirs === undefined
@@ -123,7 +124,8 @@ export function targetRows(results: BenchResults): TargetRow[] {
     const held = [spreadCpuText(ts, by(s16, "spin")), spreadHeld].filter(Boolean).join("; ");
     const compare = (target: string, theirs: number | undefined, min: number, what: string) => {
       const v = versus(ts.cyclesPerS, theirs, min, what);
-      const floor = fs16 ? floorText(versus(fs16.cyclesPerS, theirs, min, what)) : undefined;
+      const f = fs16 && versus(fs16.cyclesPerS, theirs, min, what);
+      const floor = f && floorText(f.text, f.met);
       rows.push({ target, measured: v.text, met: v.met, heldBy: held, floor });
     };
     compare("spread, 16 workers: cycles/s ≥ 0.5× the spin lock", by(s16, "spin")?.cyclesPerS, 0.5, "spin lock");
@@ -157,12 +159,13 @@ export function targetRows(results: BenchResults): TargetRow[] {
       return { text: `${count(cpu)} µs`, met: cpu === undefined ? undefined : cpu <= 80 };
     };
     const v = cpuOf(ts);
+    const f = fs16 && cpuOf(fs16);
     rows.push({
       target: "coordinator CPU ≤ 80 µs per uncontended cycle (spread, 16 workers)",
       measured: v.text,
       met: v.met,
       heldBy: coordinatorLegs,
-      floor: fs16 ? floorText(cpuOf(fs16)) : undefined,
+      floor: f && floorText(f.text, f.met),
     });
   }
   if (ts) {
@@ -267,9 +270,8 @@ export function targetRows(results: BenchResults): TargetRow[] {
 }
 
 /** The floor lock's cell: its measure and whether it meets the target. */
-function floorText(v: { measured?: string; text?: string; met: boolean | undefined }): string {
-  const text = v.measured ?? v.text ?? "";
-  return v.met === undefined ? text : `${text}: ${v.met ? "meets it" : "misses it"}`;
+function floorText(text: string, met: boolean | undefined): string {
+  return met === undefined ? text : `${text}: ${met ? "meets it" : "misses it"}`;
 }
 
 /** The floor lock's gap beside Turnstile's: the same trip, in the same workload and discipline. */
