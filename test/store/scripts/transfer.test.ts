@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { waitForLeaseEnd } from "../../harness/wait-for-lease-end.js";
 import {
   acquire,
   type ChannelFeed,
@@ -88,6 +89,16 @@ describe("transfer.lua", () => {
     await transfer(f, "a", { session: "s1", token: "1" });
     await release(f, "a", { session: "s2" });
     expect((await acquire(f, "a", { session: "s3" }))[0]).to.equal(1);
+  });
+
+  it("NOT_HELD for a hold whose lease ended: purged, its lock-delay in force, the keys left to expire with it", async () => {
+    await acquire(f, "a", { session: "s1", ttl: 50, lockDelay: 20_000, mode: 2, limit: 2 });
+    await waitForLeaseEnd(f.redis, keys("a").holders, "s1:o");
+    expect(await transfer(f, "a", { session: "s1", token: "1" })).to.deep.equal([52, []]);
+    const end = Number(await f.redis.hget(keys("a").data, "delay"));
+    expect(await f.redis.zscore(keys("a").holders, "s1:o")).to.equal(null);
+    expect(await f.redis.pexpiretime(keys("a").holders)).to.equal(end);
+    expect(await f.redis.pexpiretime(keys("a").data)).to.equal(end);
   });
 
   it("a re-run after a lost reply answers the same transfer again, changing nothing", async () => {

@@ -19,10 +19,13 @@ local hid = session .. ':' .. owner
 --- @include "successor"
 local lock = lockOf(KEYS, 1, chan)
 local holderCount, waiterCount = purge(lock)
+local found = rcall('HMGET', lock.data, 'h:' .. hid, 'moved', 'v:' .. hid, 'delay')
+-- A refusal still ends what purge ended: a delay left alone rests (delay-expiry.lua), as after a release.
 local function refuse(code, ...)
-  return {code, handOn(lock, holderCount, waiterCount, {}), ...}
+  local granted = handOn(lock, holderCount, waiterCount, {})
+  rest(lock, holderCount, waiterCount, found[4])
+  return {code, granted, ...}
 end
-local found = rcall('HMGET', lock.data, 'h:' .. hid, 'moved', 'v:' .. hid)
 if not found[1] then
   local old, new, waiter, holder = string.match(found[2] or '', '^(%d+)\n(%d+)\n([^\n]*)\n(.*)$')
   return old == token and refuse(51, new, waiter, holder) or refuse(52)
