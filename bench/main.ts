@@ -80,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
       };
     }
     if (!options.only.length || options.only.includes("turnstile-embedded"))
-      embedded = await startCoordinator(undefined);
+      embedded = await startCoordinator(undefined, options.profileDir && join(options.profileDir, "embedded"));
     if (!options.only.length || options.only.includes("turnstile-mtls")) mtls = await startMtlsCoordinator(redis.url);
     if (!options.only.length || options.only.includes("turnstile-fencing")) {
       const keyDir = mkdtempSync(join(tmpdir(), "turnstile-bench-fencing-"));
@@ -131,8 +131,11 @@ async function main(argv: string[]): Promise<number> {
       notes,
     });
     machine.loadEnd = loadavg()[0];
-    await coordinator.stop(); // so that a --cpu-prof profile is written
-    const profile = options.profileDir ? cpuProfileSummary(options.profileDir) : undefined;
+    // Stopped, so that their --cpu-prof profiles are written.
+    await coordinator.stop();
+    await embedded?.stop();
+    const profileDir = options.profileDir;
+    const profile = profileDir && cpuProfileSummary(profileDir, embedded && join(profileDir, "embedded"));
     const resultsDir = join(options.outDir, "bench", "results");
     mkdirSync(resultsDir, { recursive: true });
     const reported = [...impls, ...(results.extraImpls ?? [])];

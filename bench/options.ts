@@ -43,7 +43,8 @@ export const USAGE = `Usage: npm run bench [-- options]
   --measure-ms MS       measurement window per round (default 3000)
   --fleet-sessions N    idle-fleet sessions (default 10000; 0 skips the fleet)
   --fleet-ttl-ms MS     idle-fleet session TTL (default 30000, --quick 15000; a keepalive every TTL/3)
-  --profile DIR         run the (Redis-backed) coordinator under node --cpu-prof, profiles written to DIR
+  --profile DIR         run the Redis-backed coordinator under node --cpu-prof, profiles written to DIR
+                        (the embedded-store one's, when it runs, to DIR/embedded), and split their CPU by category
   --out DIR             write BENCHMARKS.md and the plots under DIR instead of the repository
 `;
 

@@ -124,8 +124,9 @@ export function limitsSection(results: BenchResults): string {
     );
   }
   out.push(
-    "**Profile.** `npm run bench -- --only turnstile --fleet-sessions 0 --profile DIR` runs the coordinator",
-    "under `node --cpu-prof` and adds a breakdown of its CPU time by category to the report it writes.",
+    "**Profile.** `npm run bench -- --only turnstile,turnstile-embedded --fleet-sessions 0 --profile DIR` runs",
+    "both coordinators under `node --cpu-prof` and adds a breakdown of their CPU time by category, side by side,",
+    "to the report it writes: what only the one on Redis spends is its store's path.",
   );
   // Each paragraph's lines are joined into one line; empty strings separate paragraphs.
   const paragraphs: string[][] = [[]];
