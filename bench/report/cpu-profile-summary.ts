@@ -34,7 +34,7 @@ const CATEGORIES: [string, (fn: string, url: string) => boolean][] = [
 const SKIPPED = new Set(["idle", "module loading (start-up)"]);
 
 /** One coordinator's profile: its file, busy µs (idle and start-up left out) and self µs per category. */
-export interface ProfileShares {
+export interface CategoryTimes {
   file: string;
   busyUs: number;
   byCategory: Map<string, number>;
@@ -44,7 +44,7 @@ export interface ProfileShares {
  * Reads the newest main-thread .cpuprofile in `dir` (node names them CPU.<date>.<time>.<pid>.<thread>.<seq>,
  * thread 0 the main one; a reused dir holds earlier runs' too) and sums its self time per category.
  */
-export function profileShares(dir: string): ProfileShares | undefined {
+export function categoryTimes(dir: string): CategoryTimes | undefined {
   const files = readdirSync(dir, { withFileTypes: true })
     .filter((f) => f.isFile() && /\.\d+\.0\.\d+\.cpuprofile$/.test(f.name))
     .map((f) => join(dir, f.name));
@@ -72,13 +72,13 @@ export function profileShares(dir: string): ProfileShares | undefined {
  * is its store's path (ioredis, server/store/redis/, the Redis socket's writes).
  */
 export function cpuProfileSummary(dir: string, embeddedDir?: string): string | undefined {
-  const redis = profileShares(dir);
+  const redis = categoryTimes(dir);
   if (!redis) return undefined;
-  const embedded = embeddedDir ? profileShares(embeddedDir) : undefined;
-  const share = (p: ProfileShares, name: string) => `${((100 * (p.byCategory.get(name) ?? 0)) / p.busyUs).toFixed(1)}%`;
+  const embedded = embeddedDir ? categoryTimes(embeddedDir) : undefined;
+  const share = (p: CategoryTimes, name: string) => `${((100 * (p.byCategory.get(name) ?? 0)) / p.busyUs).toFixed(1)}%`;
   const names = [...redis.byCategory].sort((a, b) => b[1] - a[1]).map(([name]) => name);
   for (const name of embedded?.byCategory.keys() ?? []) if (!names.includes(name)) names.push(name);
-  const seconds = (p: ProfileShares) => `${(p.busyUs / 1e6).toFixed(1)} s busy`;
+  const seconds = (p: CategoryTimes) => `${(p.busyUs / 1e6).toFixed(1)} s busy`;
   const lines = [`Coordinator main thread on Redis, \`${redis.file}\`: ${seconds(redis)} (self time by category).`];
   if (embedded)
     lines.push(

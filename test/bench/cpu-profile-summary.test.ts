@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { cpuProfileSummary, profileShares } from "../../bench/report/cpu-profile-summary.js";
+import { categoryTimes, cpuProfileSummary } from "../../bench/report/cpu-profile-summary.js";
 
 /** A .cpuprofile whose frames (function, url) each got the given µs of self time, one sample each. */
 function writeProfile(dir: string, frames: [string, string, number][]): void {
@@ -28,9 +28,9 @@ describe("bench: the coordinators' CPU profile summary (--profile)", () => {
       ["returnReply", "file:///x/node_modules/ioredis/built/DataHandler.js", 100],
       ["(garbage collector)", "", 400],
     ]);
-    const shares = profileShares(dir)!;
-    expect(shares.busyUs).to.equal(1000);
-    expect(Object.fromEntries(shares.byCategory)).to.deep.equal({
+    const times = categoryTimes(dir)!;
+    expect(times.busyUs).to.equal(1000);
+    expect(Object.fromEntries(times.byCategory)).to.deep.equal({
       "Turnstile's Redis store (server/store/redis/)": 300,
       "Turnstile server code (server/, the rest)": 200,
       ioredis: 100,
