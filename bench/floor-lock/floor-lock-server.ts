@@ -15,9 +15,9 @@ import { FLOOR_LOCK_PATH, GRANTED, OP_ACQUIRE, OP_RELEASE, QUEUED, RELEASED } fr
 
 type Call = ServerDuplexStream<Buffer, Buffer>;
 
-/** One held name's holder and its waiters in order of arrival. */
+/** One held name's holder and its waiters in order of arrival (a name nobody holds is not in the map). */
 interface FloorLock {
-  holder: Call | undefined;
+  holder: Call;
   waiters: Call[];
 }
 
@@ -28,9 +28,10 @@ const answerQueued = process.argv[3] === "--queued";
 
 /** The lock passes to the longest waiter, or is dropped when nobody waits. */
 function handOn(name: string, lock: FloorLock): void {
-  lock.holder = lock.waiters.shift();
-  if (lock.holder) lock.holder.write(GRANTED);
-  else locks.delete(name);
+  const next = lock.waiters.shift();
+  if (!next) return void locks.delete(name);
+  lock.holder = next;
+  next.write(GRANTED);
 }
 
 function session(call: Call): void {
