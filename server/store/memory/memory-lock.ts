@@ -59,13 +59,21 @@ export class MemoryLock {
     return this.holders.size === 0 && this.queue.size === 0 && !this.delay.pending;
   }
 
+  /**
+   * Forgets, when the lock is empty, what an idle lock's data hash held on Redis: acquire.lua and
+   * acquire-set.lua delete the hash after a purge that left nobody, the limit and the latest transfer
+   * ('moved') with it.
+   */
+  forgetIfEmpty(): void {
+    if (!this.isEmpty) return;
+    this.limit = undefined;
+    this.moved = undefined;
+  }
+
   /** Grants, re-enters, queues or refuses one claim (acquire.lua). Never leaves the lock empty. */
   acquire(a: AcquireArgs, now: number): AcquireOutcome {
     this.purge(now);
-    if (this.isEmpty) {
-      this.limit = undefined;
-      this.moved = undefined;
-    }
+    this.forgetIfEmpty();
     // Before re-entry: every SHARED claim, a re-entry included, must name the limit in force.
     if (a.mode === "shared" && this.limit !== undefined && this.limit !== a.limit) {
       return { kind: "conflict", limitInForce: this.limit };

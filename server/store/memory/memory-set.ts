@@ -16,7 +16,7 @@ export function acquireSet(locks: MemoryLock[], a: AcquireSetArgs, now: number):
   for (const [i, lock] of locks.entries()) {
     const { mode, limit } = a.locks[i];
     lock.purge(now);
-    if (lock.isEmpty) lock.limit = undefined;
+    lock.forgetIfEmpty();
     const held = lock.holders.get(holder);
     if (held && held.requestId !== a.requestId) return { kind: "held", index: i };
     if (mode === "shared" && lock.limit !== undefined && lock.limit !== limit) {

@@ -197,6 +197,18 @@ export function setConformance(f: ConformanceFixture): void {
       expect(await f.store.acquire(ask(Y, "s2", { mayWait: false }))).to.deep.include({ kind: "granted" });
     },
   );
+
+  f.it("forgets a lock's last transfer when it takes an idle lock: the old token's re-run is not held", async () => {
+    const first = await f.store.acquire(ask(X, "s1"));
+    if (first.kind !== "granted") expect.fail(`s1 was not granted: ${first.kind}`);
+    await f.store.acquire(ask(X, "s2", { requestId: "r2", ttlMs: SHORT_TTL }));
+    const rerun = { ...holdOf(X, "s1"), token: first.token, toSessionId: "", toOwner: "" };
+    expect(await f.store.transfer(rerun)).to.deep.include({ kind: "transferred" });
+    // Describe changes nothing: the lease ends with no operation on the lock before the set's.
+    await until(async () => (await f.store.describe(X)).holders.length === 0, "the successor's lease to end");
+    expect(await f.store.acquireSet(askSet([X, Y], "s3"))).to.deep.include({ kind: "granted" });
+    expect(await f.store.transfer(rerun)).to.deep.equal({ kind: "not-held" });
+  });
 }
 
 /** An exclusive set member of `name` whose hold gets `lockDelayMs` (0: none). */
