@@ -190,9 +190,9 @@ export function targetRows(results: BenchResults): TargetRow[] {
         const calls = redis.commands / t.handOffs;
         return { text: `${count(calls, 1)} (${count(redis.wireCommands / t.handOffs, 2)} sent)`, met: calls <= 15 };
       },
-      "the scripts' own calls (Redis INFO commandstats): with one waiter a queued acquire runs 10 and the release " +
-        "that grants 20 (test/server/message-path-cost.test.ts); each script opens with 3 (its clock, one read each " +
-        "of the holders and the waiter leases), and a grant is 11 (queue head, its record and lease, fencing INCR and " +
+      "the scripts' own calls (Redis INFO commandstats): with one waiter a queued acquire runs 8 and the release " +
+        "that grants 18 (test/server/message-path-cost.test.ts); each script opens with 3 (its clock, one read each " +
+        "of the holders and the waiter leases), and a release's grant adds 9 (queue head, its lease, fencing INCR and " +
         "PEXPIRE, holders, data, version, leaving queue and leases): a lock kept in 4 keys, O(log n) per operation, " +
         "chosen over one record per lock rewritten whole (docs/data-model.md)",
     );

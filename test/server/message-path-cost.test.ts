@@ -37,7 +37,7 @@ const UNCONTENDED_CYCLE: Budget = {
   asyncResources: { PROMISE: 74, TickObject: 33, Immediate: 2, Timeout: 2, WRITEWRAP: 4 },
 };
 const QUEUE: Budget = {
-  redisCalls: 10,
+  redisCalls: 8,
   scriptsSent: 1,
   commandsSent: 1,
   messages: [1, 1],
@@ -46,7 +46,7 @@ const QUEUE: Budget = {
   asyncResources: { PROMISE: 32, TickObject: 13, Immediate: 1, Timeout: 2, WRITEWRAP: 2 },
 };
 const HAND_ON: Budget = {
-  redisCalls: 20,
+  redisCalls: 18,
   scriptsSent: 1,
   commandsSent: 1,
   messages: [1, 2],

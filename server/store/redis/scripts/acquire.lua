@@ -20,7 +20,7 @@ local hid, wid = session .. ':' .. owner, session .. ':' .. request
 --- @include "reenter"
 --- @include "queue-rank"
 local lock, ranked = lockOf(KEYS, 1, chan), nil
-local holderCount, waiterCount = purge(lock)
+local holderCount, waiterCount, firstEnd = purge(lock)
 -- Idle: the emptied hash holds no limit, hold or waiter to look up. Past here only a shared claim fits.
 local idle = holderCount == 0 and waiterCount == 0
 if idle then
@@ -28,15 +28,14 @@ if idle then
 elseif holderCount == 0 then
   rcall('HDEL', lock.data, 'excl')
 end
-local found = idle and {} or rcall('HMGET', lock.data, 'limit', 'h:' .. hid, 'delay', 'sets', 'w:' .. wid)
-rest(lock, holderCount, waiterCount, found[3])
-if mode == '2' and found[1] and found[1] ~= limit then
-  return {4, found[1]}
-end
-if found[2] then
-  return reenter(lock, found[2])
-end
 local fields = {'w:' .. wid, coord .. ' ' .. mode .. ' ' .. limit .. ' ' .. owner, 'v:' .. hid, value}
+local found = idle and {} or rcall('HMGET', lock.data, 'limit', 'h:' .. hid, 'delay', 'sets',
+  fields[1], 'seq')
+rest(lock, holderCount, waiterCount, found[3])
+local conflict = mode == '2' and found[1] and found[1] ~= limit
+if conflict or found[2] then
+  return conflict and {4, found[1]} or reenter(lock, found[2])
+end
 -- Not queued yet without a waiter record (found[5]); a new entry is last among its priority (queue-rank.lua).
 if not found[5] then
   if (waiterCount == 0 or found[4] and setsAhead(lock, wid)) and fits(lock, mode, limit, holderCount) then
@@ -46,15 +45,15 @@ if not found[5] then
   if mayWait ~= '1' then
     return found[3] and {3, tonumber(found[3]) - now} or {3}
   end
-  ranked = enqueue(lock, wid, priority)
   fields[5], fields[6] = 'q:' .. wid, now
+  ranked = enqueue(lock, wid, priority, found[6], fields)
   if mode == '2' then
-    fields[7], fields[8] = 'limit', limit
+    fields[#fields + 1], fields[#fields + 2] = 'limit', limit
   end
   keep(lock)
 end
 local position = found[5] and rcall('ZRANK', lock.queue, wid) + 1 or ranked or waiterCount + 1
 rcall('ZADD', lock.leases, now + ttl, wid)
 rcall('HSET', lock.data, unpack(withDelay(fields, 'y:' .. wid, lockDelay)))
-local first = rcall('ZRANGE', lock.holders, 0, 0, 'WITHSCORES')
-return {2, position, first[2] and math.max(0, first[2] - now) or 0}
+firstEnd = firstEnd or tonumber(rcall('ZRANGE', lock.holders, 0, 0, 'WITHSCORES')[2] or 0)
+return {2, position, math.max(0, firstEnd - now)}

@@ -20,7 +20,9 @@ local hid, wid = session .. ':' .. owner, session .. ':' .. request
 local lock = lockOf(KEYS, 1, chan)
 local holderCount, waiterCount = purge(lock)
 local code, left = 12, 0
-local found = rcall('HMGET', lock.data, 'h:' .. hid, 'delay')
+-- A plain release reads the queue head's record in its own HMGET, for hand-on (one call, not two).
+local head = request == '' and waiterCount > 0 and rcall('ZRANGE', lock.queue, 0, 0)[1] or ''
+local found = rcall('HMGET', lock.data, 'h:' .. hid, 'delay', 'w:' .. head, 'y:' .. head)
 local token, count, heldMode, grantedTo = string.match(found[1] or '', '^(%d+) (%d+) (%d) (.*)$')
 if request ~= '' then
   local entry = rcall('HGET', lock.data, 'w:' .. wid)
@@ -48,7 +50,7 @@ if (code == 11 and left == 0) or code == 14 then
   -- Removed after the event, which reads them; hand-on deletes them with the keys when the lock is idle.
   drop = holderFields(hid)
 end
-local granted = handOn(lock, holderCount, waiterCount, drop)
+local granted = handOn(lock, holderCount, waiterCount, drop, head ~= '' and {found[3], found[4], head})
 -- A lock-delay in force (delay.lua) grants nobody, so the counts still hold.
 rest(lock, holderCount, waiterCount, found[2])
 return {code, left, granted}

@@ -3,14 +3,14 @@
 -- Each set is read once, its PEEK lowest scores (the ended ones come first): that read also counts it, so a
 -- lock with fewer members costs one call per set, not a count and a range (docs/data-model.md).
 -- Expects in scope: rcall, now
--- Defines: purge(lock); returns the live holders left (a delay in force counts as one) and live waiters left
---   (both counted, not re-read). Also what event.lua, holder-fields.lua and delay-expiry.lua define
+-- Defines: purge(lock); returns the live holders and waiters left (counted; a delay in force is a holder)
+--   and the first holder lease's end if it removed none (0: none). Also event, holder-fields, delay-expiry's
 --- @include "event"
 --- @include "holder-fields"
 --- @include "delay-expiry"
 local PEEK = 16
--- The members of `key` whose score has passed (name, score, ...) and how many it had: one call when it has
--- fewer than PEEK; else a count too, and a range as well when all PEEK read have passed.
+-- The members of `key` whose score has passed (name, score, ...), how many it had and its lowest score (none
+-- when all PEEK read have passed): one call when it has fewer than PEEK; else a count too, and then a range.
 local function ended(key)
   local lowest = rcall('ZRANGE', key, 0, PEEK - 1, 'WITHSCORES')
   local past = 0
@@ -18,14 +18,14 @@ local function ended(key)
     past = past + 2
   end
   if #lowest < 2 * PEEK then
-    return {unpack(lowest, 1, past)}, #lowest / 2
+    return {unpack(lowest, 1, past)}, #lowest / 2, lowest[2]
   elseif past < #lowest then
-    return {unpack(lowest, 1, past)}, rcall('ZCARD', key)
+    return {unpack(lowest, 1, past)}, rcall('ZCARD', key), lowest[2]
   end
   return rcall('ZRANGEBYSCORE', key, '-inf', now, 'WITHSCORES'), rcall('ZCARD', key)
 end
 local function purge(lock)
-  local gone, holderCount = ended(lock.holders)
+  local gone, holderCount, first = ended(lock.holders)
   for at = 1, #gone, 2 do
     local holder = gone[at]
     if holder ~= DELAY then
@@ -46,5 +46,5 @@ local function purge(lock)
     waiterCount = waiterCount - rcall('ZREM', lock.queue, lapsed[at])
     rcall('HDEL', lock.data, 'w:' .. lapsed[at], 'q:' .. lapsed[at], 'y:' .. lapsed[at], 's:' .. lapsed[at])
   end
-  return holderCount, waiterCount
+  return holderCount, waiterCount, #gone == 0 and tonumber(first or 0) or nil
 end

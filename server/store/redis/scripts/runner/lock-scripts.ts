@@ -31,7 +31,7 @@ export type ScriptName = keyof typeof SCRIPTS;
  * Bump whenever the text Redis runs changes (Redis knows each text by its SHA1, so coordinators of two
  * versions never run each other's); docs/data-model.md says whether a change matters to a rolling upgrade.
  */
-export const SCRIPTS_VERSION = 16;
+export const SCRIPTS_VERSION = 17;
 
 /**
  * Scripts whose ARGV opens with the session id (their contract headers): the order of one session's
