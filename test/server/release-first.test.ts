@@ -17,10 +17,9 @@ interface Mark {
 // Releases first, end to end (real Redis, a coordinator in this process): the holder's release and the
 // next contender's acquire arrive together (one client write, one read of the coordinator) and the waiter's
 // grant is the first reply the coordinator writes, before the contender's Queued and the holder's Released.
-// Observed through the coordinator's wire marks (READ, WRITTEN), never timed. When Redis answers both in one
-// read the grant is first even with the acquire's script ahead (the grant is written synchronously in the
-// release reply's continuation, a shallower one than the Queued's); writing the release first, in a write of
-// its own (test/store/scripts/release-first.test.ts), keeps it first when the replies come in two reads.
+// Observed through the coordinator's wire marks (READ, WRITTEN), never timed. The release's script is
+// written ahead of the acquire's in the turn's one Redis write (test/store/scripts/release-first.test.ts), so
+// its reply, and the grant written synchronously in its continuation, come first.
 describe("releases first: a release read with an acquire is granted before anything else is written", () => {
   let redis: TestRedis;
   let coordinator: Coordinator;

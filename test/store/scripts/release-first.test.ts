@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { Redis } from "ioredis";
 import { AcquireCode } from "../../../server/store/redis/scripts/acquire.js";
 import { ReleaseCode } from "../../../server/store/redis/scripts/release.js";
-import { LockScripts, writeHandedOver } from "../../../server/store/redis/scripts/runner/lock-scripts.js";
+import { writeHandedOver } from "../../../server/store/redis/scripts/runner/lock-scripts.js";
 import { acquire, release, useScripts } from "./script-fixture.js";
 
 /** Every command Redis runs from now on, in the order it runs them (MONITOR): its name and arguments. */
@@ -81,27 +81,16 @@ function recordTraffic(redis: Redis): { events: string[]; stop(): void } {
   };
 }
 
-/**
- * Runs `body` while Redis holds back every script it is sent (CLIENT PAUSE WRITE, from a connection of
- * its own); `unpause` lets them run. Unpaused at the end whatever happens.
- */
-async function whilePaused(url: string, body: (unpause: () => Promise<unknown>) => Promise<void>): Promise<void> {
-  const admin = new Redis(url);
-  const unpause = () => admin.call("CLIENT", "UNPAUSE");
-  try {
-    await admin.call("CLIENT", "PAUSE", "60000", "WRITE");
-    await body(unpause);
-  } finally {
-    await unpause().catch(() => {});
-    admin.disconnect();
-  }
-}
+/** A reply handler that notes `what` in `answered` when the reply comes, and passes the reply on. */
+const noting =
+  (answered: string[], what: string) =>
+  <T>(reply: T): T => {
+    answered.push(what);
+    return reply;
+  };
 
-/** Resolves after the end of this turn of the event loop, once the scripts handed over in it were written. */
-const turnEnd = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
-
-/** Whether a RESP write holds an argument equal to `arg`. */
-const holds = (write: string, arg: string) => write.includes(`$${arg.length}\r\n${arg}\r\n`);
+/** Where a RESP write holds an argument equal to `arg` (-1: it does not). */
+const argAt = (write: string, arg: string) => write.indexOf(`$${arg.length}\r\n${arg}\r\n`);
 
 /** The session (first ARGV) of a script command as MONITOR shows it: EVALSHA|EVAL sha|text numkeys keys… argv…. */
 const sessionOf = (args: string[]) => args[3 + Number(args[2])];
@@ -129,7 +118,7 @@ describe("releases first: the scripts of one turn on one connection (LockScripts
     }
   });
 
-  it("writes the releases in front in a socket write of their own, the rest in the next", async () => {
+  it("writes a turn's releases and other scripts in one socket write, the releases in front", async () => {
     await acquire(f, "L", { session: "s1" });
     await acquire(f, "M", { session: "s2" });
     await acquire(f, "L", { session: "s4", request: "r4" });
@@ -143,10 +132,9 @@ describe("releases first: the scripts of one turn on one connection (LockScripts
     } finally {
       recorder.stop();
     }
-    const [first, second, ...rest] = recorder.writes;
-    expect(rest).to.deep.equal([]);
-    expect([holds(first, "s1"), holds(first, "s2"), holds(first, "s3")]).to.deep.equal([true, true, false]);
-    expect([holds(second, "s1"), holds(second, "s2"), holds(second, "s3")]).to.deep.equal([false, false, true]);
+    expect(recorder.writes).to.have.length(1);
+    const at = (arg: string) => argAt(recorder.writes[0], arg);
+    expect([at("s1") >= 0, at("s1") < at("s2"), at("s2") < at("s3")]).to.deep.equal([true, true, true]);
   });
 
   it("writes a turn without a release, or with releases only, in one socket write", async () => {
@@ -222,107 +210,53 @@ describe("releases first: the scripts of one turn on one connection (LockScripts
     }
   });
 
-  it("holds an acquire of a lock released in the same turn back until Redis has answered the release", async () => {
+  it("writes a release and its session's re-acquire in one socket write, the release first and answered first", async () => {
     await acquire(f, "L", { session: "s1" });
     await acquire(f, "L", { session: "s2", request: "r2" });
     const traffic = recordTraffic(f.redis);
+    const answered: string[] = [];
     let results: unknown[][];
     try {
-      // A hand-off released at once: s1 lets go of L and asks for it again in the same turn.
+      // s1 lets go of L and asks for it again in the same turn.
       results = await Promise.all([
-        release(f, "L", { session: "s1" }),
-        acquire(f, "L", { session: "s1", request: "r1b" }),
+        release(f, "L", { session: "s1" }).then(noting(answered, "release")),
+        acquire(f, "L", { session: "s1", request: "r1b" }).then(noting(answered, "acquire")),
       ]);
     } finally {
       traffic.stop();
     }
     const { events } = traffic;
-    const releaseAt = events.findIndex((e) => e !== "read" && holds(e, "s1") && !holds(e, "r1b"));
-    const acquireAt = events.findIndex((e) => e !== "read" && holds(e, "r1b"));
-    const answerAt = events.indexOf("read", releaseAt);
-    // Written alone, answered, and only then the acquire: Redis never ran it ahead of the release's reply.
-    expect([releaseAt >= 0, releaseAt < answerAt, answerAt < acquireAt]).to.deep.equal([true, true, true]);
+    const writes = events.filter((e) => e !== "read");
+    expect(writes).to.have.length(1);
+    expect(argAt(writes[0], "s1")).to.be.within(0, argAt(writes[0], "r1b"));
+    expect(events.indexOf(writes[0])).to.be.below(events.indexOf("read"));
+    expect(answered).to.deep.equal(["release", "acquire"]);
     const [released, again] = results;
     expect(released[0]).to.equal(ReleaseCode.Released);
     expect(released[2]).to.deep.equal(["s2:r2", (released[2] as string[])[1]]);
     expect(again.slice(0, 2)).to.deep.equal([AcquireCode.Queued, 1]);
   });
 
-  it("holds a held-back session's later scripts and lock's behind it, and writes other sessions' at once", async () => {
+  it("writes another session's release ahead of an acquire on its lock, in one write: the grant is answered first", async () => {
     await acquire(f, "L", { session: "s1" });
     await acquire(f, "L", { session: "s2", request: "r2" });
-    const recorder = recordWrites(f.redis);
-    let watch: Awaited<ReturnType<typeof watchCommands>> | undefined;
+    const traffic = recordTraffic(f.redis);
+    const answered: string[] = [];
+    let results: unknown[][];
     try {
-      await whilePaused(f.server.url, async (unpause) => {
-        watch = await watchCommands(f.server.url);
-        const released = release(f, "L", { session: "s1" });
-        const again = acquire(f, "L", { session: "s1", request: "r1b" });
-        await turnEnd();
-        // A later turn: s1 withdraws that acquire, s3 waits on L, s8 takes another lock.
-        const withdrawn = release(f, "L", { session: "s1", request: "r1b" });
-        const queued = acquire(f, "L", { session: "s3", request: "r3" });
-        const other = acquire(f, "N", { session: "s8" });
-        await turnEnd();
-        const before = recorder.writes.map((w) => ["s1", "r1b", "r3", "s8"].filter((a) => holds(w, a)));
-        expect(before).to.deep.equal([["s1"], ["s8"]]);
-        await unpause();
-        const [r, a, w, q] = await Promise.all([released, again, withdrawn, queued, other]);
-        await watch.until(5);
-        expect(watch.seen.map(sessionOf)).to.deep.equal(["s1", "s8", "s1", "s1", "s3"]);
-        expect(recorder.writes.slice(2).map((w) => ["r1b", "r3"].filter((x) => holds(w, x)))).to.deep.equal([
-          ["r1b", "r3"],
-        ]);
-        expect([r[0], a[0], w[0], q.slice(0, 2)]).to.deep.equal([
-          ReleaseCode.Released,
-          AcquireCode.Queued,
-          ReleaseCode.Withdrawn,
-          [AcquireCode.Queued, 1],
-        ]);
-      });
+      results = await Promise.all([
+        acquire(f, "L", { session: "s3", request: "r3" }).then(noting(answered, "acquire")),
+        release(f, "L", { session: "s1" }).then(noting(answered, "release")),
+      ]);
     } finally {
-      recorder.stop();
-      watch?.stop();
+      traffic.stop();
     }
-  });
-
-  it("writes the scripts held back before a command sent after writeHandedOver", async () => {
-    await acquire(f, "L", { session: "s1" });
-    const recorder = recordWrites(f.redis);
-    try {
-      await whilePaused(f.server.url, async (unpause) => {
-        const done = [release(f, "L", { session: "s1" }), acquire(f, "L", { session: "s1", request: "r1b" })];
-        await turnEnd();
-        expect(recorder.writes.some((w) => holds(w, "r1b"))).to.equal(false);
-        writeHandedOver(f.redis);
-        expect(recorder.writes.some((w) => holds(w, "r1b"))).to.equal(true);
-        await unpause();
-        await Promise.all(done);
-      });
-    } finally {
-      recorder.stop();
-    }
-  });
-
-  it("holds nothing back with holdBack off (a Cluster master's connection): the acquire goes out in the turn", async () => {
-    const redis = new Redis(f.server.url);
-    const plain = { ...f, redis, scripts: new LockScripts(redis, { holdBack: false }) };
-    await acquire(plain, "L", { session: "s1" });
-    const recorder = recordWrites(redis);
-    try {
-      await whilePaused(f.server.url, async (unpause) => {
-        const done = [release(plain, "L", { session: "s1" }), acquire(plain, "L", { session: "s1", request: "r1b" })];
-        await turnEnd();
-        expect(recorder.writes.map((w) => ["s1", "r1b"].filter((a) => holds(w, a)))).to.deep.equal([
-          ["s1"],
-          ["s1", "r1b"],
-        ]);
-        await unpause();
-        await Promise.all(done);
-      });
-    } finally {
-      recorder.stop();
-      redis.disconnect();
-    }
+    const writes = traffic.events.filter((e) => e !== "read");
+    expect(writes).to.have.length(1);
+    expect(argAt(writes[0], "s1")).to.be.within(0, argAt(writes[0], "r3"));
+    expect(answered).to.deep.equal(["release", "acquire"]);
+    const [queued, released] = results;
+    expect(released[2]).to.deep.equal(["s2:r2", (released[2] as string[])[1]]);
+    expect(queued.slice(0, 2)).to.deep.equal([AcquireCode.Queued, 1]);
   });
 });

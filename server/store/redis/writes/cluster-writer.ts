@@ -199,9 +199,7 @@ export class ClusterWriter implements StoreWriter {
   private scriptsOf(node: Redis): LockScripts {
     let scripts = this.scripts.get(node);
     if (!scripts) {
-      // Nothing held back behind releases here: not yet proven through the Cluster fault runs
-      // (docs/architecture.md, Releases first).
-      scripts = new LockScripts(node, { holdBack: false });
+      scripts = new LockScripts(node);
       this.scripts.set(node, scripts);
     }
     return scripts;

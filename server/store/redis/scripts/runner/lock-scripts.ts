@@ -46,26 +46,10 @@ const SESSION_FIRST: ReadonlySet<ScriptName> = new Set([
   "revoke",
 ]);
 
-/**
- * A script handed over, not written yet: the session it belongs to ('' none known) and the lock it is on
- * (its first key, the lock's holders key; '' none known).
- */
+/** A script handed over, not written yet, and the session it belongs to ('' none known). */
 interface Handed {
   command: ScriptCommand;
   session: string;
-  lock: string;
-}
-
-/**
- * Scripts held back until the releases written ahead of them are answered (LockScripts): they would
- * run right behind those releases in Redis, on one of the same locks or for one of the same sessions.
- */
-interface HeldBack {
-  entries: Handed[];
-  sessions: Set<string>;
-  locks: Set<string>;
-  /** Releases written ahead of the entries and not answered yet. */
-  unanswered: number;
 }
 
 /** The LockScripts of each connection, for `writeHandedOver` (a WAIT must follow the scripts it covers). */
@@ -77,7 +61,7 @@ const byConnection = new WeakMap<object, LockScripts>();
  * WAIT, which covers only what its connection sent before it.
  */
 export function writeHandedOver(redis: object): void {
-  byConnection.get(redis)?.writeAll();
+  byConnection.get(redis)?.writeHandedOver();
 }
 
 // The script texts do not change while the process runs: every LockScripts shares one set (and the
@@ -100,32 +84,20 @@ function luaScripts(): Record<ScriptName, LuaScript> {
  * as ioredis reports it.
  *
  * On one connection (not a Cluster) the scripts handed over in one turn of the event loop are written
- * together at its end, releases first: a release.lua goes ahead of every script handed over before it
- * in that turn except those of its own session (and earlier releases), and the releases in front go
- * out in a socket write of their own. A script behind them on one of their locks is held back until
- * they are answered (writeHandedOver). So when a batch of session messages holds releases and acquires,
- * Redis runs the releases, and answers their grants, first. Scripts of different sessions in flight
- * together were never ordered (neither was answered); one session's keep the order it sent them in.
+ * together at its end, in one socket write, releases first: a release.lua goes ahead of every script
+ * handed over before it in that turn except those of its own session (and earlier releases). So when a
+ * batch of session messages holds releases and acquires, Redis runs the releases first and their
+ * replies, with their grants, come back first. Scripts of different sessions in flight together were
+ * never ordered (neither was answered); one session's keep the order it sent them in.
  */
 export class LockScripts {
   /** Scripts handed over in this turn, in the order they will be written; undefined: none (nothing corked). */
   private handed?: Handed[];
   /** How many of `handed`, from the front, are releases (a release goes after the last of them at least). */
   private releases = 0;
-  /** The socket corked for `handed` (the connection's socket may be another one by the time they are written). */
-  private corkedSocket?: { cork(): void; uncork(): void };
   private readonly scripts = luaScripts();
-  /** Scripts held back behind releases in Redis (see the class); undefined: none. */
-  private held?: HeldBack;
 
-  /**
-   * `holdBack: false` writes every script at the end of its turn (a Cluster master's connection: see
-   * docs/architecture.md, Releases first).
-   */
-  constructor(
-    private readonly redis: RedisClient,
-    private readonly options: { holdBack: boolean } = { holdBack: true },
-  ) {
+  constructor(private readonly redis: RedisClient) {
     byConnection.set(redis, this);
   }
 
@@ -148,13 +120,13 @@ export class LockScripts {
   private call(name: ScriptName, keys: readonly string[], args: ScriptArg[], encoding: "utf8" | null) {
     const script = this.scripts[name];
     const session = SESSION_FIRST.has(name) && typeof args[0] === "string" ? args[0] : "";
-    return this.send(() => new ScriptCommand(script, keys, args, encoding), name === "release", session, keys[0]);
+    return this.send(() => new ScriptCommand(script, keys, args, encoding), name === "release", session);
   }
 
-  private send(command: () => ScriptCommand, release = false, session = "", lock = ""): Promise<unknown> {
+  private send(command: () => ScriptCommand, release = false, session = ""): Promise<unknown> {
     const first = command();
     // ioredis's sendCommand returns the command's own promise: writing it later costs no promise more.
-    if (!this.handOver({ command: first, session, lock }, release)) this.redis.sendCommand(first);
+    if (!this.handOver({ command: first, session }, release)) this.redis.sendCommand(first);
     return (first.promise as Promise<unknown>).then(undefined, (err: Error) => {
       // The script was not there (a flushed cache): the same command again, which now sends the text.
       if (!err.message.includes("NOSCRIPT")) throw err;
@@ -171,15 +143,9 @@ export class LockScripts {
   private handOver(entry: Handed, release: boolean): boolean {
     const socket = this.redis instanceof Redis ? this.redis.stream : undefined;
     if (!socket) return false;
-    const held = this.held;
-    if (held && (held.sessions.has(entry.session) || held.locks.has(entry.lock))) {
-      LockScripts.holdBack(held, entry);
-      return true;
-    }
     let handed = this.handed;
     if (!handed) {
       handed = this.handed = [];
-      this.corkedSocket = socket;
       socket.cork();
       // setImmediate, not nextTick: grpc-js hands over each message in a tick of its own, and the
       // check phase comes only after every message read in this turn of the event loop.
@@ -204,81 +170,20 @@ export class LockScripts {
   }
 
   /**
-   * Writes the scripts handed over in this turn into the corked socket (they go out when it is
-   * uncorked). Releases with other scripts behind them go out in a socket write of their own first, so
-   * Redis can read, run and answer them before it has read the rest: their grants come back alone.
-   * Scripts behind them on one of their locks, or of a session already held back, are held back until
-   * the releases are answered: written at once, Redis would read them with the releases and run them
-   * before it answers any (it writes replies only once it has run what it read), so a hand-off's grant
-   * would wait for the next acquire of the same lock, which only queues.
+   * Writes the scripts handed over in this turn, in their order, into the socket corked for them (they
+   * go out when it is uncorked, at the end of the turn; after a reconnect, into the new one at once). A
+   * command sent on the connection after this goes out after them (writeHandedOver(redis), before a WAIT).
+   *
+   * Releases and the rest go out in one write, not a write of their own ahead: Redis runs what one read
+   * brings before it writes any reply, so a release's grant waits there for the scripts behind it (tens
+   * of µs each), but a second write, a second read of the replies and a second write of answers to the
+   * sessions cost the coordinator more (docs/architecture.md, Releases first).
    */
   writeHandedOver(): void {
     const handed = this.handed;
     if (!handed) return;
-    const releases = this.releases;
     this.handed = undefined;
     this.releases = 0;
-    const corked = this.corkedSocket;
-    this.corkedSocket = undefined;
-    // Split only on the socket corked for them (a reconnect in between writes them to a new one at once).
-    const split = releases > 0 && releases < handed.length && this.redis instanceof Redis;
-    const socket = split && corked === (this.redis as Redis).stream ? corked : undefined;
-    let held: HeldBack | undefined;
-    for (let i = 0; i < handed.length; i++) {
-      const entry = handed[i];
-      if (i === releases && socket) {
-        socket.uncork();
-        if (REDIS_FLUSH.hasSubscribers) REDIS_FLUSH.publish({});
-        socket.cork();
-      }
-      if (socket && i >= releases && this.options.holdBack && this.holdsBack(handed, releases, entry)) {
-        held = this.held ??= { entries: [], sessions: new Set(), locks: new Set(), unanswered: 0 };
-        LockScripts.holdBack(held, entry);
-        continue;
-      }
-      this.redis.sendCommand(entry.command);
-    }
-    if (!held) return;
-    held.unanswered += releases;
-    const answered = () => {
-      if (--held.unanswered === 0 && this.held === held) this.writeHeldBack();
-    };
-    for (let i = 0; i < releases; i++) handed[i].command.promise.then(answered, answered);
-  }
-
-  /**
-   * Writes every script, held back or handed over in this turn, now: a command sent on the connection
-   * after this goes out after them (writeHandedOver(redis), before a WAIT).
-   */
-  writeAll(): void {
-    this.writeHeldBack();
-    this.writeHandedOver();
-  }
-
-  /** Whether `entry`, behind the first `releases` of `handed`, is held back (see writeHandedOver). */
-  private holdsBack(handed: Handed[], releases: number, entry: Handed): boolean {
-    if (this.held?.sessions.has(entry.session) || this.held?.locks.has(entry.lock)) return true;
-    if (entry.lock === "") return false;
-    for (let i = 0; i < releases; i++) if (handed[i].lock === entry.lock) return true;
-    return false;
-  }
-
-  /** Adds `entry` to `held`, and its session and lock to those whose later scripts wait behind it. */
-  private static holdBack(held: HeldBack, entry: Handed): void {
-    held.entries.push(entry);
-    if (entry.session !== "") held.sessions.add(entry.session);
-    if (entry.lock !== "") held.locks.add(entry.lock);
-  }
-
-  /** Writes the scripts held back, in the order they were handed over (in one socket write). */
-  private writeHeldBack(): void {
-    const held = this.held;
-    if (!held) return;
-    this.held = undefined;
-    const socket = this.redis instanceof Redis ? this.redis.stream : undefined;
-    socket?.cork();
-    for (const entry of held.entries) this.redis.sendCommand(entry.command);
-    socket?.uncork();
-    if (REDIS_FLUSH.hasSubscribers) REDIS_FLUSH.publish({});
+    for (const entry of handed) this.redis.sendCommand(entry.command);
   }
 }
