@@ -1,10 +1,14 @@
 import { createHash } from "node:crypto";
 import { Command } from "ioredis";
+import { CommandDeadlines } from "./command-deadlines.js";
 
 /** One script argument; Buffers pass binary values unchanged. */
 export type ScriptArg = string | number | Buffer;
 
 const CRLF = "\r\n";
+
+/** The command timeouts of every script command in the process (ScriptCommand.setTimeout). */
+export const SCRIPT_DEADLINES = new CommandDeadlines();
 
 /** One Lua script as Redis knows it: its text and SHA1, and the connections that have run it. */
 export class LuaScript {
@@ -32,6 +36,9 @@ export class ScriptCommand extends Command {
   /** Given a ScriptBody, its RESP is written as it is and `args` lists only the SHA (or text) and the key count. */
   private body?: ScriptBody;
 
+  /** Whether its command timeout is kept (a Cluster redirect sends a command again: one timeout). */
+  private timed = false;
+
   constructor(
     private readonly script: LuaScript,
     keys: readonly string[],
@@ -50,6 +57,16 @@ export class ScriptCommand extends Command {
     command.body = body;
     command.args = [script.sha, String(body.keyCount)];
     return command;
+  }
+
+  /**
+   * ioredis's command timeout (the connection's `commandTimeout`), kept by SCRIPT_DEADLINES: one timer
+   * for all script commands instead of one per command, which ioredis would make and clear for each.
+   */
+  override setTimeout(ms: number): void {
+    if (this.timed) return;
+    this.timed = true;
+    SCRIPT_DEADLINES.add(this, ms);
   }
 
   /** Redis answered NOSCRIPT: the connection this went out on gets the script's text next time. */
