@@ -1,11 +1,16 @@
-// npx tsx bench/coordinator-syscalls.ts [at-once|after-turn|spread] [redis|embedded]: the system calls and
-// CPU time of the coordinator per hand-off (8 contenders, in the discipline named) or per uncontended
-// cycle (spread, 16 workers). It starts its own redis-server and a compiled coordinator process (on that
-// Redis, or on the embedded store), runs the bench's workload (1 s warm-up, 3 s window) and counts the
+// npx tsx bench/coordinator-syscalls.ts [at-once|after-turn|spread] [redis|embedded] [--fencing-key]: the
+// system calls and CPU time of the coordinator per hand-off (8 contenders, in the discipline named) or per
+// uncontended cycle (spread, 16 workers). It starts its own redis-server and a compiled coordinator process
+// (on that Redis, or on the embedded store; with --fencing-key, signing a proof into every grant with an
+// Ed25519 key made for the run, as the bench's fencing row does), runs the bench's workload (1 s warm-up, 3 s window) and counts the
 // coordinator's system calls over the window with `perf stat` (Linux perf, tracepoints readable: run as
 // root or with kernel.perf_event_paranoid ≤ 1). Counts are what the coordinator asked the kernel for, so
 // they hold across runs where timings do not (docs/architecture.md, Releases first).
 import { spawn } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 import { startRedis } from "../test/harness/redis-server.js";
 import { ensureCompiled } from "./env/compiled-build.js";
@@ -55,17 +60,24 @@ function perfStat(pid: number, ms: number): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const mode = process.argv[2] ?? "at-once";
-  const store = process.argv[3] ?? "redis";
+  const args = process.argv.slice(2);
+  const fencing = args.includes("--fencing-key");
+  const [mode = "at-once", store = "redis"] = args.filter((a) => a !== "--fencing-key");
   if (!["at-once", "after-turn", "spread"].includes(mode) || !["redis", "embedded"].includes(store)) {
-    throw new Error("usage: npx tsx bench/coordinator-syscalls.ts [at-once|after-turn|spread] [redis|embedded]");
+    throw new Error(
+      "usage: npx tsx bench/coordinator-syscalls.ts [at-once|after-turn|spread] [redis|embedded] [--fencing-key]",
+    );
   }
   ensureCompiled();
+  const keyDir = mkdtempSync(join(tmpdir(), "turnstile-syscalls-"));
+  const keyFile = join(keyDir, "fencing.pem");
+  writeFileSync(keyFile, generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }));
   const redis = await startRedis();
   const counter = new Redis(redis.url);
-  const coordinator = await startCoordinator(store === "redis" ? redis.url : undefined);
+  const flags = fencing ? ["--fencing-key", keyFile] : [];
+  const coordinator = await startCoordinator(store === "redis" ? redis.url : undefined, undefined, flags);
   try {
-    const impl = turnstileImpl(coordinator.address);
+    const impl = turnstileImpl(coordinator.address, fencing ? "fencing" : undefined);
     const common = {
       warmupMs: WARMUP_MS,
       measureMs: MEASURE_MS,
@@ -92,7 +104,8 @@ async function main(): Promise<void> {
       clearTimeout(window);
     }
     const csv = await counted;
-    process.stdout.write(`${line} (coordinator on ${store === "redis" ? "Redis" : "the embedded store"})\n`);
+    const on = store === "redis" ? "Redis" : "the embedded store";
+    process.stdout.write(`${line} (coordinator on ${on}${fencing ? ", signing fencing proofs" : ""})\n`);
     const per = mode === "spread" ? "per cycle" : "per hand-off";
     for (const row of csv.trim().split("\n")) {
       const [value, , event] = row.split(",");
@@ -105,6 +118,7 @@ async function main(): Promise<void> {
     await counter.quit();
     await coordinator.stop();
     await redis.stop();
+    rmSync(keyDir, { recursive: true, force: true });
   }
 }
 
