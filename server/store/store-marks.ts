@@ -7,7 +7,7 @@ import { channel } from "node:diagnostics_channel";
 /** A lock script was handed to the Redis client / answered: `{ phase, op, sessionId, requestId, name }`. */
 export const STORE = channel("turnstile:coordinator:store");
 /**
- * The Redis command socket was uncorked: the scripts handed over in a turn went out in one write (its
+ * The Redis command socket was uncorked: the scripts handed over in a tick went out in one write (its
  * releases in front: scripts/runner/lock-scripts.ts). `{}`
  */
 export const REDIS_FLUSH = channel("turnstile:coordinator:redis-flush");

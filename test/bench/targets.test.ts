@@ -62,7 +62,7 @@ describe("bench targets and the anatomy's pointers", () => {
 
   it("points a missed target at the leg that holds it, and a met one at nothing", () => {
     expect(heldByText(anatomy, "p50Ms")).to.match(
-      /^anatomy: \*script handed over → Redis socket written \(uncorked in a setImmediate, after the rest of the turn\)\*, 300 µs median/,
+      /^anatomy: \*script handed over → Redis socket written \(uncorked at the end of its tick\)\*, 300 µs median/,
     );
     const results = {
       handOff: [

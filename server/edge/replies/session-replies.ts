@@ -84,8 +84,8 @@ export class SessionReplies implements SessionSink {
   /**
    * Signs the expected grant's proof (with a fencing key) while the release ahead of it runs: on the
    * event loop, which is cheaper in CPU than the thread pool's hand-offs, but in a setImmediate, so
-   * after the turn's scripts were written to the store (the release's among them; see the engine's
-   * hint) and while the store runs them.
+   * after the release's script was written to the store (at the end of its tick; see the engine's
+   * hint) and while the store runs it.
    */
   expectGrant(requestId: string, name: string, token: bigint, owner: string): void {
     const proofs = this.proofs;

@@ -95,15 +95,15 @@ const argAt = (write: string, arg: string) => write.indexOf(`$${arg.length}\r\n$
 /** The session (first ARGV) of a script command as MONITOR shows it: EVALSHA|EVAL sha|text numkeys keys… argv…. */
 const sessionOf = (args: string[]) => args[3 + Number(args[2])];
 
-describe("releases first: the scripts of one turn on one connection (LockScripts)", () => {
+describe("releases first: the scripts of one tick on one connection (LockScripts)", () => {
   const f = useScripts();
 
-  it("writes a release ahead of another session's acquire handed over before it in the same turn", async () => {
+  it("writes a release ahead of another session's acquire handed over before it in the same tick", async () => {
     await acquire(f, "L", { session: "s1" });
     expect((await acquire(f, "L", { session: "s2", request: "r2" }))[0]).to.equal(AcquireCode.Queued);
     const watch = await watchCommands(f.server.url);
     try {
-      // One turn: s3's acquire is handed over first, then s1's release (as one read of two sessions' messages).
+      // One tick: s3's acquire is handed over first, then s1's release (two sessions' scripts in one tick).
       const queued = acquire(f, "L", { session: "s3", request: "r3" });
       const released = release(f, "L", { session: "s1" });
       const [a, r] = await Promise.all([queued, released]);
@@ -118,7 +118,7 @@ describe("releases first: the scripts of one turn on one connection (LockScripts
     }
   });
 
-  it("writes a turn's releases and other scripts in one socket write, the releases in front", async () => {
+  it("writes a tick's releases and other scripts in one socket write, the releases in front", async () => {
     await acquire(f, "L", { session: "s1" });
     await acquire(f, "M", { session: "s2" });
     await acquire(f, "L", { session: "s4", request: "r4" });
@@ -137,16 +137,16 @@ describe("releases first: the scripts of one turn on one connection (LockScripts
     expect([at("s1") >= 0, at("s1") < at("s2"), at("s2") < at("s3")]).to.deep.equal([true, true, true]);
   });
 
-  it("writes a turn without a release, or with releases only, in one socket write", async () => {
+  it("writes a tick without a release, or with releases only, in one socket write", async () => {
     await acquire(f, "L", { session: "s1" });
     await acquire(f, "M", { session: "s2" });
-    for (const turn of [
+    for (const tick of [
       () => [acquire(f, "X", { session: "s5" }), acquire(f, "Y", { session: "s6" })],
       () => [release(f, "L", { session: "s1" }), release(f, "M", { session: "s2" })],
     ]) {
       const recorder = recordWrites(f.redis);
       try {
-        await Promise.all(turn());
+        await Promise.all(tick());
       } finally {
         recorder.stop();
       }
@@ -217,7 +217,7 @@ describe("releases first: the scripts of one turn on one connection (LockScripts
     const answered: string[] = [];
     let results: unknown[][];
     try {
-      // s1 lets go of L and asks for it again in the same turn.
+      // s1 lets go of L and asks for it again in the same tick.
       results = await Promise.all([
         release(f, "L", { session: "s1" }).then(noting(answered, "release")),
         acquire(f, "L", { session: "s1", request: "r1b" }).then(noting(answered, "acquire")),

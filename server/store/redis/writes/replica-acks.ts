@@ -90,7 +90,7 @@ export class ReplicaAcks {
     if (this.batch && this.batch.socket === socket) return this.batch.done;
     const generation = this.generation();
     const done = new Promise<AckResult>((resolve) => {
-      // setImmediate, like LockScripts' uncork: after every write started in this turn.
+      // setImmediate: after every write started in this turn (LockScripts writes each tick's at its end).
       setImmediate(() => {
         if (this.batch?.done === done) this.batch = undefined;
         resolve(this.sendWait(socket, wanted, generation));
@@ -105,7 +105,7 @@ export class ReplicaAcks {
     try {
       // A reconnect in between means the writes went to a connection this WAIT cannot speak for.
       if (this.socket === socket && this.redis.status === "ready") {
-        // Scripts still waiting for the end of this turn go out first: the WAIT must follow them.
+        // Scripts still waiting for the end of their tick go out first: the WAIT must follow them.
         writeHandedOver(this.redis);
         this.mark(this.redis).catch(() => {});
         const acked = Number(await this.redis.wait(wanted, this.timeoutMs));

@@ -56,7 +56,7 @@ interface Handed {
 const byConnection = new WeakMap<object, LockScripts>();
 
 /**
- * Writes the scripts handed over on `redis` in this turn now (they are written at the end of the turn
+ * Writes the scripts handed over on `redis` in this tick now (they are written at the end of the tick
  * otherwise): a command sent on `redis` after this goes out after them. ReplicaAcks calls it before its
  * WAIT, which covers only what its connection sent before it.
  */
@@ -83,15 +83,16 @@ function luaScripts(): Record<ScriptName, LuaScript> {
  * the first time on a connection and after NOSCRIPT (ScriptCommand). Rejects with the Redis error
  * as ioredis reports it.
  *
- * On one connection (not a Cluster) the scripts handed over in one turn of the event loop are written
- * together at its end, in one socket write, releases first: a release.lua goes ahead of every script
- * handed over before it in that turn except those of its own session (and earlier releases). So when a
- * batch of session messages holds releases and acquires, Redis runs the releases first and their
- * replies, with their grants, come back first. Scripts of different sessions in flight together were
- * never ordered (neither was answered); one session's keep the order it sent them in.
+ * On one connection (not a Cluster) the scripts handed over in one tick (process.nextTick's queue: one
+ * session message's work, or a session close's releases) are written together at its end, in one socket
+ * write, releases first: a release.lua goes ahead of every script handed over before it in that tick
+ * except those of its own session (and earlier releases). So when a tick's work holds releases and
+ * acquires, Redis runs the releases first and their replies, with their grants, come back first.
+ * Scripts of different sessions in flight together were never ordered (neither was answered); one
+ * session's keep the order it sent them in.
  */
 export class LockScripts {
-  /** Scripts handed over in this turn, in the order they will be written; undefined: none (nothing corked). */
+  /** Scripts handed over in this tick, in the order they will be written; undefined: none (nothing corked). */
   private handed?: Handed[];
   /** How many of `handed`, from the front, are releases (a release goes after the last of them at least). */
   private releases = 0;
@@ -136,9 +137,9 @@ export class LockScripts {
   }
 
   /**
-   * Keeps `command` to be written at the end of this turn (releases first, see the class), so the
-   * scripts started by one batch of session messages go out in one write instead of one system call
-   * each; false on a Cluster, which writes it at once.
+   * Keeps `command` to be written at the end of this tick (releases first, see the class), so the
+   * scripts one piece of work starts go out in one write instead of one system call each; false on a
+   * Cluster, which writes it at once.
    */
   private handOver(entry: Handed, release: boolean): boolean {
     const socket = this.redis instanceof Redis ? this.redis.stream : undefined;
@@ -147,9 +148,10 @@ export class LockScripts {
     if (!handed) {
       handed = this.handed = [];
       socket.cork();
-      // setImmediate, not nextTick: grpc-js hands over each message in a tick of its own, and the
-      // check phase comes only after every message read in this turn of the event loop.
-      setImmediate(() => {
+      // nextTick, not setImmediate: grpc-js hands over each message in a tick of its own, so a script
+      // goes out as soon as its message is handled, not after every other message this turn of the
+      // event loop read (a release would wait for them: docs/architecture.md, Releases first).
+      process.nextTick(() => {
         this.writeHandedOver();
         socket.uncork();
         if (REDIS_FLUSH.hasSubscribers) REDIS_FLUSH.publish({});
@@ -170,14 +172,9 @@ export class LockScripts {
   }
 
   /**
-   * Writes the scripts handed over in this turn, in their order, into the socket corked for them (they
-   * go out when it is uncorked, at the end of the turn; after a reconnect, into the new one at once). A
+   * Writes the scripts handed over in this tick, in their order, into the socket corked for them (they
+   * go out when it is uncorked, at the end of the tick; after a reconnect, into the new one at once). A
    * command sent on the connection after this goes out after them (writeHandedOver(redis), before a WAIT).
-   *
-   * Releases and the rest go out in one write, not a write of their own ahead: Redis runs what one read
-   * brings before it writes any reply, so a release's grant waits there for the scripts behind it (tens
-   * of µs each), but a second write, a second read of the replies and a second write of answers to the
-   * sessions cost the coordinator more (docs/architecture.md, Releases first).
    */
   writeHandedOver(): void {
     const handed = this.handed;
