@@ -2,10 +2,11 @@
 // system calls and CPU time of the coordinator per hand-off (8 contenders, in the discipline named) or per
 // uncontended cycle (spread, 16 workers). It starts its own redis-server and a compiled coordinator process
 // (on that Redis, or on the embedded store; with --fencing-key, signing a proof into every grant with an
-// Ed25519 key made for the run, as the bench's fencing row does), runs the bench's workload (1 s warm-up, 3 s window) and counts the
-// coordinator's system calls over the window with `perf stat` (Linux perf, tracepoints readable: run as
-// root or with kernel.perf_event_paranoid ≤ 1). Counts are what the coordinator asked the kernel for, so
-// they hold across runs where timings do not (docs/architecture.md, Releases first).
+// Ed25519 key made for the run, as the bench's fencing row does), runs the bench's workload (1 s warm-up,
+// 3 s window) and counts the coordinator's system calls over the window with `perf stat` (Linux perf,
+// tracepoints readable: run as root or with kernel.perf_event_paranoid ≤ 1). Counts are what the
+// coordinator asked the kernel for, so they hold across runs where timings do not (docs/architecture.md,
+// Releases first).
 import { spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -69,12 +70,15 @@ async function main(): Promise<void> {
     );
   }
   ensureCompiled();
-  const keyDir = mkdtempSync(join(tmpdir(), "turnstile-syscalls-"));
-  const keyFile = join(keyDir, "fencing.pem");
-  writeFileSync(keyFile, generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }));
+  const keyDir = fencing ? mkdtempSync(join(tmpdir(), "turnstile-syscalls-")) : undefined;
+  const flags: string[] = [];
+  if (keyDir) {
+    const keyFile = join(keyDir, "fencing.pem");
+    writeFileSync(keyFile, generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }));
+    flags.push("--fencing-key", keyFile);
+  }
   const redis = await startRedis();
   const counter = new Redis(redis.url);
-  const flags = fencing ? ["--fencing-key", keyFile] : [];
   const coordinator = await startCoordinator(store === "redis" ? redis.url : undefined, undefined, flags);
   try {
     const impl = turnstileImpl(coordinator.address, fencing ? "fencing" : undefined);
@@ -118,7 +122,7 @@ async function main(): Promise<void> {
     await counter.quit();
     await coordinator.stop();
     await redis.stop();
-    rmSync(keyDir, { recursive: true, force: true });
+    if (keyDir) rmSync(keyDir, { recursive: true, force: true });
   }
 }
 
