@@ -90,7 +90,7 @@ export class ReplicaAcks {
     if (this.batch && this.batch.socket === socket) return this.batch.done;
     const generation = this.generation();
     const done = new Promise<AckResult>((resolve) => {
-      // setImmediate: after every write started in this turn (LockScripts writes each tick's at its end).
+      // setImmediate: after every write started in this turn (LockScripts writes a tick's scripts at its end).
       setImmediate(() => {
         if (this.batch?.done === done) this.batch = undefined;
         resolve(this.sendWait(socket, wanted, generation));
