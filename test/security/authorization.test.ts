@@ -111,6 +111,34 @@ describe("authorization by the policy (grants on name prefixes)", () => {
       expect(d.holders).to.deep.equal([]);
     });
 
+    it("refuses a name that is too long or not text as INVALID_ARGUMENT naming the field, not as a missing grant", async () => {
+      const s = await session("billing-svc");
+      const long = `billing/${"x".repeat(300)}`;
+      const sends: [string, (name: string) => ReturnType<typeof acquireMsg>, string][] = [
+        ["a", (name) => acquireMsg("a", name), "acquire.name"],
+        ["r", (name) => releaseMsg("r", name, "o"), "release.name"],
+        ["p", (name) => proclaimMsg("p", name, "p", "v"), "proclaim.name"],
+        ["q", (name) => requestReleaseMsg("q", name, "why"), "request_release.name"],
+      ];
+      for (const [id, msg, field] of sends) {
+        for (const [i, name] of [long, "", "billing/\u0001"].entries()) {
+          s.send(msg(name));
+          const { failed } = await s.next("failed", (f) => f.failed.requestId === id);
+          expect([failed.reason, failed.message.startsWith(`${field}:`)], `${field} #${i}`).to.deep.equal([
+            FailureReason.FAILURE_REASON_INVALID_ARGUMENT,
+            true,
+          ]);
+        }
+      }
+      const tooLong = new RawWatch(coord.address, long, creds("billing-svc"));
+      open.push(tooLong);
+      const ended = await tooLong.status();
+      expect([ended.code, ended.details]).to.deep.equal([
+        status.INVALID_ARGUMENT,
+        "watch.name: 308 bytes exceeds the maximum of 256 bytes",
+      ]);
+    });
+
     it("leaves the session and its other locks as they were after a forbidden acquire, release or proclaim", async () => {
       const s = await session("billing-svc");
       s.send(acquireMsg("a", "billing/a"));

@@ -59,6 +59,16 @@ describe("bad input", () => {
     });
   }
 
+  it("echoes an over-long request id and name in the Failed cut to their limits, not as sent", async () => {
+    const s = await session();
+    s.send(acquireMsg("r".repeat(20_000), "n".repeat(20_000)));
+    const f = (await s.next("failed")).failed;
+    expect([f.reason, f.requestId, f.name]).to.deep.equal([INVALID, "r".repeat(128), "n".repeat(256)]);
+    // A multi-byte character that would straddle the limit is left out whole.
+    s.send(acquireMsg("r2", `${"n".repeat(255)}\u00e9${"n".repeat(300)}`));
+    expect((await failure(s, "r2")).name).to.equal("n".repeat(255));
+  });
+
   it("fails an acquire with a wait over the maximum, naming acquire.wait and the limit", async () => {
     const s = await session();
     s.send(acquireMsg("r1", "bad/wait", { waitMs: 86_400_001 }));
@@ -141,6 +151,9 @@ describe("bad input", () => {
         "session: at most 50 locks held or pending per session",
       ]);
     }
+    // At the limit, a re-entry of a lock held (same owner) adds a hold, not a lock: granted.
+    s.send(acquireMsg("again", "bad/many/0", { owner: "r0" }));
+    expect((await s.next("acquired", (a) => a.acquired.requestId === "again")).acquired.holdCount).to.equal(2);
   });
 
   it("answers a second Open with INVALID_ARGUMENT and keeps the session", async () => {

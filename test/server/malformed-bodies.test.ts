@@ -234,6 +234,13 @@ describe("malformed and non-UTF-8 requests", () => {
       ["List", pb.field(2, "x"), "list.page_size: sent as wire type 2, but a varint field is wire type 0"],
       ["Revoke", Buffer.concat([pb.field(1, "m/bystander"), pb.field(3, A_FF)]), "revoke.owner: not valid UTF-8"],
       ["Revoke", Buffer.from([0xff]), /^revoke: could not be read/],
+      // Multi-word methods: the same root as their value checks (check_fence.fencing_token, request_release.name).
+      ["CheckFence", pb.field(1, A_FF), "check_fence.name: not valid UTF-8"],
+      [
+        "RequestRelease",
+        Buffer.concat([pb.field(1, "a"), pb.field(2, A_FE)]),
+        "request_release.reason: not valid UTF-8",
+      ],
     ];
     for (const [method, body, details] of cases) {
       it(`answers ${method} with ${body.toString("hex")} with INVALID_ARGUMENT naming ${String(details)}`, async () => {

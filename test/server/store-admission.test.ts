@@ -98,13 +98,26 @@ describe("StoreAdmission", () => {
     expect(ops[5].started).to.equal(false);
   });
 
-  it("takes a cancelled request out of the queue before it starts", () => {
+  it("takes a cancelled acquire out of the queue before it starts", () => {
     const admission = new StoreAdmission({ maxStoreInFlight: 1, maxSessionInFlight: 1, maxSessionQueue: 4 });
     const lane = admission.lane(flow());
-    lane.submit("a", gate().run);
+    lane.submit("a", gate().run, true);
     const b = gate();
-    lane.submit("b", b.run);
+    lane.submit("b", b.run, true);
     expect([lane.withdraw("b"), lane.withdraw("a")]).to.deep.equal([true, false]);
     expect(lane.queue.length).to.equal(0);
+  });
+
+  it("leaves a queued release (or any request but an acquire) in the queue when a cancel names its id", async () => {
+    const admission = new StoreAdmission({ maxStoreInFlight: 1, maxSessionInFlight: 1, maxSessionQueue: 4 });
+    const lane = admission.lane(flow());
+    const running = gate();
+    lane.submit("running", running.run, true);
+    const release = gate();
+    lane.submit("rel", release.run);
+    expect(lane.withdraw("rel")).to.equal(false);
+    running.finish();
+    await tick();
+    expect(release.started).to.equal(true);
   });
 });

@@ -21,7 +21,10 @@ export function lockService(deps: ServiceDeps): LockServiceServer {
       if (caller !== undefined) new SessionStream(call, deps, caller);
     },
     watch(call) {
-      const caller = authenticated(call, deps, (who) => guard.require(who, "read", call.request.name));
+      // A bad name is refused naming the field and its limit before any grant is looked up for it.
+      const readable = (who: string) =>
+        guard.require(who, "read", deps.validator.name("watch.name", call.request.name));
+      const caller = authenticated(call, deps, readable);
       if (caller !== undefined) new WatchStream(call, deps);
     },
     describe: unary((request, caller) => admin.describe(request, caller), log, guard, tracing, "Describe"),

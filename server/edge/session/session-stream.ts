@@ -118,13 +118,13 @@ export class SessionStream implements AttachedStream {
     const { table, validator, log } = this.deps;
     switch (kind?.$case) {
       case "acquire": {
-        const op = () => table.acquire(session, validator.acquire(this.mayLock(kind.acquire)));
+        const op = () => table.acquire(session, this.mayLock(validator.acquire(kind.acquire)));
         const traced = this.tracer?.wrap("acquire", kind.acquire, op) ?? op;
         this.admit(kind.acquire.requestId, kind.acquire.name, traced, true);
         break;
       }
       case "release": {
-        const op = () => table.release(session, validator.release(this.mayLock(kind.release)));
+        const op = () => table.release(session, this.mayLock(validator.release(kind.release)));
         this.admit(kind.release.requestId, kind.release.name, this.tracer?.wrap("release", kind.release, op) ?? op);
         break;
       }
@@ -142,19 +142,19 @@ export class SessionStream implements AttachedStream {
         break;
       case "proclaim":
         this.admit(kind.proclaim.requestId, kind.proclaim.name, () =>
-          this.deps.holds.proclaim(session, validator.proclaim(this.mayLock(kind.proclaim))),
+          this.deps.holds.proclaim(session, this.mayLock(validator.proclaim(kind.proclaim))),
         );
         break;
       case "transfer": {
         const t = kind.transfer;
         this.admit(t.requestId, t.name, () =>
-          this.deps.handOvers.transfer(session, validator.transfer(this.mayLock(t))),
+          this.deps.handOvers.transfer(session, this.mayLock(validator.transfer(t))),
         );
         break;
       }
       case "requestRelease": {
         const r = kind.requestRelease;
-        const op = () => this.deps.handOvers.requestRelease(session, validator.requestRelease(this.mayLock(r)));
+        const op = () => this.deps.handOvers.requestRelease(session, this.mayLock(validator.requestRelease(r)));
         this.admit(r.requestId, r.name, op);
         break;
       }
@@ -235,14 +235,18 @@ export class SessionStream implements AttachedStream {
    */
   private admit(requestId: string, name: string, op: () => Promise<void>, acquire = false): void {
     try {
-      this.lane.submit(requestId, async () => {
-        if (ADMITTED.hasSubscribers) ADMITTED.publish({ sessionId: this.session?.id, requestId });
-        try {
-          await op();
-        } catch (err) {
-          this.fail(requestId, name, err, acquire);
-        }
-      });
+      this.lane.submit(
+        requestId,
+        async () => {
+          if (ADMITTED.hasSubscribers) ADMITTED.publish({ sessionId: this.session?.id, requestId });
+          try {
+            await op();
+          } catch (err) {
+            this.fail(requestId, name, err, acquire);
+          }
+        },
+        acquire,
+      );
     } catch (err) {
       this.fail(requestId, name, err, acquire);
     }
@@ -292,7 +296,10 @@ export class SessionStream implements AttachedStream {
   private fail(requestId: string, name: string, err: unknown, acquire = false): void {
     const error = toServerError(err, requestId, this.deps.log);
     if (acquire) this.deps.table.ledger.acquireFailed(error.reason);
-    this.session?.tell.failed(requestId, name, error);
+    // The id and name are echoed as sent, unvalidated: cut to their limits, so that a client that sends
+    // 64 KiB names and stops reading cannot make each Failed it leaves unread cost that much here.
+    const { maxIdBytes, maxNameBytes } = this.deps.limits;
+    this.session?.tell.failed(utf8Prefix(requestId, maxIdBytes), utf8Prefix(name, maxNameBytes), error);
   }
 
   private write(response: SessionResponse): void {
@@ -327,4 +334,15 @@ export class SessionStream implements AttachedStream {
     if (this.closing || !this.retire() || !this.session) return;
     await this.deps.keeper.end(this.session, how).catch((err) => this.deps.log.warn({ err }, "session end failed"));
   }
+}
+
+/** `text` if it fits in `maxBytes` of UTF-8, else its longest prefix of whole characters that does. */
+function utf8Prefix(text: string, maxBytes: number): string {
+  // Fits, byte count aside: no UTF-16 unit takes more than 3 bytes.
+  if (text.length * 3 <= maxBytes || Buffer.byteLength(text, "utf8") <= maxBytes) return text;
+  let end = Math.min(text.length, maxBytes);
+  while (Buffer.byteLength(text.slice(0, end), "utf8") > maxBytes) end--;
+  // Never end between the two halves of a surrogate pair.
+  const last = text.charCodeAt(end - 1);
+  return last >= 0xd800 && last <= 0xdbff ? text.slice(0, end - 1) : text.slice(0, end);
 }

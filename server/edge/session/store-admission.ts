@@ -19,6 +19,8 @@ export interface LaneFlow {
 interface Queued {
   requestId: string;
   run: () => Promise<void>;
+  /** An acquire (or acquire-all): what a cancel may take back. */
+  withdrawable: boolean;
 }
 
 /**
@@ -39,10 +41,10 @@ export class AdmissionLane {
 
   /**
    * Queues `run` behind this session's earlier requests; it starts once the session and the
-   * coordinator have a free slot. Throws `resource-exhausted` (nothing was changed) when the
-   * session's queue is full.
+   * coordinator have a free slot; `withdrawable` for an acquire, which a cancel may take back (withdraw).
+   * Throws `resource-exhausted` (nothing was changed) when the session's queue is full.
    */
-  submit(requestId: string, run: () => Promise<void>): void {
+  submit(requestId: string, run: () => Promise<void>, withdrawable = false): void {
     if (this.closed) return;
     const { maxSessionQueue } = this.admission.limits;
     if (this.queue.length >= maxSessionQueue)
@@ -50,7 +52,7 @@ export class AdmissionLane {
         "resource-exhausted",
         `session: more than ${maxSessionQueue} requests waiting for the store; nothing was changed, retry later`,
       );
-    this.queue.push({ requestId, run });
+    this.queue.push({ requestId, run, withdrawable });
     this.admission.ready(this);
     if (!this.paused && this.queue.length >= this.highWater) {
       this.paused = true;
@@ -58,9 +60,12 @@ export class AdmissionLane {
     }
   }
 
-  /** Takes a request that has not started yet out of the queue; false when it is not queued. */
+  /**
+   * Takes an acquire that has not started yet out of the queue; false when none is queued under that id.
+   * A release, proclaim or other request queued under the id stays (a cancel withdraws acquires only).
+   */
   withdraw(requestId: string): boolean {
-    const i = this.queue.findIndex((q) => q.requestId === requestId);
+    const i = this.queue.findIndex((q) => q.withdrawable && q.requestId === requestId);
     if (i < 0) return false;
     this.queue.splice(i, 1);
     this.afterShift();

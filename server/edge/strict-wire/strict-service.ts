@@ -21,10 +21,15 @@ export function strictService<S extends ServiceDefinition>(service: S): S {
     const rpc = method.path.slice(method.path.lastIndexOf("/") + 1);
     const typeName = schema.requestTypes.get(method.path);
     if (!typeName) throw new Error(`strictService: no request type given for ${method.path}`);
-    const root = ROOTS[rpc] ?? rpc.toLowerCase();
+    const root = ROOTS[rpc] ?? snakeCase(rpc);
     strict[key] = { ...method, requestDeserialize: reader(schema, typeName, root, method.requestDeserialize) };
   }
   return strict as S;
+}
+
+/** A method's name as its request's root in field paths (`CheckFence` → `check_fence`), as the validator names it. */
+function snakeCase(rpc: string): string {
+  return rpc.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
 }
 
 /** What could not be read of a request that `strictService` marked, or undefined for a sound one. */

@@ -55,7 +55,8 @@ export function checkAcquirePreconditions(session: Session, a: ValidAcquire, lim
       `acquire: an earlier claim of "${a.name}" by owner "${a.owner}" is still being resolved with the store; nothing was changed, retry later`,
     );
   }
-  if (session.lockCount >= limits.maxLocksPerSession) {
+  // A re-entry adds a hold to a lock already counted, not a lock.
+  if (session.lockCount >= limits.maxLocksPerSession && !session.held.has(holdKey(a.name, a.owner))) {
     throw new ServerError("limit", `session: at most ${limits.maxLocksPerSession} locks held or pending per session`);
   }
   for (const other of session.pending.values()) {

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { CheckOutcome, Claim } from "../../../server/store/store.js";
 import { until } from "../../harness/until.js";
-import { ask, holdOf, LONG_TTL, SHORT_TTL, waiterOf } from "./claims.js";
+import { ask, askShared, holdOf, LONG_TTL, SHORT_TTL, waiterOf } from "./claims.js";
 import type { ConformanceFixture } from "./conformance-fixture.js";
 import { passTime } from "./wait-for.js";
 
@@ -112,4 +112,18 @@ export function lockDelayConformance(f: ConformanceFixture): void {
     expect(summary).to.include({ name: "a", holders: 0, waiters: 0, mode: undefined });
     expect(summary.delayMs).to.be.within(1, LONG_TTL);
   });
+
+  f.it(
+    "lists the shared hold left beside a lock-delay that has passed as shared, before anything purges it",
+    async () => {
+      await f.store.acquire(askShared("a", "s1", 0, { lockDelayMs: DELAY_MS }));
+      await f.store.acquire(askShared("a", "s2", 0));
+      await f.store.revoke(holdOf("a", "s1"));
+      await passTime(f.store, DELAY_MS);
+      const page = await f.store.list("", 10, "");
+      expect(page).to.not.equal("invalid-token");
+      const summary = (page as Exclude<typeof page, string>).locks.find((l) => l.name === "a");
+      expect(summary).to.deep.equal({ name: "a", mode: "shared", limit: 0, holders: 1, waiters: 0 });
+    },
+  );
 }

@@ -35,8 +35,9 @@ export async function lockSummaries(
       // A lock-delay in force is a member of the holders set (scripts/includes/delay.lua), not a holder.
       const delayMs = delay === null ? 0 : Number(delay) - now;
       const held = delayMs > 0 ? counted - 1 : counted;
-      // Beside a delay only shared holds can be left (an exclusive one is the only holder): 'excl' is the delay's.
-      const mode = held === 0 ? undefined : excl && !(delayMs > 0) ? "exclusive" : "shared";
+      // Beside a delay only shared holds can be left (an exclusive one is the only holder): 'excl' is the
+      // delay's. It stays, with the 'delay' field, after the delay has passed until a script purges the lock.
+      const mode = held === 0 ? undefined : excl && delay === null ? "exclusive" : "shared";
       return {
         name,
         mode,
