@@ -26,11 +26,13 @@ const COMMANDS: Record<string, Command> = {
   keys: { module: "../cli/keys-command.js", summary: "print the coordinators' published fencing keys (JWKS)" },
 };
 
+const NAME_COLUMN = Math.max(...Object.keys(COMMANDS).map((name) => name.length)) + 2;
+
 const USAGE = `Usage: turnstile <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
-  .map(([name, c]) => `  ${name.padEnd(10)}${c.summary}`)
+  .map(([name, c]) => `  ${name.padEnd(NAME_COLUMN)}${c.summary}`)
   .join("\n")}
 
 Run 'turnstile <command> --help' for its options.

@@ -49,12 +49,15 @@ export class GuardedCommand {
     return this.ended;
   }
 
-  /** Sends SIGTERM now and SIGKILL after `graceMs` unless the command ended by then. */
   /** Sends `signal` to the command (a forwarded release request). */
   signal(signal: NodeJS.Signals): void {
     this.child.kill(signal);
   }
 
+  /**
+   * Sends SIGTERM now and SIGKILL after `graceMs` unless the command ended by then; `graceMs` must
+   * not exceed the longest timer (lock-args.ts bounds --grace), or the SIGKILL would come at once.
+   */
   stop(graceMs: number): void {
     if (this.stopped) return;
     this.stopped = true;

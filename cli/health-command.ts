@@ -2,6 +2,7 @@ import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Client, type ServiceError, status } from "@grpc/grpc-js";
 import { channelCredentials, readableDetails, withTransportHint } from "../client/admin.js";
 import { parseDurationText } from "../wire/duration-text.js";
+import { MAX_TIMER_MS, MAX_TIMER_TEXT } from "../wire/max-timer-ms.js";
 import { LockExit } from "./exit-codes.js";
 import { CONNECTION_HELP } from "./flags/connection-flags.js";
 import { argsOrExit, parseAdminArgs } from "./flags/parse-admin-args.js";
@@ -53,8 +54,9 @@ function parseHealthArgs(argv: string[], env: NodeJS.ProcessEnv) {
   if (typeof args === "string") return args;
   const timeoutText = args.values.timeout ?? "5s";
   const timeoutMs = parseDurationText(timeoutText);
-  if (timeoutMs === undefined || timeoutMs <= 0)
-    return `--timeout must be a duration above 0 such as 3s, got "${timeoutText}"`;
+  // grpc-js throws for a deadline beyond its timer limit ("Deadline is too far in the future").
+  if (timeoutMs === undefined || timeoutMs <= 0 || timeoutMs > MAX_TIMER_MS)
+    return `--timeout must be a duration above 0, at most ${MAX_TIMER_TEXT}, such as 3s, got "${timeoutText}"`;
   return { server: args.server, connection: args.connection, service: args.values.service ?? "", timeoutMs };
 }
 

@@ -3,6 +3,7 @@ import { get as httpGet, type IncomingMessage } from "node:http";
 import { get as httpsGet } from "node:https";
 import { parseArgs } from "node:util";
 import { parseDurationText } from "../wire/duration-text.js";
+import { MAX_TIMER_MS, MAX_TIMER_TEXT } from "../wire/max-timer-ms.js";
 import { LockExit } from "./exit-codes.js";
 import { argsOrExit } from "./flags/parse-admin-args.js";
 
@@ -72,8 +73,9 @@ function parseKeysArgs(argv: string[]): KeysArgs | string {
   if (output !== "json" && output !== "kids") return `--output must be json or kids, got "${output}"`;
   const timeoutText = values.timeout ?? "5s";
   const timeoutMs = parseDurationText(timeoutText);
-  if (timeoutMs === undefined || timeoutMs <= 0)
-    return `--timeout must be a duration above 0 such as 3s, got "${timeoutText}"`;
+  // A longer socket timeout would fire after 1 ms (Node's timer limit).
+  if (timeoutMs === undefined || timeoutMs <= 0 || timeoutMs > MAX_TIMER_MS)
+    return `--timeout must be a duration above 0, at most ${MAX_TIMER_TEXT}, such as 3s, got "${timeoutText}"`;
   let ca: Buffer | undefined;
   if (values["tls-ca"]) {
     try {

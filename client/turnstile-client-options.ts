@@ -23,6 +23,13 @@ export interface TurnstileClientOptions {
    */
   openTimeoutMs?: number;
   /**
+   * The largest request the client sends, encoded, in bytes; default 65536, a coordinator's default
+   * `--max-message-bytes`. A coordinator ends the whole session stream over a larger message, so a
+   * larger request (a big `value`, say) is refused here instead: its call alone rejects
+   * 'invalid-argument', nothing is sent. Match it to the coordinators' `--max-message-bytes`.
+   */
+  maxRequestBytes?: number;
+  /**
    * Whether acquires take the owner of the unit of work they run in (default true): inside a
    * `withLock`/`withLocks` callback the held lock's owner, inside `withOwner(fn)` that scope's; so the
    * naive nested transfer is one (session, owner) and a deadlock is detected (docs/deadlocks.md).

@@ -45,6 +45,7 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
   readonly #clientName: string;
   readonly #safetyMarginMs: number | undefined;
   readonly #openTimeoutMs: number | undefined;
+  readonly #maxRequestBytes: number | undefined;
   #session: Session | undefined;
   #closing: Promise<void> | undefined;
   readonly #scope: OwnerScope;
@@ -68,6 +69,14 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
       throw new TurnstileError("invalid-argument", `openTimeoutMs must be a positive number, got ${openTimeoutMs}`);
     }
     this.#openTimeoutMs = openTimeoutMs;
+    const { maxRequestBytes } = options;
+    if (maxRequestBytes !== undefined && !(Number.isInteger(maxRequestBytes) && maxRequestBytes > 0)) {
+      throw new TurnstileError(
+        "invalid-argument",
+        `maxRequestBytes must be a positive integer, got ${maxRequestBytes}`,
+      );
+    }
+    this.#maxRequestBytes = maxRequestBytes;
     this.#ttlMs = ttlMs;
     this.#safetyMarginMs = safetyMarginMs;
     this.#clientName = options.clientName ?? `${hostname()}/${process.pid}`;
@@ -226,7 +235,8 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
    * Asks every holder of `name` to let go (RequestRelease, as this client's session): each holder's client
    * is told (`Lock.releaseRequested`, the `releaseRequested` event); nothing is enforced. Resolves with how
    * many holders were asked; rejects with TurnstileError 'not-found' when nobody holds the lock,
-   * 'invalid-argument' for a reason over 256 bytes, 'permission-denied' without the lock grant on the name.
+   * 'invalid-argument' for a reason over 256 bytes, 'permission-denied' without the lock grant on the name,
+   * 'connection' while the session reconnects or when its stream breaks before the answer (retry).
    */
   async requestRelease(name: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<number> {
     const session = this.#currentSession();
@@ -322,6 +332,7 @@ export class TurnstileClient extends EventEmitter<TurnstileClientEvents> {
         safetyMarginMs: this.#safetyMarginMs,
         backoff: this.#backoff,
         openTimeoutMs: this.#openTimeoutMs,
+        maxRequestBytes: this.#maxRequestBytes,
         onEvent: (event) => this.emit(event.type, event),
         onReleaseRequested: (request) => this.emit("releaseRequested", request),
       });

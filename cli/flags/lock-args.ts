@@ -2,10 +2,11 @@ import { constants } from "node:os";
 import { parseArgs } from "node:util";
 import type { CredentialOptions } from "../../client/admin.js";
 import { formatDurationText, parseDurationText } from "../../wire/duration-text.js";
+import { MAX_TIMER_MS, MAX_TIMER_TEXT } from "../../wire/max-timer-ms.js";
+import { joinNegativeValues } from "../../wire/negative-values.js";
 import { REQUEST_LIMITS } from "../../wire/request-limits.js";
 import { CONNECTION_FLAGS, connectionOptions } from "./connection-flags.js";
 import { nameProblem } from "./lock-name.js";
-import { joinNegativeValues } from "./negative-values.js";
 
 /** What `turnstile lock` was asked to do, checked against what the coordinator accepts. */
 export interface LockArgs {
@@ -29,15 +30,20 @@ export interface LockArgs {
   onReleaseRequest?: NodeJS.Signals;
 }
 
-const { minTtlMs, maxTtlMs, maxWaitMs, maxLockDelayMs } = REQUEST_LIMITS;
+const { minTtlMs, maxTtlMs, maxWaitMs, maxLockDelayMs, maxNameBytes, maxSetNames } = REQUEST_LIMITS;
 const shown = (ms: number) => (ms === 0 ? "0" : formatDurationText(ms));
 const range = (minMs: number, maxMs: number) => `${shown(minMs)}..${shown(maxMs)}`;
 
-/** The duration flags, their defaults, the range the coordinator accepts and what a value means. */
+/**
+ * The duration flags, their defaults, the range any coordinator could accept and what a value
+ * means. The TTL and wait limits a coordinator may change (serve --min-ttl, --max-ttl, --max-wait)
+ * are its own to check: its refusal names them. Each bound here is one nothing can exceed: a timer's
+ * (leases and waits reach timers, so does the SIGKILL), or the wire's fixed lock-delay.
+ */
 const DURATIONS = {
-  wait: { fallback: undefined, minMs: 0, maxMs: maxWaitMs, rule: "0 tries once, leave --wait out to wait forever" },
-  ttl: { fallback: "15s", minMs: minTtlMs, maxMs: maxTtlMs, rule: "the session lease" },
-  grace: { fallback: "5s", minMs: 0, maxMs: Number.POSITIVE_INFINITY, rule: "SIGTERM to SIGKILL" },
+  wait: { fallback: undefined, minMs: 0, maxMs: MAX_TIMER_MS, rule: "0 tries once, leave --wait out to wait forever" },
+  ttl: { fallback: "15s", minMs: 1, maxMs: MAX_TIMER_MS, rule: "the session lease" },
+  grace: { fallback: "5s", minMs: 0, maxMs: MAX_TIMER_MS, rule: "SIGTERM to SIGKILL" },
   "lock-delay": {
     fallback: undefined,
     minMs: 0,
@@ -47,14 +53,16 @@ const DURATIONS = {
 } as const;
 
 /** The help lines of the limits, for the usage text. */
-export const LOCK_LIMITS_HELP = `Limits (the coordinator's defaults): --ttl ${range(minTtlMs, maxTtlMs)}, --wait at most ${formatDurationText(maxWaitMs)},
---lock-delay at most ${formatDurationText(maxLockDelayMs)},
-NAME 1..${REQUEST_LIMITS.maxNameBytes} bytes of UTF-8 without control characters, at most ${REQUEST_LIMITS.maxSetNames} NAMEs.`;
+export const LOCK_LIMITS_HELP = `Limits: --ttl, --wait and --grace at most ${MAX_TIMER_TEXT}, --lock-delay at most ${formatDurationText(maxLockDelayMs)},
+NAME not empty and without control characters, at most ${maxSetNames} NAMEs. The coordinator checks
+its own limits (by default --ttl ${range(minTtlMs, maxTtlMs)}, --wait at most ${formatDurationText(maxWaitMs)}, NAME at most ${maxNameBytes}
+bytes of UTF-8): a value it refuses is exit 2 too, naming the flag and its limit.`;
 
 /**
- * Parses `turnstile lock`'s own arguments (before `--`) and the command (after it). Every value the
- * coordinator would refuse (a TTL or wait out of range, an empty or too long name) is refused
- * here: one line naming the flag, the value and the limit.
+ * Parses `turnstile lock`'s own arguments (before `--`) and the command (after it). A value no
+ * coordinator accepts (negative, not a duration, above the longest timer or the wire's fixed
+ * lock-delay bound, an empty name) is refused here: one line naming the flag, the value and the
+ * limit. Limits a coordinator may change are left to it (lock-command.ts reports its refusal).
  */
 export function parseLockArgs(own: string[], command: string[], env: NodeJS.ProcessEnv): LockArgs | string {
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
@@ -70,8 +78,9 @@ export function parseLockArgs(own: string[], command: string[], env: NodeJS.Proc
   }
   const { values, positionals } = parsed;
   if (positionals.length === 0) return "give a lock NAME before --";
-  const max = REQUEST_LIMITS.maxSetNames;
-  if (positionals.length > max) return `give at most ${max} lock NAMEs (acquired together), got ${positionals.length}`;
+  if (positionals.length > maxSetNames) {
+    return `give at most ${maxSetNames} lock NAMEs (acquired together), got ${positionals.length}`;
+  }
   for (const [i, name] of positionals.entries()) {
     const problem = nameProblem("NAME", name);
     if (problem) return problem;
@@ -117,8 +126,5 @@ function signalNamed(text: string): NodeJS.Signals | undefined {
 }
 
 function outOfRange(flag: string, text: string, spec: { minMs: number; maxMs: number; rule: string }): string {
-  const limit = Number.isFinite(spec.maxMs)
-    ? `must be ${range(spec.minMs, spec.maxMs)}`
-    : `must be ${shown(spec.minMs)} or more`;
-  return `--${flag} "${text}" is out of range: ${limit} (${spec.rule})`;
+  return `--${flag} "${text}" is out of range: must be ${range(spec.minMs, spec.maxMs)} (${spec.rule})`;
 }

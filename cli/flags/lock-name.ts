@@ -1,6 +1,5 @@
-import { REQUEST_LIMITS } from "../../wire/request-limits.js";
-
-// What the coordinator refuses in a name besides its length (server/rpc/request-validator.ts).
+// What every coordinator refuses in a name (server/edge/request-validator.ts). Its length is left to
+// the coordinator: serve --max-name-bytes may raise it, and the refusal names the limit.
 const CONTROL = /\p{Cc}/u;
 const LONE_SURROGATE = /\p{Cs}/u;
 const SHOWN_CHARS = 40;
@@ -12,17 +11,11 @@ export function shownName(name: string): string {
 }
 
 /**
- * Why the coordinator would refuse `name` as a lock name (or, with `prefix`, as a List prefix,
- * which may be empty), in one line naming `what` (NAME, PREFIX) and the limit; undefined if it is fine.
+ * Why no coordinator would take `name` as a lock name (or, with `prefix`, as a List prefix, which
+ * may be empty), in one line naming `what` (NAME, PREFIX); undefined if it is fine.
  */
 export function nameProblem(what: string, name: string, { prefix = false } = {}): string | undefined {
   if (!prefix && name.length === 0) return `${what} must not be empty`;
-  const bytes = Buffer.byteLength(name, "utf8");
-  const max = REQUEST_LIMITS.maxNameBytes;
-  if (bytes > max) {
-    const start = JSON.stringify(name.slice(0, SHOWN_CHARS));
-    return `${what} ${start}${name.length > SHOWN_CHARS ? "…" : ""} is ${bytes} bytes: the maximum is ${max} bytes (UTF-8)`;
-  }
   if (CONTROL.test(name)) return `${what} ${shownName(name)} must not contain control characters`;
   if (LONE_SURROGATE.test(name)) return `${what} ${shownName(name)} is not valid UTF-8 (a lone surrogate)`;
   return undefined;

@@ -1,9 +1,9 @@
 import { parseArgs } from "node:util";
 import type { CredentialOptions } from "../../client/admin.js";
+import { joinNegativeValues } from "../../wire/negative-values.js";
 import { LockExit } from "../exit-codes.js";
 import { CONNECTION_FLAGS, connectionOptions } from "./connection-flags.js";
 import { nameProblem } from "./lock-name.js";
-import { joinNegativeValues } from "./negative-values.js";
 
 /** How a listing is printed: an aligned table for people, or JSON for programs. */
 export type OutputFormat = "table" | "json";

@@ -1,12 +1,10 @@
 import type { Acquired, Lost } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { holderKey } from "../../wire/holder-key.js";
+import { MAX_TIMER_MS } from "../../wire/max-timer-ms.js";
 import { LostLockError, type LostLockReason, lostReasonFromProto } from "../lost-lock-error.js";
 import type { LeaseClock } from "./lease-clock.js";
 import { Lock, type LockReleaser } from "./lock.js";
 import type { ReleaseRequest } from "./release-request.js";
-
-// setTimeout fires at once for delays above 2^31-1 ms.
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * One (name, owner) holder on the server, shared by every Lock handle granted for it. It stays

@@ -2,9 +2,7 @@ import type { AcquireOptions, TryAcquireOptions } from "../turnstile-client-opti
 import { TurnstileError } from "../turnstile-error.js";
 import type { Lock } from "./lock.js";
 import type { LockAcquirer } from "./lock-acquirer.js";
-
-/** The largest limit the wire can carry (uint32); the server's own maximum may be lower. */
-const MAX_WIRE_LIMIT = 4_294_967_295;
+import { MAX_WIRE_LIMIT } from "./max-wire-limit.js";
 
 /**
  * A counting semaphore on one lock name: at most `limit` holders at once across every client

@@ -1,5 +1,6 @@
 import type { KeepAliveAck } from "../../gen/ts/turnstile/v1/turnstile.js";
 import { msFromDuration } from "../../wire/duration.js";
+import { MAX_TIMER_MS } from "../../wire/max-timer-ms.js";
 
 /** What a KeepAlive works on: the session's LeaseClock. */
 export interface KeepAliveClock {
@@ -33,7 +34,8 @@ export class KeepAlive {
   adoptTtl(ttlMs: number): void {
     this.#clock.setTtl(ttlMs);
     this.stop();
-    this.#timer = setInterval(() => this.#tick(), ttlMs / 3);
+    // Capped: an interval past 2^31-1 ms would tick every ms; an early keepalive is harmless.
+    this.#timer = setInterval(() => this.#tick(), Math.min(ttlMs / 3, MAX_TIMER_MS));
     // The session stream, not this timer, keeps the process alive while the session is open.
     this.#timer.unref();
     this.#leaseMoved();

@@ -4,6 +4,7 @@ import { Backoff, type BackoffOptions } from "../connection/backoff.js";
 import type { ChannelPool } from "../connection/channel-pool.js";
 import { withTransportHint } from "../connection/transport-hint.js";
 import type { MonotonicClock } from "../locks/lease-clock.js";
+import { type LongTimeout, setLongTimeout } from "../long-timeout.js";
 import { raceSignal } from "../race-signal.js";
 import { TurnstileError } from "../turnstile-error.js";
 import { SessionStream } from "./session-stream.js";
@@ -19,6 +20,8 @@ export interface SessionLinkHandlers {
   message(message: SessionResponse): void;
   /** The current stream ended; `wasOpened` says whether it had answered `opened`. */
   ended(error: TurnstileError, final: FinalStatus | undefined, wasOpened: boolean): void;
+  /** A request `send` was given could not be encoded: it was not sent, and the stream goes on. */
+  unencodable(kind: SessionRequest["kind"], error: TurnstileError): void;
 }
 
 /** `error` with the hint of a TLS/plaintext mix-up its status suggests (see transportHint). */
@@ -51,17 +54,26 @@ export class SessionLink {
   #stream: SessionStream | undefined;
   #address = "";
   #opened = false;
-  #timer: NodeJS.Timeout | undefined;
-  #openTimer: NodeJS.Timeout | undefined;
+  // Long timeouts: a backoff maxMs or an openTimeoutMs past 2^31-1 ms must not fire at once.
+  #timer: LongTimeout | undefined;
+  #openTimer: LongTimeout | undefined;
   readonly #openTimeoutMs: number;
+  readonly #maxRequestBytes: number | undefined;
 
   constructor(
     channels: ChannelPool,
-    options: { backoff?: BackoffOptions; random?: () => number; now: MonotonicClock; openTimeoutMs?: number },
+    options: {
+      backoff?: BackoffOptions;
+      random?: () => number;
+      now: MonotonicClock;
+      openTimeoutMs?: number;
+      maxRequestBytes?: number;
+    },
     handlers: SessionLinkHandlers,
   ) {
     this.#channels = channels;
     this.#openTimeoutMs = options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS;
+    this.#maxRequestBytes = options.maxRequestBytes;
     this.#backoff = new Backoff(options.backoff, options.random);
     this.#now = options.now;
     this.#handlers = handlers;
@@ -85,13 +97,16 @@ export class SessionLink {
     if (this.#stream !== undefined || this.#timer !== undefined) return;
     const delayMs = when === "now" ? 0 : this.#backoff.nextDelayMs();
     // Not unref'd: a caller awaiting a pending acquire must keep the process alive while reconnecting.
-    this.#timer = setTimeout(() => {
+    this.#timer = setLongTimeout(() => {
       this.#timer = undefined;
       this.#attempt();
     }, delayMs);
   }
 
-  /** Writes one request on the opened stream; false (nothing sent) while there is none. */
+  /**
+   * Writes one request on the opened stream; false (nothing sent) while there is none, or when the
+   * request cannot be encoded (then told to the `unencodable` handler first).
+   */
   send(kind: SessionRequest["kind"]): boolean {
     return this.#opened && this.#stream?.send(kind) === true;
   }
@@ -116,13 +131,13 @@ export class SessionLink {
 
   /** Stops for good: no more attempts, and the current stream (if any) is cancelled. */
   stop(): void {
-    clearTimeout(this.#timer);
+    this.#timer?.clear();
     this.#timer = undefined;
     this.#detach()?.cancel();
   }
 
   #detach(): SessionStream | undefined {
-    clearTimeout(this.#openTimer);
+    this.#openTimer?.clear();
     this.#openTimer = undefined;
     const stream = this.#stream;
     this.#stream = undefined;
@@ -134,28 +149,33 @@ export class SessionLink {
     const address = this.#channels.addressAt(this.#attempts);
     this.#attempts += 1;
     this.#address = address;
-    const stream: SessionStream = new SessionStream(this.#channels.channel(address), {
-      message: (message) => {
-        if (this.#stream !== stream) return;
-        if (this.#opened) return this.#handlers.message(message);
-        // Nothing but `opened` can come first: no request is written before it.
-        if (message.kind?.$case !== "opened") return;
-        this.#opened = true;
-        clearTimeout(this.#openTimer);
-        this.#openTimer = undefined;
-        this.#backoff.reset();
-        this.#handlers.opened(message.kind.opened, { address, openSentAtMs });
+    const stream: SessionStream = new SessionStream(
+      this.#channels.channel(address),
+      {
+        message: (message) => {
+          if (this.#stream !== stream) return;
+          if (this.#opened) return this.#handlers.message(message);
+          // Nothing but `opened` can come first: no request is written before it.
+          if (message.kind?.$case !== "opened") return;
+          this.#opened = true;
+          this.#openTimer?.clear();
+          this.#openTimer = undefined;
+          this.#backoff.reset();
+          this.#handlers.opened(message.kind.opened, { address, openSentAtMs });
+        },
+        ended: (error, final) => {
+          if (this.#stream !== stream) return;
+          const wasOpened = this.#opened;
+          this.#detach();
+          this.#handlers.ended(hinted(error, final, this.#channels.secure), final, wasOpened);
+        },
+        unencodable: (kind, error) => this.#handlers.unencodable(kind, error),
       },
-      ended: (error, final) => {
-        if (this.#stream !== stream) return;
-        const wasOpened = this.#opened;
-        this.#detach();
-        this.#handlers.ended(hinted(error, final, this.#channels.secure), final, wasOpened);
-      },
-    });
+      { maxRequestBytes: this.#maxRequestBytes },
+    );
     this.#stream = stream;
     // Not unref'd either: it ends the attempt, and so a first open, behind a silent coordinator.
-    this.#openTimer = setTimeout(() => this.#openTimedOut(stream, address), this.#openTimeoutMs);
+    this.#openTimer = setLongTimeout(() => this.#openTimedOut(stream, address), this.#openTimeoutMs);
     const open = this.#handlers.open();
     // Noted before the write: the lease confirmed by this open is measured from no later than its send.
     const openSentAtMs = this.#now();

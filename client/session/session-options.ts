@@ -11,6 +11,8 @@ export interface SessionOptions {
   backoff?: BackoffOptions;
   /** How long each attempt waits for `opened` (default DEFAULT_OPEN_TIMEOUT_MS). */
   openTimeoutMs?: number;
+  /** The largest request written, encoded (default DEFAULT_MAX_REQUEST_BYTES); a larger one fails alone. */
+  maxRequestBytes?: number;
   /** Injectable for tests: jitter source (default Math.random) and monotonic clock. */
   random?: () => number;
   now?: MonotonicClock;

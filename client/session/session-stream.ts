@@ -1,5 +1,10 @@
 import type { ClientDuplexStream, StatusObject } from "@grpc/grpc-js";
-import type { LockServiceClient, SessionRequest, SessionResponse } from "../../gen/ts/turnstile/v1/turnstile.js";
+import {
+  type LockServiceClient,
+  LockServiceService,
+  SessionRequest,
+  type SessionResponse,
+} from "../../gen/ts/turnstile/v1/turnstile.js";
 import { TurnstileError } from "../turnstile-error.js";
 import { errorFromStatus } from "./status-error.js";
 import type { FinalStatus } from "./stream-end.js";
@@ -9,12 +14,22 @@ export interface SessionStreamHandlers {
   message(message: SessionResponse): void;
   /** The stream is over; `error` is derived from its final gRPC status `final` (if it had one). */
   ended(error: TurnstileError, final: FinalStatus | undefined): void;
+  /** `kind` could not be encoded ('invalid-argument' saying why): nothing was written, the stream goes on. */
+  unencodable?(kind: Kind, error: TurnstileError): void;
 }
 
 /** How many requests a SessionStream queues behind a full write buffer before it gives up on the stream. */
 const DEFAULT_MAX_QUEUED = 10_000;
 
+/** The largest request a SessionStream writes by default: a coordinator's default --max-message-bytes. */
+export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024;
+
 type Kind = SessionRequest["kind"];
+
+const { path: SESSION_PATH, responseDeserialize } = LockServiceService.session;
+
+// Requests are encoded by send(), so the call writes the bytes as they are.
+const asEncoded = (bytes: Buffer): Buffer => bytes;
 
 /**
  * One `Session` bidi call: writes requests while the write side is open and reports the stream's
@@ -23,23 +38,33 @@ type Kind = SessionRequest["kind"];
  * requests wait in order until 'drain' (a keepalive goes first, the newest one only, so a flood of
  * acquires cannot starve the lease). Past `maxQueued` waiting requests the coordinator is taken to
  * be stuck: the stream is cancelled and ends with a 'connection' error saying so; the session then
- * resumes elsewhere and re-sends its acquires and releases, so nothing is lost.
+ * resumes elsewhere and re-sends its acquires and releases, so nothing is lost. A request that cannot
+ * be encoded (a field of the wrong type) is not written and is reported to `unencodable`: it fails
+ * alone instead of breaking the stream (gRPC would cancel the call over it).
  */
 export class SessionStream {
   /** Resolves when the stream is over (never rejects). */
   readonly done: Promise<void>;
-  readonly #call: ClientDuplexStream<SessionRequest, SessionResponse>;
+  readonly #call: ClientDuplexStream<Buffer, SessionResponse>;
+  readonly #handlers: SessionStreamHandlers;
   readonly #maxQueued: number;
-  readonly #queue: Kind[] = [];
-  #keepAlive: Kind | undefined;
+  readonly #maxRequestBytes: number;
+  readonly #queue: Buffer[] = [];
+  #keepAlive: Buffer | undefined;
   #waitingForDrain = false;
   #overflow: TurnstileError | undefined;
   #writable = true;
 
   /** Starts the call at once; the first thing to send is `open`. */
-  constructor(rpc: LockServiceClient, handlers: SessionStreamHandlers, options: { maxQueued?: number } = {}) {
+  constructor(
+    rpc: LockServiceClient,
+    handlers: SessionStreamHandlers,
+    options: { maxQueued?: number; maxRequestBytes?: number } = {},
+  ) {
     this.#maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
-    const call = rpc.session();
+    this.#maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+    this.#handlers = handlers;
+    const call = rpc.makeBidiStreamRequest(SESSION_PATH, asEncoded, responseDeserialize);
     this.#call = call;
     let final: FinalStatus | undefined;
     let finished = false;
@@ -87,17 +112,19 @@ export class SessionStream {
 
   /**
    * Writes one request, or queues it while the call's buffer is full; false (and nothing sent)
-   * once the write side is closed.
+   * once the write side is closed, or when it cannot be encoded (then told to `unencodable` first).
    */
   send(kind: Kind): boolean {
     if (!this.#writable) return false;
+    const bytes = this.#encode(kind);
+    if (bytes === undefined) return false;
     if (!this.#waitingForDrain) {
-      this.#write(kind);
+      this.#write(bytes);
     } else if (kind?.$case === "keepAlive") {
       // Only the newest keepalive matters: its ack confirms every keepalive sent before it.
-      this.#keepAlive = kind;
+      this.#keepAlive = bytes;
     } else if (this.#queue.length < this.#maxQueued) {
-      this.#queue.push(kind);
+      this.#queue.push(bytes);
     } else {
       const message = `session stream: ${this.#queue.length} requests waited for the coordinator to read (the limit); reconnecting`;
       this.#overflow = new TurnstileError("connection", message);
@@ -124,8 +151,29 @@ export class SessionStream {
     this.#call.cancel();
   }
 
-  #write(kind: Kind): void {
-    if (this.#call.write({ kind })) return;
+  #encode(kind: Kind): Buffer | undefined {
+    // The wire's field name (acquire_all), as the coordinator names requests in its own errors.
+    const what = `${(kind?.$case ?? "empty").replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} request`;
+    let bytes: Uint8Array;
+    try {
+      bytes = SessionRequest.encode({ kind }).finish();
+    } catch (cause) {
+      const why = cause instanceof Error ? cause.message : String(cause);
+      const message = `${what}: cannot be encoded (${why}); nothing was sent`;
+      this.#handlers.unencodable?.(kind, new TurnstileError("invalid-argument", message, { cause }));
+      return undefined;
+    }
+    // A coordinator ends the whole stream over a message past its --max-message-bytes: refused here alone.
+    if (bytes.byteLength > this.#maxRequestBytes) {
+      const message = `${what}: ${bytes.byteLength} bytes, over the ${this.#maxRequestBytes}-byte maximum a coordinator reads (serve --max-message-bytes; client option maxRequestBytes); nothing was sent`;
+      this.#handlers.unencodable?.(kind, new TurnstileError("invalid-argument", message));
+      return undefined;
+    }
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  #write(bytes: Buffer): void {
+    if (this.#call.write(bytes)) return;
     this.#waitingForDrain = true;
     this.#call.once("drain", this.#onDrain);
   }
@@ -135,7 +183,7 @@ export class SessionStream {
     while (!this.#waitingForDrain && this.queued > 0) {
       const next = this.#keepAlive ?? this.#queue.shift();
       this.#keepAlive = undefined;
-      this.#write(next);
+      if (next !== undefined) this.#write(next);
     }
     if (!this.#waitingForDrain && !this.#writable) this.#call.end();
   };

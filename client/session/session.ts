@@ -5,6 +5,7 @@ import { HeldLocks, type Holding } from "../locks/held-locks.js";
 import { LeaseClock } from "../locks/lease-clock.js";
 import type { Lock, LockReleaser } from "../locks/lock.js";
 import { releaseRequestOf } from "../locks/release-request.js";
+import { type LongTimeout, setLongTimeout } from "../long-timeout.js";
 import type { LostLockReason } from "../lost-lock-error.js";
 import { raceSignal } from "../race-signal.js";
 import { TurnstileError } from "../turnstile-error.js";
@@ -77,13 +78,14 @@ export class Session {
     const resumer = new SessionResumer({ held, acquires, releases, sets, send });
     this.#resumer = resumer;
     this.#opening = new SessionOpening(options, () => resumer.claim());
-    const { backoff, random, openTimeoutMs } = options;
-    const linkOptions = { backoff, random, now: this.#clock.now, openTimeoutMs };
+    const { backoff, random, openTimeoutMs, maxRequestBytes } = options;
+    const linkOptions = { backoff, random, now: this.#clock.now, openTimeoutMs, maxRequestBytes };
     this.#link = new SessionLink(channels, linkOptions, {
       open: () => this.#opening.openMessage(),
       opened: (opened, attempt) => this.#onOpened(opened, attempt.openSentAtMs),
       message: (message) => this.#onMessage(message),
       ended: (error, final, wasOpened) => this.#onStreamEnd(error, final, wasOpened),
+      unencodable: (kind, error) => this.#requests.refuse(kind, error),
     });
   }
 
@@ -154,33 +156,39 @@ export class Session {
 
   /** Opens the session; a first acquire with a finite wait stops waiting for that at its give-up time. */
   #openBy(giveUpAt: number, request: Waited, signal: AbortSignal | undefined): Promise<void> {
-    const opening = this.open({ signal });
     // Not async: an open session's acquire takes the open promise as is, with no layer of its own.
-    if (giveUpAt === Number.POSITIVE_INFINITY || this.#state !== "connecting") return opening;
-    return this.#openWithin(opening, giveUpAt, request);
+    if (giveUpAt === Number.POSITIVE_INFINITY || this.#state !== "connecting") return this.open({ signal });
+    return this.#openWithin(giveUpAt, request, signal);
   }
 
   /**
-   * Waits for `opening` until `giveUpAt` at most: then 'connection' naming the address that did not
-   * answer (no coordinator has answered the open, so nothing was sent and nobody was waited behind).
+   * Waits for the open until `giveUpAt` at most: then 'connection' naming the address that did not
+   * answer (no coordinator has answered the open, so nothing was sent and nobody was waited behind);
+   * rejects with `signal.reason` on abort.
    */
-  async #openWithin(opening: Promise<void>, giveUpAt: number, request: Waited): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
+  async #openWithin(giveUpAt: number, request: Waited, signal: AbortSignal | undefined): Promise<void> {
+    let timer: LongTimeout | undefined;
     const late = new Promise<never>((_, reject) => {
       const fail = () => {
         const message = `"${request.name}": no coordinator answered the session's open within acquire.wait of ${request.waitMs} ms + ${ANSWER_GRACE_MS} ms (waiting for ${this.#link.address}); nothing was sent`;
         reject(new TurnstileError("connection", message));
       };
-      timer = setTimeout(fail, giveUpAt - this.#clock.now());
+      // A long timeout: a wait past 2^31-1 ms must not give up at once.
+      timer = setLongTimeout(fail, giveUpAt - this.#clock.now());
     });
     try {
-      await Promise.race([opening, late]);
+      // The signal races the whole wait, so its abort listener goes when this call ends, not when the
+      // open settles (which may be long after: a reused signal would gather one listener per call).
+      await raceSignal(Promise.race([this.open(), late]), signal);
     } finally {
-      clearTimeout(timer);
+      timer?.clear();
     }
   }
 
-  /** Sends a one-shot request (see SessionRequests.oneShot); rejects at once once the session has ended. */
+  /**
+   * Sends a one-shot request (see SessionRequests.oneShot); rejects at once once the session has
+   * ended, and with 'connection' while it reconnects (nothing was sent).
+   */
   request(build: (requestId: string) => SessionRequest["kind"], options: { signal?: AbortSignal } = {}) {
     if (this.#ended !== undefined) return Promise.reject(this.#ended);
     return this.#requests.oneShot(build, options.signal);
@@ -282,10 +290,12 @@ export class Session {
     }
   }
 
-  #send(kind: SessionRequest["kind"]): void {
-    if (this.#ended !== undefined) return;
-    this.#link.send(kind);
+  /** Writes `kind` on the opened stream; false when it was dropped (no opened stream, or unencodable). */
+  #send(kind: SessionRequest["kind"]): boolean {
+    if (this.#ended !== undefined) return false;
+    const sent = this.#link.send(kind);
     if (CLIENT_SENT.hasSubscribers) CLIENT_SENT.publish({ sessionId: this.sessionId, kind });
+    return sent;
   }
 
   // Called last in every handler: a throwing listener cannot leave the session half-updated.

@@ -52,6 +52,12 @@ func (s *session) submit(ctx context.Context, attempt *acquireAttempt, wait time
 	}
 	requestID := s.newRequestID()
 	attempt.setRequestID(requestID)
+	msg := attempt.message()
+	// One the coordinator cannot take would end the session: this call fails alone, nothing sent.
+	if err := s.client.checkRequest(attempt.field(), attempt.name(), msg); err != nil {
+		s.mu.Unlock()
+		return answer{}, err
+	}
 	s.pending[requestID] = p
 	// Measured before the write, so the lease is judged from no later than the real send.
 	attempt.sentAt = time.Now()
@@ -59,7 +65,6 @@ func (s *session) submit(ctx context.Context, attempt *acquireAttempt, wait time
 		attempt.waitUntil = attempt.sentAt.Add(wait)
 	}
 	stream := s.stream
-	msg := attempt.message()
 	s.mu.Unlock()
 	// A write to a broken stream is no answer: a resume sends the pending acquire again.
 	_ = s.sendOn(stream, msg)

@@ -27,10 +27,22 @@ type Client struct {
 	stopRoot context.CancelFunc
 	workers  sync.WaitGroup
 
-	mu     sync.Mutex // guards sess and closed; held while a session opens
-	sess   *session
-	closed bool
-	owners atomic.Uint64
+	mu      sync.Mutex // guards sess, opening and closed; never held while a session opens
+	sess    *session
+	opening *openCall // the open in progress, nil when none
+	closed  bool
+	owners  atomic.Uint64
+}
+
+// openCall is an open in progress: the caller that started it opens (bounded by its ctx); every
+// other caller waits for done, or for its own ctx. cancel ends the open (Close).
+type openCall struct {
+	done   chan struct{} // closed once the open is over (err set)
+	cancel context.CancelFunc
+	err    error
+	// again: the open ended because its caller's ctx did (or Close), not because no coordinator
+	// answered; a waiter whose own ctx goes on opens again.
+	again bool
 }
 
 // NewClient makes a client of the coordinators at addresses ("host:port" each). It connects
@@ -61,31 +73,76 @@ func NewClient(addresses []string, opts Options) (*Client, error) {
 }
 
 // session returns the open session, opening a new one (bounded by ctx) if there is none or the
-// last one ended.
+// last one ended. The open runs outside c.mu: a caller that finds one in progress waits for it or
+// for its own ctx, whichever ends first.
 func (c *Client) session(ctx context.Context) (*session, error) {
+	for {
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return nil, errClientClosed()
+		}
+		if c.sess != nil && !c.sess.isEnded() {
+			s := c.sess
+			c.mu.Unlock()
+			return s, nil
+		}
+		if op := c.opening; op != nil {
+			c.mu.Unlock()
+			select {
+			case <-op.done:
+			case <-ctx.Done():
+				return nil, connectionError("open a session on any of the coordinators", ctx.Err())
+			}
+			if op.err != nil && !op.again {
+				return nil, op.err
+			}
+			continue // opened (or given up by its caller): look again
+		}
+		return c.open(ctx)
+	}
+}
+
+// open opens a new session as the open in progress; call with c.mu held (it is released).
+func (c *Client) open(ctx context.Context) (*session, error) {
+	openCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	op := &openCall{done: make(chan struct{}), cancel: cancel}
+	c.opening = op
+	old := c.sess
+	c.sess = nil
+	c.mu.Unlock()
+	if old != nil {
+		old.stop() // its goroutines are gone or going: wait for them
+	}
+	s, address, err := openSession(openCtx, c)
 	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return nil, &Error{Reason: ReasonSessionEnded, Message: "client closed"}
-	}
-	if c.sess != nil && !c.sess.isEnded() {
-		defer c.mu.Unlock()
-		return c.sess, nil
-	}
-	if c.sess != nil {
-		c.sess.stop() // its goroutines are gone or going: wait for them
-	}
-	s, address, err := openSession(ctx, c)
-	if err == nil {
+	c.opening = nil
+	closed := c.closed
+	if err == nil && !closed {
 		c.sess = s
 	}
 	c.mu.Unlock()
+	if closed {
+		// Close ran meanwhile and cancelled openCtx: a session opened all the same is nobody's. It
+		// is stopped before done closes, so Close returns with its goroutines gone.
+		if err == nil {
+			_ = s.close(openCtx)
+		}
+		err = errClientClosed()
+	}
+	op.err, op.again = err, err != nil && openCtx.Err() != nil
+	close(op.done)
 	if err != nil {
 		return nil, err
 	}
 	// Reported outside c.mu, so OnEvent may call the client.
 	c.emit(Event{Kind: EventConnected, SessionID: s.id, Address: address})
 	return s, nil
+}
+
+func errClientClosed() *Error {
+	return &Error{Reason: ReasonSessionEnded, Message: "client closed"}
 }
 
 // SessionID is the id of the current session ("" before the first acquire or after Close).
@@ -100,7 +157,8 @@ func (c *Client) SessionID() string {
 
 // Close ends the session — every lock's Done is closed first, then the coordinator releases
 // everything — waits (bounded by ctx) for the stream to end, and stops every goroutine the
-// client started. Calling it again does nothing.
+// client started. An open another call has in progress is ended (that call fails with Reason
+// session-ended), not waited for. Calling it again does nothing.
 func (c *Client) Close(ctx context.Context) error {
 	c.mu.Lock()
 	if c.closed {
@@ -109,8 +167,19 @@ func (c *Client) Close(ctx context.Context) error {
 	}
 	c.closed = true
 	s := c.sess
+	op := c.opening
+	if op != nil {
+		op.cancel() // an open in progress ends at once: its session would be nobody's
+	}
 	c.mu.Unlock()
 	var err error
+	if op != nil {
+		select {
+		case <-op.done:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	}
 	if s != nil {
 		err = s.close(ctx)
 	}

@@ -27,6 +27,9 @@ func (r *scenarioRun) start(s *step) error {
 	if s.LockDelayMs != nil {
 		opts = opts.WithLockDelay(time.Duration(*s.LockDelayMs) * time.Millisecond)
 	}
+	if s.ValueBytes > 0 {
+		opts.Value = make([]byte, s.ValueBytes) // the acquire's value: that many zero bytes
+	}
 	ctx, cancel := context.WithCancel(r.ctx)
 	a := &started{client: s.Client, name: s.Name, cancel: cancel, done: make(chan struct{})}
 	var call func() (any, error)

@@ -122,6 +122,7 @@ type step struct {
 	HoldCount   *uint32         `json:"holdCount"`
 	Locks       *int            `json:"locks"`
 	Value       json.RawMessage `json:"value"`
+	ValueBytes  int             `json:"valueBytes"`
 	Reason      string          `json:"reason"`
 	Before      string          `json:"before"`
 	Holders     *int            `json:"holders"`

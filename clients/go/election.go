@@ -68,11 +68,16 @@ func (l *Leadership) Proclaim(ctx context.Context, value []byte) error {
 		return s.ended
 	}
 	req := &pb.Proclaim{RequestId: s.newRequestID(), Name: l.name, Owner: l.owner, Value: value}
+	msg := &pb.SessionRequest{Kind: &pb.SessionRequest_Proclaim{Proclaim: req}}
+	if err := s.client.checkRequest("proclaim", l.name, msg); err != nil {
+		s.mu.Unlock()
+		return err
+	}
 	p := &pending{answer: make(chan answer, 1), proclaim: req}
 	s.pending[req.RequestId] = p
 	stream := s.stream
 	s.mu.Unlock()
-	_ = s.sendOn(stream, &pb.SessionRequest{Kind: &pb.SessionRequest_Proclaim{Proclaim: req}})
+	_ = s.sendOn(stream, msg)
 	return s.awaitReply(ctx, p, l.name, "proclaim")
 }
 

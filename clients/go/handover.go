@@ -75,11 +75,16 @@ func (l *Lock) Transfer(ctx context.Context, toSessionID, toOwner string) (*Succ
 		return nil, s.ended
 	}
 	req := &pb.Transfer{RequestId: s.newRequestID(), Name: l.name, Owner: l.owner, ToSessionId: toSessionID, ToOwner: toOwner}
+	msg := &pb.SessionRequest{Kind: &pb.SessionRequest_Transfer{Transfer: req}}
+	if err := s.client.checkRequest("transfer", l.name, msg); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
 	p := &pending{answer: make(chan answer, 1), transfer: req}
 	s.pending[req.RequestId] = p
 	stream := s.stream
 	s.mu.Unlock()
-	_ = s.sendOn(stream, &pb.SessionRequest{Kind: &pb.SessionRequest_Transfer{Transfer: req}})
+	_ = s.sendOn(stream, msg)
 	reply, err := s.awaitAnswer(ctx, p, l.name, "transfer")
 	if err != nil {
 		return nil, err
@@ -126,11 +131,16 @@ func (c *Client) RequestRelease(ctx context.Context, name, reason string) (int, 
 		return 0, s.ended
 	}
 	req := &pb.RequestRelease{RequestId: s.newRequestID(), Name: name, Reason: reason}
+	msg := &pb.SessionRequest{Kind: &pb.SessionRequest_RequestRelease{RequestRelease: req}}
+	if err := s.client.checkRequest("request_release", name, msg); err != nil {
+		s.mu.Unlock()
+		return 0, err
+	}
 	p := &pending{answer: make(chan answer, 1), requestRelease: req}
 	s.pending[req.RequestId] = p
 	stream := s.stream
 	s.mu.Unlock()
-	_ = s.sendOn(stream, &pb.SessionRequest{Kind: &pb.SessionRequest_RequestRelease{RequestRelease: req}})
+	_ = s.sendOn(stream, msg)
 	reply, err := s.awaitAnswer(ctx, p, name, "request release")
 	if err != nil {
 		return 0, err

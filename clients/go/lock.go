@@ -126,22 +126,34 @@ func (l *Lock) Release(ctx context.Context) error {
 		s.mu.Unlock()
 		return nil
 	}
-	last := l.holds <= 1
-	if last {
+	var p *pending
+	var stream pb.LockService_SessionClient
+	var msg *pb.SessionRequest
+	if s.ended == nil {
+		// Registered (and checked: one the coordinator cannot take fails alone, the hold kept) before
+		// the hold drops, both under mu.
+		p, stream = s.pendingRelease(l)
+		msg = &pb.SessionRequest{Kind: &pb.SessionRequest_Release{Release: p.release}}
+		if err := s.client.checkRequest("release", l.name, msg); err != nil {
+			delete(s.pending, p.release.RequestId)
+			s.mu.Unlock()
+			return err
+		}
+	}
+	if l.holds <= 1 {
 		l.stopTracking()
 		l.released = true
 		l.cancel(nil)
 	} else {
 		l.holds--
 	}
-	if s.ended != nil {
+	if p == nil {
 		s.mu.Unlock()
 		return nil // the coordinator releases everything of an ended session
 	}
-	p, stream := s.pendingRelease(l)
 	s.mu.Unlock()
 	// A write to a broken stream is no answer: a resume claims the hold and sends it again.
-	_ = s.sendOn(stream, &pb.SessionRequest{Kind: &pb.SessionRequest_Release{Release: p.release}})
+	_ = s.sendOn(stream, msg)
 	err := s.awaitReply(ctx, p, l.name, "release")
 	if errors.Is(err, ErrSessionEnded) {
 		return nil // the session's holds are released (close) or run out (lease) without it

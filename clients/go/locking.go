@@ -57,7 +57,9 @@ func (c *Client) acquire(ctx context.Context, name string, want claim, opts *Acq
 // askOnLiveSession is the loop of Acquire and AcquireAll: it picks the owner (opts.Owner or a new
 // one) and the wait (try: 0; none: -1, ctx decides), then asks on the open session with what is left
 // of the wait. A session that ended under a request that never reached an answer: it opens a new one
-// and asks again (a try-once or a bounded wait too; nothing was granted to a dead session).
+// and asks again (a try-once or a bounded wait too; nothing was granted to a dead session) — unless
+// a request it carried ended it (refusedRequest: one over the coordinator's --max-message-bytes),
+// which the same request would do again: then the session's end is the error.
 func askOnLiveSession[T any](c *Client, ctx context.Context, name string, opts *AcquireOptions, try bool,
 	ask func(s *session, owner string, left time.Duration, giveUp time.Time) (T, error)) (T, error) {
 	owner := c.ownerFor(ctx, opts)
@@ -82,7 +84,7 @@ func askOnLiveSession[T any](c *Client, ctx context.Context, name string, opts *
 		}
 		got, err := ask(s, owner, left, giveUp)
 		var e *Error
-		if errors.As(err, &e) && e.Reason == ReasonSessionEnded && s.isEnded() && ctx.Err() == nil && !c.isClosed() {
+		if errors.As(err, &e) && e.Reason == ReasonSessionEnded && !refusedRequest(e.Err) && s.isEnded() && ctx.Err() == nil && !c.isClosed() {
 			continue
 		}
 		return got, err

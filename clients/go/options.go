@@ -10,6 +10,10 @@ import (
 // DefaultTTL is the session TTL asked for when Options.TTL is zero (the server's default too).
 const DefaultTTL = 15 * time.Second
 
+// DefaultMaxRequestBytes is the largest encoded request sent when Options.MaxRequestBytes is zero:
+// the coordinator's default --max-message-bytes.
+const DefaultMaxRequestBytes = 65536
+
 // Options configure a Client. The zero value is a plaintext client with a 15 s session TTL.
 type Options struct {
 	// ClientName identifies the client in logs, Describe and blockers of a timed-out acquire.
@@ -29,6 +33,13 @@ type Options struct {
 	// OwnerPerAcquire turns off owners that follow the work: every acquire without
 	// AcquireOptions.Owner gets a fresh owner, whatever its context (see Client.WithOwner).
 	OwnerPerAcquire bool
+	// MaxRequestBytes is the largest encoded request the client sends on its session; 0 means
+	// DefaultMaxRequestBytes (65536, the coordinator's default --max-message-bytes). Set it to the
+	// coordinators' --max-message-bytes. A request over it (a large AcquireOptions.Value or proclaimed
+	// value, long names) or one that cannot be encoded (a string that is not valid UTF-8) fails that
+	// call alone with ReasonInvalidArgument and is never sent: the coordinator would end the whole
+	// session over it, and every lock of it with the session.
+	MaxRequestBytes int
 }
 
 // AcquireOptions tune one acquire; nil means the defaults.

@@ -23,6 +23,13 @@ const (
 // coordinator that accepts and never answers. It reads and drops what arrives.
 func silentListener(t *testing.T) string {
 	t.Helper()
+	return silentListenerTelling(t, nil)
+}
+
+// silentListenerTelling is silentListener, sending on accepted (when not nil, without blocking)
+// each time it accepts a connection.
+func silentListenerTelling(t *testing.T, accepted chan<- struct{}) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +48,12 @@ func silentListener(t *testing.T) string {
 			mu.Lock()
 			conns = append(conns, c)
 			mu.Unlock()
+			if accepted != nil {
+				select {
+				case accepted <- struct{}{}:
+				default:
+				}
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

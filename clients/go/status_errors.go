@@ -3,6 +3,7 @@ package turnstile
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -40,5 +41,28 @@ func connectionError(what string, err error) *Error {
 // sessionEndedError is the error of requests pending when a session's stream ended for good.
 func sessionEndedError(what string, err error) *Error {
 	st, _ := status.FromError(err)
-	return &Error{Reason: ReasonSessionEnded, Message: what + ": " + st.Code().String() + ": " + st.Message(), Err: err}
+	message := what + ": " + st.Code().String() + ": " + st.Message()
+	if refusedRequest(err) {
+		message += " (a request the stream could not carry; set the client option MaxRequestBytes to the coordinators' --max-message-bytes)"
+	}
+	return &Error{Reason: ReasonSessionEnded, Message: message, Err: err}
+}
+
+// refusedRequest reports whether a stream ended because of a request sent on it, not because the
+// connection was lost: the coordinator refused to read a message over its --max-message-bytes
+// (RESOURCE_EXHAUSTED "larger than max"; grpc-go says the same of a reply over its own limit), or
+// grpc-go could not encode one (INTERNAL "error while marshaling"). Asking again on a new session
+// would end that one the same way.
+func refusedRequest(err error) bool {
+	st, ok := status.FromError(err)
+	if !ok {
+		return false
+	}
+	switch st.Code() {
+	case codes.ResourceExhausted:
+		return strings.Contains(strings.ToLower(st.Message()), "larger than max")
+	case codes.Internal:
+		return strings.Contains(st.Message(), "marshal")
+	}
+	return false
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { joinNegativeValues } from "../../wire/negative-values.js";
 import { type Parsed, parseSettingValue, type SettingValue } from "./setting-value.js";
 import { SETTINGS, type Setting } from "./settings.js";
 
@@ -29,7 +30,8 @@ export function loadSettings({ argv, env }: SettingSources): LoadedSettings {
         { type: s.kind === "boolean" ? ("boolean" as const) : ("string" as const), multiple: s.kind === "path-list" },
       ]),
     );
-    const parsed = parseArgs({ args: argv, options });
+    const strings = SETTINGS.filter((s) => s.kind !== "boolean").map((s) => s.key);
+    const parsed = parseArgs({ args: joinNegativeValues(argv, strings), options });
     flags = parsed.values;
   } catch (err) {
     return { ok: false, errors: [`${(err as Error).message.split(". ")[0]} (see turnstile serve --help)`] };
@@ -49,7 +51,7 @@ export function loadSettings({ argv, env }: SettingSources): LoadedSettings {
     ];
     const [raw, source] = candidates.find(([v]) => v !== undefined) ?? [undefined, ""];
     if (raw === undefined) continue;
-    const parsed: Parsed = parseSettingValue(s.kind, raw);
+    const parsed: Parsed = parseSettingValue(s.kind, raw, s);
     if ("error" in parsed) errors.push(`${s.key}: ${JSON.stringify(raw)} from ${source} ${parsed.error}`);
     else {
       values.set(s.key, parsed.value);
@@ -77,6 +79,8 @@ function readConfigFile(path: string, errors: string[]): Record<string, unknown>
   const known = new Set(SETTINGS.map((s) => s.key).filter((k) => k !== "config"));
   for (const key of Object.keys(content))
     if (!known.has(key))
-      errors.push(`config: ${path} has the unknown setting "${key}" (keys are flag names without dashes)`);
+      errors.push(
+        `config: ${path} has the unknown setting "${key}" (keys are flag names without the leading --, e.g. "max-ttl")`,
+      );
   return content as Record<string, unknown>;
 }

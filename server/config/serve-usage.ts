@@ -1,3 +1,4 @@
+import { MAX_TIMER_TEXT } from "../../wire/max-timer-ms.js";
 import { SETTINGS, type SettingKind } from "./settings.js";
 
 const METAVAR: Record<SettingKind, string> = {
@@ -22,10 +23,12 @@ export function serveUsage(): string {
     "",
     "Runs a coordinator: the gRPC LockService with health checking (grpc.health.v1) and server",
     "reflection. Each setting is a flag, an env var or a key of the --config JSON file (the flag",
-    "name without dashes); precedence: flag > env > config file > default. An empty env var counts",
-    "as unset. DURATION is a number with a unit: 250ms, 15s, 5m, 1h, 30d. Bad settings: one line",
-    "each on stderr, exit code 2. With none of --redis, --redis-sentinel, --redis-cluster the",
-    "coordinator runs on the embedded in-process store (one coordinator; locks end with it).",
+    'name without the leading --, e.g. "max-ttl"); precedence: flag > env > config file > default.',
+    "An empty env var counts as unset. DURATION is a number with a unit: 250ms, 15s, 5m, 1h, 30d;",
+    `at most ${MAX_TIMER_TEXT}, the longest timer (--fence-retention excepted).`,
+    "Bad settings: one line each on stderr, exit code 2. With none of --redis, --redis-sentinel,",
+    "--redis-cluster the coordinator runs on the embedded in-process store (one coordinator; locks",
+    "end with it).",
     "Without --tls-cert, --listen must be a loopback address unless --insecure is given.",
     "SIGHUP re-reads the TLS files, the token file and the policy (so does changing them).",
   ];

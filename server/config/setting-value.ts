@@ -1,5 +1,6 @@
 import { parseDurationText } from "../../wire/duration-text.js";
-import type { SettingKind } from "./settings.js";
+import { MAX_TIMER_MS, MAX_TIMER_TEXT } from "../../wire/max-timer-ms.js";
+import type { Setting, SettingKind } from "./settings.js";
 
 /** A host and port, as given (IPv6 hosts without brackets). */
 export interface HostPort {
@@ -17,13 +18,13 @@ const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 
 /**
  * Reads one setting's raw value (text from a flag or env var; text, number, boolean or array from
- * the config file) as its kind says.
+ * the config file) as its kind says. A duration above the longest timer is refused unless `untimed`.
  */
-export function parseSettingValue(kind: SettingKind, raw: unknown): Parsed {
+export function parseSettingValue(kind: SettingKind, raw: unknown, { untimed }: Pick<Setting, "untimed"> = {}): Parsed {
   if (kind === "boolean") return parseBoolean(raw);
   if (kind === "path-list") return parsePathList(raw);
   if ((kind === "count" || kind === "replica-acks") && typeof raw === "number")
-    return parseSettingValue(kind, String(raw));
+    return parseSettingValue(kind, String(raw), { untimed });
   if (kind === "host-list" && Array.isArray(raw) && raw.every((r) => typeof r === "string"))
     return parseHostList(raw.join(","));
   if (kind === "duration" && typeof raw === "number")
@@ -43,9 +44,10 @@ export function parseSettingValue(kind: SettingKind, raw: unknown): Parsed {
       return LEVELS.includes(text) ? { value: text } : { error: `is not a log level (${LEVELS.join("|")})` };
     case "duration": {
       const ms = parseDurationText(text);
-      return ms === undefined
-        ? { error: "is not a duration (a number with a unit ms|s|m|h|d, e.g. 15s)" }
-        : { value: ms };
+      if (ms === undefined) return { error: "is not a duration (a number with a unit ms|s|m|h|d, e.g. 15s)" };
+      if (ms > MAX_TIMER_MS && !untimed)
+        return { error: `exceeds the maximum of ${MAX_TIMER_TEXT}, the longest timer` };
+      return { value: ms };
     }
     case "count":
       return parseCount(text);

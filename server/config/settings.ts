@@ -18,7 +18,7 @@ export type SettingKind =
 
 /** One setting of `turnstile serve`: its flag (and config file key), env var, kind, default and help. */
 export interface Setting {
-  /** The flag without its dashes, which is also its key in the config file. */
+  /** The flag without the leading --, which is also its key in the config file. */
   key: string;
   env: string;
   kind: SettingKind;
@@ -26,6 +26,11 @@ export interface Setting {
   default?: string;
   /** The limit it sets, if it is one. */
   limit?: keyof Limits;
+  /**
+   * Set on a duration that never reaches a timer (fence-retention: a Redis PEXPIRE), which may
+   * exceed the longest timer (MAX_TIMER_MS); every other duration is refused above it.
+   */
+  untimed?: true;
   /** Where `--help` lists it. */
   group: "Server" | "Security" | "Redis" | "Limits";
   help: string;
@@ -269,6 +274,7 @@ export const SETTINGS: readonly Setting[] = [
     env: "TURNSTILE_FENCE_RETENTION",
     kind: "duration",
     default: "30d",
+    untimed: true,
     group: "Redis",
     help: "how long a fencing counter outlives its lock's last grant",
   },

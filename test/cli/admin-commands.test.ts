@@ -305,10 +305,14 @@ describe("turnstile ls / describe / watch / revoke", () => {
     );
   });
 
-  it("lists every subcommand in turnstile --help and answers --help on each", async () => {
+  it("lists every subcommand in turnstile --help, each name apart from its summary, and answers --help on each", async () => {
     const help = await runTurnstile(["--help"]);
-    for (const name of ["serve", "lock", "ls", "describe", "watch", "revoke"])
-      expect(help.stdout).to.match(new RegExp(`\n  ${name} `));
+    const names = ["serve", "lock", "ls", "describe", "watch", "revoke", "ask-release", "health", "keys"];
+    const rows = help.stdout.split("\n").filter((line) => /^ {2}\S/.test(line));
+    // Every summary starts in one column: two spaces after the longest name.
+    const column = 2 + Math.max(...names.map((n) => n.length)) + 2;
+    expect(rows.map((row) => /^ {2}(\S+) {2,}/.exec(row)?.[1])).to.deep.equal(names);
+    expect(rows.map((row) => row.search(/(?<=^ {2}\S+ {2,})\S/))).to.deep.equal(names.map(() => column));
     const runs = await Promise.all(["ls", "describe", "watch", "revoke"].map((c) => runTurnstile([c, "--help"])));
     for (const run of runs) {
       expect(run.code).to.equal(0);

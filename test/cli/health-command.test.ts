@@ -52,7 +52,7 @@ describe("turnstile health", () => {
     const run = await runTurnstile(["health", "--timeout", "soon"]);
     expect(run.code).to.equal(2);
     expect(run.stderr).to.equal(
-      'turnstile health: --timeout must be a duration above 0 such as 3s, got "soon" (see turnstile health --help)\n',
+      'turnstile health: --timeout must be a duration above 0, at most 2147483647ms (about 24.8d), such as 3s, got "soon" (see turnstile health --help)\n',
     );
   });
 });

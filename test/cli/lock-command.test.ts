@@ -115,7 +115,7 @@ describe("turnstile lock", () => {
     expect(noCommand.stderr).to.match(/^turnstile lock: give the command after --/);
     expect(badWait.stderr).to.match(/^turnstile lock: --wait "soon" is not a duration/);
     expect(negativeWait.stderr).to.equal(
-      'turnstile lock: --wait "-1s" is out of range: must be 0..1d (0 tries once, leave --wait out to wait forever) (see turnstile lock --help)\n',
+      'turnstile lock: --wait "-1s" is out of range: must be 0..2147483647ms (0 tries once, leave --wait out to wait forever) (see turnstile lock --help)\n',
     );
   });
 

@@ -40,16 +40,26 @@ describe("turnstile lock for operators (processes)", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("refuses every value the coordinator would refuse with exit 2 and one line naming the flag and the limit", async function () {
+  it("refuses every value the coordinator refuses with exit 2 and one line naming the flag and the limit", async function () {
     this.timeout(120_000);
     const long = "n".repeat(300);
+    const refused = `(refused by ${coordinator.address})`;
     const cases: [string[], string][] = [
-      [["--ttl", "100ms", "x"], '--ttl "100ms" is out of range: must be 1s..1h (the session lease)'],
-      [["--ttl", "2h", "x"], '--ttl "2h" is out of range: must be 1s..1h'],
-      [["--wait", "2d", "x"], '--wait "2d" is out of range: must be 0..1d'],
+      [["--ttl", "100ms", "x"], `--ttl: 100 ms is outside the allowed range 1000..3600000 ms ${refused}`],
+      [["--ttl", "2h", "x"], `--ttl: 7200000 ms is outside the allowed range 1000..3600000 ms ${refused}`],
+      [["--ttl", "0", "x"], '--ttl "0" is out of range: must be 1ms..2147483647ms (the session lease)'],
+      [
+        ["--wait", "2d", "x"],
+        `--wait: 172800000 ms exceeds the maximum of 86400000 ms (omit it to wait forever) ${refused}`,
+      ],
+      [
+        ["--wait", "2d", "x", "y"],
+        `--wait: 172800000 ms exceeds the maximum of 86400000 ms (omit it to wait forever) ${refused}`,
+      ],
       [["--lock-delay", "61s", "x"], '--lock-delay "61s" is out of range: must be 0..1m'],
       [[""], "NAME must not be empty"],
-      [[long], `NAME "${"n".repeat(40)}"… is 300 bytes: the maximum is 256 bytes (UTF-8)`],
+      [[long], `NAME: 300 bytes exceeds the maximum of 256 bytes ${refused}`],
+      [["x", long], `NAME: 300 bytes exceeds the maximum of 256 bytes ${refused}`],
       [["a\tb"], 'NAME "a\\tb" must not contain control characters'],
     ];
     for (const [args, message] of cases) {
@@ -60,8 +70,13 @@ describe("turnstile lock for operators (processes)", () => {
       // A long name is never echoed at length.
       expect(run.stderr).not.to.include("n".repeat(41));
     }
+    // The operator commands leave the name's length to the coordinator too: a refused request (69).
     const describe = await runTurnstile(["describe", long], { env, timeoutMs: 30_000 });
-    expect([describe.code, describe.stderr.includes("the maximum is 256 bytes")]).to.deep.equal([2, true]);
+    expect([describe.code, describe.stderr.includes("300 bytes exceeds the maximum of 256 bytes")]).to.deep.equal([
+      69,
+      true,
+    ]);
+    expect(describe.stderr).not.to.include("n".repeat(41));
     const badSession = await runTurnstile(["revoke", "x", "not-hex/owner"], { env, timeoutMs: 30_000 });
     expect([badSession.code, badSession.stderr]).to.deep.equal([
       2,
@@ -103,6 +118,31 @@ describe("turnstile lock for operators (processes)", () => {
       expect(run.stderr).to.match(/^turnstile lock: --ttl: 2000 ms is outside the allowed range 5000\.\.3600000 ms/);
     } finally {
       await stop(strict);
+    }
+  });
+
+  it("leaves the limits a coordinator may raise to it: serve --max-ttl 2h --max-wait 2d --max-name-bytes 512 takes --ttl 90m, --wait 36h and a 300-byte NAME", async function () {
+    this.timeout(120_000);
+    const raised = await serve(["--max-ttl", "2h", "--max-wait", "2d", "--max-name-bytes", "512"]);
+    try {
+      const server = ["--server", raised.address];
+      const long = "n".repeat(300);
+      const cases = [
+        ["--ttl", "90m", "ops/ttl"],
+        ["--wait", "36h", "ops/wait"],
+        [long],
+        ["--wait", "36h", "ops/set", long],
+      ];
+      for (const args of cases) {
+        const run = await runTurnstile(["lock", ...server, ...args, "--", "sh", "-c", "echo held"], {
+          timeoutMs: 30_000,
+        });
+        expect([run.code, run.stdout, run.stderr], args.join(" ").slice(0, 60)).to.deep.equal([0, "held\n", ""]);
+      }
+      const describe = await runTurnstile(["describe", ...server, long], { timeoutMs: 30_000 });
+      expect([describe.code, describe.stderr]).to.deep.equal([0, ""]);
+    } finally {
+      await stop(raised);
     }
   });
 

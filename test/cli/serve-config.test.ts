@@ -290,6 +290,12 @@ describe("turnstile serve settings", () => {
         {},
         /^otlp-sample-ratio: expected a number from 0 to 1, got "1.5"$/,
       ],
+      [
+        "a negative count given as its own argument (not parseArgs's 'argument is ambiguous')",
+        ["--max-name-bytes", "-5"],
+        {},
+        /^max-name-bytes: "-5" from flag --max-name-bytes is not a whole number of at least 1$/,
+      ],
       ["an unknown flag", ["--frobnicate", "1"], {}, /^Unknown option '--frobnicate' \(see turnstile serve --help\)$/],
       ["a flag without its value", ["--listen"], {}, /^Option '--listen <value>' argument missing/],
       [
@@ -307,6 +313,34 @@ describe("turnstile serve settings", () => {
       });
     }
 
+    it("refuses every duration that reaches a timer above 2147483647 ms, from a flag, an env var or the config file; fence-retention may exceed it", () => {
+      const over = (key: string, raw: string, source: string) =>
+        `${key}: "${raw}" from ${source} exceeds the maximum of 2147483647ms (about 24.8d), the longest timer`;
+      const timed = ["shutdown-grace", "redis-command-timeout", "redis-replica-ack-timeout", "open-timeout"];
+      for (const key of timed)
+        expect(errors([`--${key}`, "30d"]), key).to.deep.equal([over(key, "30d", `flag --${key}`)]);
+      expect(errors(["--shutdown-grace", "100000d"])).to.deep.equal([
+        over("shutdown-grace", "100000d", "flag --shutdown-grace"),
+      ]);
+      // The TTLs and the wait reach timers too (lease ends, the acquire's wait): the order check
+      // of the TTLs still holds within the bound.
+      const path = file({ "max-ttl": "25d", "default-ttl": "25d" });
+      expect(errors(["--config", path], { TURNSTILE_MAX_WAIT: "30d", TURNSTILE_MIN_TTL: "24.9d" })).to.deep.equal([
+        over("min-ttl", "24.9d", "env TURNSTILE_MIN_TTL"),
+        over("max-ttl", "25d", `config file ${path}`),
+        over("default-ttl", "25d", `config file ${path}`),
+        over("max-wait", "30d", "env TURNSTILE_MAX_WAIT"),
+      ]);
+      const longest = config(["--max-wait", "2147483647ms", "--max-ttl", "24d", "--shutdown-grace", "24d"]);
+      expect([longest.limits.maxWaitMs, longest.limits.maxTtlMs, longest.shutdownGraceMs]).to.deep.equal([
+        2_147_483_647,
+        24 * 86_400_000,
+        24 * 86_400_000,
+      ]);
+      // Only Redis's PEXPIRE (and the embedded store's lazy sweep) see it: no timer.
+      expect(config(["--fence-retention", "365d"]).fenceRetainMs).to.equal(365 * 86_400_000);
+    });
+
     it("rejects a config file that is not a JSON object, and unknown or badly typed keys in it", () => {
       expect(errors(["--config", file("{not json")]))
         .to.have.length(1)
@@ -314,7 +348,7 @@ describe("turnstile serve settings", () => {
       expect(errors(["--config", file([1])])[0]).to.match(/must hold a JSON object of settings keyed by flag name/);
       const path = file({ listn: "h:1", "max-ttl": 60, listen: 7420 });
       expect(errors(["--config", path])).to.deep.equal([
-        `config: ${path} has the unknown setting "listn" (keys are flag names without dashes)`,
+        `config: ${path} has the unknown setting "listn" (keys are flag names without the leading --, e.g. "max-ttl")`,
         `listen: 7420 from config file ${path} must be a string`,
         `max-ttl: 60 from config file ${path} is not a duration: write it as text with a unit, e.g. "15s"`,
       ]);

@@ -21,6 +21,20 @@ describe("turnstile serve (process)", () => {
     expect(log[0].errors).to.have.length(3);
   });
 
+  it("exits 2 with one line each for durations above the longest timer and a negative count given as its own argument", async () => {
+    const run = await runTurnstile(
+      ["serve", "--max-wait", "30d", "--shutdown-grace", "100000d", "--max-name-bytes", "-5"],
+      { env: { TURNSTILE_REDIS_COMMAND_TIMEOUT: "30d" } },
+    );
+    expect(run.code).to.equal(2);
+    expect(run.stderr.trim().split("\n")).to.deep.equal([
+      'turnstile serve: shutdown-grace: "100000d" from flag --shutdown-grace exceeds the maximum of 2147483647ms (about 24.8d), the longest timer',
+      'turnstile serve: redis-command-timeout: "30d" from env TURNSTILE_REDIS_COMMAND_TIMEOUT exceeds the maximum of 2147483647ms (about 24.8d), the longest timer',
+      'turnstile serve: max-wait: "30d" from flag --max-wait exceeds the maximum of 2147483647ms (about 24.8d), the longest timer',
+      'turnstile serve: max-name-bytes: "-5" from flag --max-name-bytes is not a whole number of at least 1',
+    ]);
+  });
+
   it("documents every setting with its env var and default in --help", async () => {
     const run = await runTurnstile(["serve", "--help"]);
     expect(run.code).to.equal(0);

@@ -43,6 +43,21 @@ describe("acquire options of the wrong type", () => {
     ["name: a number", (c) => c.acquire(42 as never), "name: expected a string"],
     ["withLocks value", (c) => c.withLocks(["types/a"], () => 1, { value: "x" } as never), "value: expected"],
     ["acquireAll claim", (c) => c.acquireAll([{ name: 5 }] as never), "claims[].name: expected a string"],
+    [
+      "acquireAll limit: a string",
+      (c) => c.acquireAll([{ name: "types/s", mode: "shared", limit: "z" }] as never),
+      'claims[].limit of "types/s": expected an integer from 0 to 4294967295, got a string',
+    ],
+    [
+      "acquireAll limit: past uint32",
+      (c) => c.acquireAll([{ name: "types/s", mode: "shared", limit: 2 ** 32 }], { waitMs: 0 }),
+      'claims[].limit of "types/s": expected an integer from 0 to 4294967295, got 4294967296',
+    ],
+    [
+      "acquireAll mode: neither exclusive nor shared",
+      (c) => c.acquireAll([{ name: "types/m", mode: "bogus" }] as never, { waitMs: 0 }),
+      'claims[].mode of "types/m": expected "exclusive" or "shared", got "bogus"',
+    ],
   ];
   for (const [what, call, message] of cases) {
     it(`${what}: rejects invalid-argument naming the field; the client then acquires and closes cleanly`, async () => {

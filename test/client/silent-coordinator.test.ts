@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { expect } from "chai";
 import { TurnstileClient, TurnstileError } from "../../client/index.js";
 import { ANSWER_GRACE_MS } from "../../client/session/requests/acquire-deadlines.js";
@@ -84,6 +85,18 @@ describe("a coordinator that accepts and never answers", function () {
       `"silent/wait": no coordinator answered the session's open within acquire.wait of 500 ms + ${ANSWER_GRACE_MS} ms (waiting for ${silent.address}); nothing was sent`,
     );
     expect(ms).to.be.within(500 + ANSWER_GRACE_MS - 50, 500 + ANSWER_GRACE_MS + SLACK_MS);
+  });
+
+  it("a first acquire that gives up while the session opens leaves no abort listener on the caller's signal", async () => {
+    const c = client(silent.address, { openTimeoutMs: 60_000 });
+    // One signal reused across calls, as an application's shutdown signal is.
+    const { signal } = new AbortController();
+    for (let i = 0; i < 3; i += 1) {
+      const { error } = await ending(c.acquire(`silent/listener-${i}`, { signal, waitMs: 0 }), 10_000);
+      expect(error.reason).to.equal("connection");
+      expect(c.state, "the open still waits").to.equal("connecting");
+      expect(getEventListeners(signal, "abort"), `after call ${i}`).to.have.length(0);
+    }
   });
 });
 

@@ -209,6 +209,7 @@ class ScenarioRun {
       ...(step.owner === undefined ? {} : { owner: step.owner as string }),
       ...(step.lockDelayMs === undefined ? {} : { lockDelayMs: step.lockDelayMs as number }),
       ...(step.priority === undefined ? {} : { priority: step.priority as number }),
+      ...(step.valueBytes === undefined ? {} : { value: Buffer.alloc(step.valueBytes as number) }),
       ...(step.askToYield === undefined ? {} : { askToYield: step.askToYield as string }),
     };
     let call: Promise<Held | null>;
@@ -462,7 +463,7 @@ function acquireOne(
   client: TurnstileClient,
   name: string,
   step: Step,
-  options: { waitMs?: number; owner?: string; lockDelayMs?: number; signal: AbortSignal },
+  options: { waitMs?: number; owner?: string; lockDelayMs?: number; value?: Buffer; signal: AbortSignal },
 ): Promise<Lock | null> {
   const tryOnce = step.try === true;
   switch (step.kind) {

@@ -49,6 +49,7 @@ export const STEP_KEYS: Readonly<Record<string, readonly string[]>> = {
     "owner",
     "lockDelayMs",
     "priority",
+    "valueBytes",
     "try",
     "expect",
     "tokenAbove",

@@ -24,7 +24,7 @@ const EXPECTED: Record<keyof AcquireOptionsInput, [(v: unknown) => boolean, stri
 const CHECKS = Object.entries(EXPECTED);
 
 /** How a wrongly typed value reads in a message: its type, and arrays and null by name. */
-function typeOf(value: unknown): string {
+export function typeOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? `a ${value.constructor?.name ?? "object"}` : `a ${typeof value}`;

@@ -14,8 +14,11 @@ import { type PendingSetAcquire, type SessionSetAcquire, SetAcquiresInFlight } f
 export interface SessionRequestsContext {
   held: HeldLocks;
   now: MonotonicClock;
-  /** Writes on the session's stream (dropped while there is none: a resume re-sends what matters). */
-  send(kind: SessionRequest["kind"]): void;
+  /**
+   * Writes on the session's stream; false when dropped: while there is none (a resume re-sends what
+   * matters), or when it cannot be encoded (then `refuse` was told first).
+   */
+  send(kind: SessionRequest["kind"]): boolean;
   /** The error the session ended with, or undefined while it lives. */
   ended(): TurnstileError | undefined;
 }
@@ -23,8 +26,9 @@ export interface SessionRequestsContext {
 /**
  * Every request of one session in flight, in one place: it allocates request ids, sends acquires,
  * releases and one-shot requests, routes each server answer to its request, fails one-shots when
- * a stream breaks and ends everything when the session ends. Acquires and releases outlive a broken
- * stream (a resume re-sends them, see SessionResumer); one-shots (Proclaim) do not.
+ * a stream breaks (or when there is none to send them on), fails a request that cannot be encoded
+ * and ends everything when the session ends. Acquires and releases outlive a broken stream (a resume
+ * re-sends them, see SessionResumer); one-shots (Proclaim, Transfer, RequestRelease) do not.
  */
 export class SessionRequests implements RequestRegistry {
   readonly #ctx: SessionRequestsContext;
@@ -139,8 +143,10 @@ export class SessionRequests implements RequestRegistry {
   }
 
   /**
-   * Sends a request answered once and not re-sent across a reconnect (Proclaim) under a fresh id,
-   * built by `build`, and resolves with its answer. Aborting `signal` stops the waiting, not the request.
+   * Sends a request answered once and not re-sent across a reconnect (Proclaim, Transfer,
+   * RequestRelease) under a fresh id, built by `build`, and resolves with its answer. While the
+   * session reconnects it rejects at once with 'connection' (nothing was sent: safe to retry), as
+   * it does when the stream breaks before the answer. Aborting `signal` stops the waiting, not the request.
    */
   oneShot(build: (requestId: string) => SessionRequest["kind"], signal: AbortSignal | undefined) {
     const answer = new Promise<RequestAnswer>((resolve, reject) => {
@@ -155,7 +161,11 @@ export class SessionRequests implements RequestRegistry {
         },
       });
       this.#oneShots.add(id);
-      this.#ctx.send(build(id));
+      // Dropped, it would never be answered: no resume re-sends a one-shot.
+      if (!this.#ctx.send(build(id))) {
+        const error = new TurnstileError("connection", "the session is reconnecting: nothing was sent");
+        this.#take(id)?.end(error);
+      }
     });
     return raceSignal(answer, signal);
   }
@@ -190,6 +200,15 @@ export class SessionRequests implements RequestRegistry {
     for (const id of [...this.#oneShots]) this.#take(id)?.end(error);
   }
 
+  /**
+   * `kind` could not be encoded (see SessionStream): the request it carries fails with `error`
+   * ('invalid-argument') and is forgotten, so no resume sends it again.
+   */
+  refuse(kind: SessionRequest["kind"], error: TurnstileError): void {
+    const requestId = requestIdOfRequest(kind);
+    if (requestId !== undefined) this.#take(requestId)?.end(error);
+  }
+
   /** The session ended: every request in flight, and every release waiting to be re-sent, ends with `error`. */
   end(error: Error): void {
     this.#deadlines.stop();
@@ -204,6 +223,26 @@ export class SessionRequests implements RequestRegistry {
     const handler = this.#handlers.get(requestId);
     this.#handlers.delete(requestId);
     return handler;
+  }
+}
+
+/** The id of the request `kind` carries; undefined for messages that are no request of their own (cancel, keepalive). */
+function requestIdOfRequest(kind: SessionRequest["kind"]): string | undefined {
+  switch (kind?.$case) {
+    case "acquire":
+      return kind.acquire.requestId;
+    case "acquireAll":
+      return kind.acquireAll.requestId;
+    case "release":
+      return kind.release.requestId;
+    case "proclaim":
+      return kind.proclaim.requestId;
+    case "transfer":
+      return kind.transfer.requestId;
+    case "requestRelease":
+      return kind.requestRelease.requestId;
+    default:
+      return undefined;
   }
 }
 

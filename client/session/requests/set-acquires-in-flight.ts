@@ -4,9 +4,10 @@ import { durationFromMs } from "../../../wire/duration.js";
 import type { HeldLocks } from "../../locks/held-locks.js";
 import type { MonotonicClock } from "../../locks/lease-clock.js";
 import type { Lock } from "../../locks/lock.js";
+import { MAX_WIRE_LIMIT } from "../../locks/max-wire-limit.js";
 import { currentTraceParent } from "../../trace-context.js";
 import { errorFromFailed, TurnstileError } from "../../turnstile-error.js";
-import { checkAcquireOptionTypes, checkNameType } from "./acquire-option-types.js";
+import { checkAcquireOptionTypes, checkNameType, typeOf } from "./acquire-option-types.js";
 import type { ReleasedHold } from "./releases-in-flight.js";
 import type { RequestAnswer, RequestRegistry } from "./request-answer.js";
 
@@ -30,8 +31,9 @@ export interface SessionSetAcquire {
 /**
  * The SessionSetAcquire for a caller's claims and options, as sessionAcquire builds one Acquire:
  * `waitMs` Infinity waits forever, `owner` defaults to a fresh unique owner. Throws TurnstileError
- * 'invalid-argument' for a negative wait or lock-delay, or text that is not valid UTF-8; the server checks the rest
- * (empty or too many names, duplicates) and names the field.
+ * 'invalid-argument' for a negative wait or lock-delay, a mode other than "exclusive" or "shared", a
+ * limit that is not an integer from 0 to 2^32 - 1, or text that is not valid UTF-8; the server checks
+ * the rest (empty or too many names, duplicates) and names the field.
  */
 export function sessionSetAcquire(
   claims: readonly LockClaimInput[],
@@ -58,6 +60,7 @@ export function sessionSetAcquire(
   const locks = claims.map((c) => {
     const { name, mode = "exclusive", limit = 0 } = typeof c === "string" ? { name: c } : (c ?? {});
     checkNameType(name, "claims[].name");
+    checkClaim(name, mode, limit);
     const wire = mode === "shared" ? LockMode.LOCK_MODE_SHARED : LockMode.LOCK_MODE_EXCLUSIVE;
     return { name, mode: wire, limit };
   });
@@ -68,6 +71,20 @@ export function sessionSetAcquire(
   const name = locks.map((l) => l.name).join(", ");
   const wait = waitMs === Number.POSITIVE_INFINITY ? undefined : waitMs;
   return { name, locks, owner, waitMs: wait, value, onQueued, ...(lockDelayMs !== undefined && { lockDelayMs }) };
+}
+
+/** Checks a claim's mode and limit: anything else would be sent as EXCLUSIVE, or could not be encoded. */
+function checkClaim(name: string, mode: unknown, limit: unknown): void {
+  if (mode !== "exclusive" && mode !== "shared") {
+    const got = typeof mode === "string" ? JSON.stringify(mode) : typeOf(mode);
+    const message = `claims[].mode of "${name}": expected "exclusive" or "shared", got ${got}`;
+    throw new TurnstileError("invalid-argument", message);
+  }
+  if (!Number.isInteger(limit) || (limit as number) < 0 || (limit as number) > MAX_WIRE_LIMIT) {
+    const got = typeof limit === "number" ? String(limit) : typeOf(limit);
+    const message = `claims[].limit of "${name}": expected an integer from 0 to ${MAX_WIRE_LIMIT}, got ${got}`;
+    throw new TurnstileError("invalid-argument", message);
+  }
 }
 
 /** One AcquireAll not yet answered; like PendingAcquire, it survives a broken stream and is re-sent. */

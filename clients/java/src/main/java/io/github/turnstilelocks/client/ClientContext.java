@@ -11,7 +11,8 @@ import java.util.function.Consumer;
 /**
  * What every session of one client shares: its coordinators, its timer thread (keepalives, lease
  * deadlines, backoff: short tasks only), its callback pool (user-visible completions, resumes) and
- * its settings.
+ * its settings ({@code maxRequestBytes}: the largest encoded request a session sends, see
+ * Session.oversized).
  */
 record ClientContext(
     Coordinators coordinators,
@@ -20,7 +21,8 @@ record ClientContext(
     Consumer<ClientEvent> events,
     String clientName,
     Duration ttl,
-    Duration openTimeout) {
+    Duration openTimeout,
+    int maxRequestBytes) {
 
   /** Delivers {@code event} to the listener on the callback pool (never on a gRPC or timer thread). */
   void emit(ClientEvent event) {

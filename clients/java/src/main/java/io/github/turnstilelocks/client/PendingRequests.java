@@ -48,6 +48,11 @@ final class PendingRequests {
   private final Map<String, Pending> byId = new HashMap<>();
   private long nextId;
 
+  /** The id the next {@link #add} gives: a request is measured with it before it is registered. */
+  String nextRequestId() {
+    return Long.toString(nextId + 1);
+  }
+
   /** Registers a new request with a fresh id. */
   Pending add(String owner) {
     Pending pending = new Pending(Long.toString(++nextId), owner);

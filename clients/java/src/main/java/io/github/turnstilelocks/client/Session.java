@@ -75,11 +75,14 @@ final class Session {
     synchronized (mu) {
       if (ended != null) return CompletableFuture.failedFuture(ended);
       String owner = o.owner() != null ? o.owner() : newOwner();
+      SessionRequest request = SessionRequest.newBuilder()
+          .setAcquire(acquire.setRequestId(pending.nextRequestId()).setOwner(owner)).build();
+      TurnstileException over = oversized("acquire", request);
+      if (over != null) return CompletableFuture.failedFuture(over);
       p = pending.add(owner);
-      acquire.setRequestId(p.requestId).setOwner(owner);
       // Measured before the write, so the lease is judged from no later than the real send.
       p.sentNanos = System.nanoTime();
-      p.request = SessionRequest.newBuilder().setAcquire(acquire).build();
+      p.request = request;
       if (o.askToYield() != null) p.onQueued = () -> requestRelease(name, o.askToYield());
       if (o.waitTime() != null) {
         p.waitEndNanos = p.sentNanos + o.waitTime().toNanos();
@@ -109,15 +112,20 @@ final class Session {
     return result;
   }
 
-  /** Sends a release of {@code lock}; completes when answered (at once when it is no longer held). */
+  /**
+   * Sends a release of {@code lock}; completes when answered (at once when it is no longer held). A
+   * release too large to send fails INVALID_ARGUMENT and leaves the lock held.
+   */
   CompletableFuture<Void> releaseAsync(Lock lock) {
-    if (!held.beginRelease(lock)) return CompletableFuture.completedFuture(null);
     Pending p;
     try {
-      p = sendRelease(HeldLocks.claimOf(lock));
+      p = sendRelease(HeldLocks.claimOf(lock), lock);
+    } catch (Oversized over) {
+      return CompletableFuture.failedFuture(over.error);
     } catch (TurnstileException sessionEnded) {
       return CompletableFuture.completedFuture(null); // the store lets it go when the lease runs out
     }
+    if (p == null) return CompletableFuture.completedFuture(null); // released or lost already
     return ctx.onCallbacks(p.answer.handle((answer, error) -> {
       if (error != null || !answer.reply().hasFailed()) return null;
       if (answer.reply().getFailed().getReason() == turnstile.v1.Turnstile.FailureReason.FAILURE_REASON_NOT_HELD) return null;
@@ -134,9 +142,12 @@ final class Session {
     SessionStream to;
     synchronized (mu) {
       if (ended != null) return CompletableFuture.failedFuture(ended);
-      p = pending.add(null);
-      p.request = SessionRequest.newBuilder().setProclaim(Proclaim.newBuilder().setRequestId(p.requestId)
+      SessionRequest request = SessionRequest.newBuilder().setProclaim(Proclaim.newBuilder().setRequestId(pending.nextRequestId())
           .setName(lock.name()).setOwner(lock.owner()).setValue(com.google.protobuf.ByteString.copyFrom(value))).build();
+      TurnstileException over = oversized("proclaim", request);
+      if (over != null) return CompletableFuture.failedFuture(over);
+      p = pending.add(null);
+      p.request = request;
       to = stream;
     }
     to.send(p.request);
@@ -155,9 +166,12 @@ final class Session {
     SessionStream to;
     synchronized (mu) {
       if (ended != null) return CompletableFuture.failedFuture(ended);
-      p = pending.add(null);
-      p.request = SessionRequest.newBuilder().setTransfer(Transfer.newBuilder().setRequestId(p.requestId)
+      SessionRequest request = SessionRequest.newBuilder().setTransfer(Transfer.newBuilder().setRequestId(pending.nextRequestId())
           .setName(lock.name()).setOwner(lock.owner()).setToSessionId(toSessionId).setToOwner(toOwner)).build();
+      TurnstileException over = oversized("transfer", request);
+      if (over != null) return CompletableFuture.failedFuture(over);
+      p = pending.add(null);
+      p.request = request;
       to = stream;
     }
     to.send(p.request);
@@ -175,9 +189,12 @@ final class Session {
     SessionStream to;
     synchronized (mu) {
       if (ended != null) return CompletableFuture.failedFuture(ended);
+      SessionRequest request = SessionRequest.newBuilder().setRequestRelease(RequestRelease.newBuilder()
+          .setRequestId(pending.nextRequestId()).setName(name).setReason(reason)).build();
+      TurnstileException over = oversized("request_release", request);
+      if (over != null) return CompletableFuture.failedFuture(over);
       p = pending.add(null);
-      p.request = SessionRequest.newBuilder().setRequestRelease(RequestRelease.newBuilder().setRequestId(p.requestId)
-          .setName(name).setReason(reason)).build();
+      p.request = request;
       to = stream;
     }
     to.send(p.request);
@@ -306,26 +323,59 @@ final class Session {
 
   void releaseQuietly(HeldLock hold) { // nobody waits: a lease judged lost, a grant given up on
     try {
-      sendRelease(hold);
-    } catch (TurnstileException over) {
-      // The store lets the hold go when the ended session's lease runs out.
+      sendRelease(hold, null);
+    } catch (TurnstileException | Oversized over) {
+      // Session ended: the store lets the hold go when its lease runs out. Too large to send (a
+      // release outgrows its granted acquire only by its request id's digits): it goes with the session.
     }
   }
 
   // Sends a release of `hold` and returns its pending answer; a resume claims the hold meanwhile.
-  private Pending sendRelease(HeldLock hold) {
+  // With `lock`, that handle stops being held first: null (nothing sent) when it was released or
+  // lost already. Throws the session's end, or Oversized (nothing sent; `lock` still held).
+  private Pending sendRelease(HeldLock hold, Lock lock) {
     Pending p;
     SessionStream to;
     synchronized (mu) {
+      if (lock != null && (lock.released || lock.lossReason != null)) return null;
       if (ended != null) throw ended;
+      Release release = Release.newBuilder().setRequestId(pending.nextRequestId()).setName(hold.getName()).setOwner(hold.getOwner()).build();
+      SessionRequest request = SessionRequest.newBuilder().setRelease(release).build();
+      TurnstileException over = oversized("release", request);
+      if (over != null) throw new Oversized(over);
+      if (lock != null && !held.beginRelease(lock)) return null;
       p = pending.add(null);
       p.releasing = hold;
-      Release release = Release.newBuilder().setRequestId(p.requestId).setName(hold.getName()).setOwner(hold.getOwner()).build();
-      p.request = SessionRequest.newBuilder().setRelease(release).build();
+      p.request = request;
       to = stream;
     }
     to.send(p.request);
     return p;
+  }
+
+  /**
+   * The INVALID_ARGUMENT failure of {@code request} when its encoded size is over the client's
+   * maxRequestBytes, else null. A coordinator fails the whole session stream (RESOURCE_EXHAUSTED) over
+   * a message larger than its --max-message-bytes, losing every lock, so such a request is never
+   * registered or sent: its call alone fails. {@code kind} names the request as the protocol does.
+   */
+  TurnstileException oversized(String kind, SessionRequest request) {
+    int size = request.getSerializedSize();
+    int max = ctx.maxRequestBytes();
+    if (size <= max) return null;
+    return new TurnstileException(Reason.INVALID_ARGUMENT, kind + " request: " + size + " bytes, over the " + max
+        + "-byte maximum a coordinator reads (serve --max-message-bytes; client option maxRequestBytes); nothing was sent", null);
+  }
+
+  /** A release too large to send, told apart from the session's end (sendRelease throws both). */
+  private static final class Oversized extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final transient TurnstileException error;
+
+    Oversized(TurnstileException error) {
+      super(error.getMessage(), error, false, false);
+      this.error = error;
+    }
   }
 
   /** Ends the session: held locks are lost first (told first), then pending requests fail. */

@@ -41,11 +41,14 @@ final class SetAcquires {
     synchronized (session.mu) {
       if (session.ended != null) return CompletableFuture.failedFuture(session.ended);
       String owner = o.owner() != null ? o.owner() : session.newOwner();
+      SessionRequest request = SessionRequest.newBuilder()
+          .setAcquireAll(set.setRequestId(session.pending.nextRequestId()).setOwner(owner)).build();
+      TurnstileException over = session.oversized("acquire_all", request);
+      if (over != null) return CompletableFuture.failedFuture(over);
       p = session.pending.add(owner);
-      set.setRequestId(p.requestId).setOwner(owner);
       // Measured before the write, so the leases are judged from no later than the real send.
       p.sentNanos = System.nanoTime();
-      p.request = SessionRequest.newBuilder().setAcquireAll(set).build();
+      p.request = request;
       if (o.waitTime() != null) {
         p.waitEndNanos = p.sentNanos + o.waitTime().toNanos();
         session.deadlines.watch();

@@ -35,12 +35,13 @@ public final class TurnstileClient implements AutoCloseable {
   private final boolean ownersFollowScope;
 
   TurnstileClient(List<String> addresses, ChannelCredentials credentials, String clientName, Duration ttl,
-      Duration openTimeout, Consumer<ClientEvent> events, boolean ownersFollowScope) {
+      Duration openTimeout, int maxRequestBytes, Consumer<ClientEvent> events, boolean ownersFollowScope) {
     this.addresses = addresses;
     this.ownersFollowScope = ownersFollowScope;
     List<ManagedChannel> channels = new ArrayList<>();
     for (String address : addresses) channels.add(threads.channel(address, credentials));
-    ctx = new ClientContext(new Coordinators(channels), threads.timers, threads.callbacks, events, clientName, ttl, openTimeout);
+    ctx = new ClientContext(new Coordinators(channels), threads.timers, threads.callbacks, events, clientName, ttl, openTimeout,
+        maxRequestBytes);
   }
 
   /** A builder for a client of the coordinators at these {@code host:port} addresses. */

@@ -10,13 +10,18 @@ import java.util.function.Consumer;
 /**
  * Settings of a {@link TurnstileClient}: the coordinators (sessions open on the first that answers
  * and resume on the next when theirs drains), the client name operators see, the session TTL, TLS
- * (CA, client certificate for mTLS), a bearer token and a session event listener.
+ * (CA, client certificate for mTLS), a bearer token, a session event listener and the largest request
+ * a coordinator reads.
  */
 public final class TurnstileClientBuilder {
+  /** The coordinator's default {@code serve --max-message-bytes}. */
+  static final int DEFAULT_MAX_REQUEST_BYTES = 65536;
+
   private final List<String> addresses = new ArrayList<>();
   private String clientName = "java";
   private Duration ttl = Duration.ofSeconds(15);
   private Duration openTimeout = Duration.ofSeconds(5);
+  private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
   private boolean tls;
   private Path ca;
   private Path cert;
@@ -60,6 +65,20 @@ public final class TurnstileClientBuilder {
   public TurnstileClientBuilder openTimeout(Duration openTimeout) {
     if (openTimeout.isNegative() || openTimeout.isZero()) throw new IllegalArgumentException("openTimeout: must be positive");
     this.openTimeout = openTimeout;
+    return this;
+  }
+
+  /**
+   * The largest request, encoded, this client sends; default 65536, the coordinator's default
+   * {@code serve --max-message-bytes} (set it to that flag's value when the coordinators run with
+   * another). A request over it (a large acquire value, proclaim value or requestRelease reason) is
+   * not sent: that call alone fails INVALID_ARGUMENT naming its size and the maximum, and the session
+   * and its locks are untouched. (A coordinator that reads less than this fails the session's stream
+   * instead, so every held lock is lost.)
+   */
+  public TurnstileClientBuilder maxRequestBytes(int maxRequestBytes) {
+    if (maxRequestBytes < 1) throw new IllegalArgumentException("maxRequestBytes: must be positive, got " + maxRequestBytes);
+    this.maxRequestBytes = maxRequestBytes;
     return this;
   }
 
@@ -112,6 +131,7 @@ public final class TurnstileClientBuilder {
   public TurnstileClient build() {
     if (addresses.isEmpty()) throw new IllegalArgumentException("addresses: give at least one coordinator host:port");
     ChannelSecurity security = new ChannelSecurity(tls, ca, cert, key, token);
-    return new TurnstileClient(List.copyOf(addresses), security.credentials(), clientName, ttl, openTimeout, events, ownersFollowScope);
+    return new TurnstileClient(List.copyOf(addresses), security.credentials(), clientName, ttl, openTimeout, maxRequestBytes, events,
+        ownersFollowScope);
   }
 }

@@ -167,6 +167,8 @@ public final class ScenarioDriver implements AutoCloseable {
     if (step.get("lockDelayMs") instanceof Long delay) options = options.withLockDelay(Duration.ofMillis(delay));
     if (step.get("priority") instanceof Long priority) options = options.withPriority(priority.intValue());
     if (step.get("askToYield") instanceof String reason) options = options.withAskToYield(reason);
+    // The holder value: that many zero bytes (past the client's maximum request size: invalid-argument).
+    if (step.get("valueBytes") instanceof Long size) options = options.withValue(new byte[Math.toIntExact(size)]);
     AcquireOptions opts = options;
     String name;
     Future<?> call;
