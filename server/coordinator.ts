@@ -1,7 +1,7 @@
 import { Server, status } from "@grpc/grpc-js";
 import type { Logger } from "pino";
 import { LockServiceService } from "../gen/ts/turnstile/v1/turnstile.js";
-import { DEFAULT_LIMITS, type Limits } from "./config/limits.js";
+import { DEFAULT_LIMITS, type Limits, largestOpenBytes } from "./config/limits.js";
 import { LockAdmin } from "./edge/grpc/lock-admin.js";
 import { lockService } from "./edge/grpc/lock-service.js";
 import { addReflection } from "./edge/grpc/reflection.js";
@@ -94,7 +94,9 @@ export class Coordinator {
       queuedWaiters: () => this.table.queuedWaits(),
     });
     this.server = new Server({
-      "grpc.max_receive_message_length": this.limits.maxMessageBytes,
+      // Room for a resume's open, which lists every hold; any other message past maxMessageBytes is
+      // refused by the strict reader alone (its request fails, its session goes on).
+      "grpc.max_receive_message_length": Math.max(this.limits.maxMessageBytes, largestOpenBytes(this.limits)),
       // A client opening streams by the thousand waits for slots on its own connection.
       "grpc.max_concurrent_streams": this.limits.maxStreamsPerConnection,
       "grpc.keepalive_time_ms": 5_000,
@@ -129,7 +131,7 @@ export class Coordinator {
       fencing: options.fencing,
     };
     // Requests are read strictly: a malformed one is answered INVALID_ARGUMENT, not INTERNAL.
-    this.server.addService(strictService(LockServiceService), lockService(deps));
+    this.server.addService(strictService(LockServiceService, this.limits.maxMessageBytes), lockService(deps));
     this.health = new StoreHealthService(this.store, options.log);
     this.health.addToServer(this.server);
     addReflection(this.server);

@@ -1,7 +1,7 @@
 /**
  * The default bounds a coordinator enforces on what a client asks for (server/config/limits.ts starts from
- * them; `serve --min-ttl` etc. may change them). The CLI checks its flags against them first, so a
- * value the server would refuse is a usage error naming the flag and the limit.
+ * them; `serve --min-ttl` etc. may change them). The CLI shows them in its help and checks the fixed ones
+ * (lock-delay, names per set) itself; a coordinator's own refusal names the ones it may change.
  */
 export const REQUEST_LIMITS = {
   /** Longest lock name, in UTF-8 bytes; a name must not be empty. */
@@ -22,4 +22,9 @@ export const REQUEST_LIMITS = {
   maxPriority: 100,
   /** Longest RequestRelease reason, in UTF-8 bytes; a fixed bound. */
   maxReasonBytes: 256,
+  /**
+   * Largest message a coordinator reads (`serve --max-message-bytes`): gRPC ends the whole stream over a
+   * larger one, so the clients refuse a larger request themselves (their maxRequestBytes default).
+   */
+  maxMessageBytes: 64 * 1024,
 } as const;

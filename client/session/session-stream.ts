@@ -5,6 +5,7 @@ import {
   SessionRequest,
   type SessionResponse,
 } from "../../gen/ts/turnstile/v1/turnstile.js";
+import { REQUEST_LIMITS } from "../../wire/request-limits.js";
 import { TurnstileError } from "../turnstile-error.js";
 import { errorFromStatus } from "./status-error.js";
 import type { FinalStatus } from "./stream-end.js";
@@ -22,7 +23,7 @@ export interface SessionStreamHandlers {
 const DEFAULT_MAX_QUEUED = 10_000;
 
 /** The largest request a SessionStream writes by default: a coordinator's default --max-message-bytes. */
-export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024;
+export const DEFAULT_MAX_REQUEST_BYTES = REQUEST_LIMITS.maxMessageBytes;
 
 type Kind = SessionRequest["kind"];
 
@@ -152,20 +153,20 @@ export class SessionStream {
   }
 
   #encode(kind: Kind): Buffer | undefined {
-    // The wire's field name (acquire_all), as the coordinator names requests in its own errors.
-    const what = `${(kind?.$case ?? "empty").replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} request`;
     let bytes: Uint8Array;
     try {
       bytes = SessionRequest.encode({ kind }).finish();
     } catch (cause) {
       const why = cause instanceof Error ? cause.message : String(cause);
-      const message = `${what}: cannot be encoded (${why}); nothing was sent`;
+      const message = `${requestLabel(kind)}: cannot be encoded (${why}); nothing was sent`;
       this.#handlers.unencodable?.(kind, new TurnstileError("invalid-argument", message, { cause }));
       return undefined;
     }
-    // A coordinator ends the whole stream over a message past its --max-message-bytes: refused here alone.
-    if (bytes.byteLength > this.#maxRequestBytes) {
-      const message = `${what}: ${bytes.byteLength} bytes, over the ${this.#maxRequestBytes}-byte maximum a coordinator reads (serve --max-message-bytes; client option maxRequestBytes); nothing was sent`;
+    // A coordinator ends the whole stream over a message past its --max-message-bytes: a request is
+    // refused here alone. An open is sent as it is: refusing it would end nothing but the attempt,
+    // where the coordinator's RESOURCE_EXHAUSTED says what is wrong.
+    if (bytes.byteLength > this.#maxRequestBytes && kind?.$case !== "open") {
+      const message = `${requestLabel(kind)}: ${bytes.byteLength} bytes, over the ${this.#maxRequestBytes}-byte maximum a coordinator reads (serve --max-message-bytes; client option maxRequestBytes); nothing was sent`;
       this.#handlers.unencodable?.(kind, new TurnstileError("invalid-argument", message));
       return undefined;
     }
@@ -194,4 +195,9 @@ export class SessionStream {
     this.#waitingForDrain = false;
     this.#call.off("drain", this.#onDrain);
   }
+}
+
+/** A request as errors name it: the wire's field name (`acquire_all request`), as the coordinator's do. */
+function requestLabel(kind: Kind): string {
+  return `${(kind?.$case ?? "empty").replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} request`;
 }

@@ -157,8 +157,8 @@ func (c *Client) SessionID() string {
 
 // Close ends the session — every lock's Done is closed first, then the coordinator releases
 // everything — waits (bounded by ctx) for the stream to end, and stops every goroutine the
-// client started. An open another call has in progress is ended (that call fails with Reason
-// session-ended), not waited for. Calling it again does nothing.
+// client started. An open another call has in progress is cancelled (that call fails with Reason
+// session-ended) and waited for, bounded by ctx. Calling it again does nothing.
 func (c *Client) Close(ctx context.Context) error {
 	c.mu.Lock()
 	if c.closed {

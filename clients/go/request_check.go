@@ -22,11 +22,7 @@ func (c *Client) maxRequestBytes() int {
 // RESOURCE_EXHAUSTED). Either way the session would end, and every lock of it with it. kind names
 // the request (acquire, acquire_all, release, proclaim, transfer, request_release).
 func (c *Client) checkRequest(kind, name string, req *pb.SessionRequest) *Error {
-	limit := c.maxRequestBytes()
-	// Sized first, so a huge request is refused without being encoded.
-	if n := proto.Size(req); n > limit {
-		return oversized(kind, name, n, limit)
-	}
+	// One encoding answers both: whether it can be encoded (strings must be UTF-8) and its size.
 	encoded, err := proto.Marshal(req)
 	if err != nil {
 		return &Error{
@@ -34,7 +30,7 @@ func (c *Client) checkRequest(kind, name string, req *pb.SessionRequest) *Error 
 			Message: fmt.Sprintf("%s request: cannot be encoded (%v); nothing was sent", kind, err),
 		}
 	}
-	if n := len(encoded); n > limit {
+	if n, limit := len(encoded), c.maxRequestBytes(); n > limit {
 		return oversized(kind, name, n, limit)
 	}
 	return nil

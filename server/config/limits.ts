@@ -58,7 +58,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxSharedLimit: 1_000_000,
   maxLocksPerSession: 1000,
   maxSessions: 10_000,
-  maxMessageBytes: 64 * 1024,
+  maxMessageBytes: REQUEST_LIMITS.maxMessageBytes,
   maxOutboundMessages: 10_000,
   maxListPageSize: 1000,
   defaultListPageSize: 100,
@@ -72,3 +72,14 @@ export const DEFAULT_LIMITS: Limits = {
   maxEarlyMessages: 100,
   maxStreamsPerConnection: 1000,
 };
+
+/**
+ * The most bytes an `open` may take: a resume lists every hold of the session (at most
+ * maxLocksPerSession, each a name and an owner at their longest, with a token, a count and the
+ * protobuf tags and lengths around them), beside a client name, a session id and a resume secret.
+ * The coordinator reads a message up to this size, but only an `open` may pass maxMessageBytes.
+ */
+export function largestOpenBytes(limits: Limits): number {
+  const perHold = limits.maxNameBytes + limits.maxIdBytes + 32;
+  return limits.maxLocksPerSession * perHold + 3 * limits.maxIdBytes + 64;
+}

@@ -295,7 +295,7 @@ export const SETTINGS: readonly Setting[] = [
   limit("max-shared-limit", "maxSharedLimit", "count", "largest SHARED limit"),
   limit("max-locks-per-session", "maxLocksPerSession", "count", "locks held plus acquires pending, per session"),
   limit("max-sessions", "maxSessions", "count", "open sessions per coordinator"),
-  limit("max-message-bytes", "maxMessageBytes", "count", "largest message a client may send, in bytes"),
+  limit("max-message-bytes", "maxMessageBytes", "count", "largest message a client may send but an open, in bytes"),
   limit(
     "max-store-in-flight",
     "maxStoreInFlight",

@@ -64,6 +64,13 @@ describe("requests over the client's maxRequestBytes", () => {
     await lock.release();
   });
 
+  it("sends the session's open whatever its size: only requests are refused (a resume's open lists every hold)", async () => {
+    const c = client(plain, { maxRequestBytes: 8, openTimeoutMs: 2000 });
+    await c.connect({ signal: AbortSignal.timeout(10_000) });
+    const err = await rejection(c.acquire("size/tiny"));
+    expect([err.reason, c.state]).to.deep.equal(["invalid-argument", "connected"]);
+  });
+
   it("refuses a maxRequestBytes that is not a positive integer", () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) {
       expect(() => new TurnstileClient("127.0.0.1:1", { maxRequestBytes: bad }), String(bad)).to.throw(

@@ -336,13 +336,12 @@ export class SessionStream implements AttachedStream {
   }
 }
 
+const UTF8 = new TextEncoder();
+
 /** `text` if it fits in `maxBytes` of UTF-8, else its longest prefix of whole characters that does. */
 function utf8Prefix(text: string, maxBytes: number): string {
   // Fits, byte count aside: no UTF-16 unit takes more than 3 bytes.
   if (text.length * 3 <= maxBytes || Buffer.byteLength(text, "utf8") <= maxBytes) return text;
-  let end = Math.min(text.length, maxBytes);
-  while (Buffer.byteLength(text.slice(0, end), "utf8") > maxBytes) end--;
-  // Never end between the two halves of a surrogate pair.
-  const last = text.charCodeAt(end - 1);
-  return last >= 0xd800 && last <= 0xdbff ? text.slice(0, end - 1) : text.slice(0, end);
+  // encodeInto stops before a character that would not fit whole, surrogate pairs included.
+  return text.slice(0, UTF8.encodeInto(text, new Uint8Array(maxBytes)).read);
 }

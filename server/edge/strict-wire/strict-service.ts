@@ -12,9 +12,11 @@ const ROOTS: Record<string, string> = { Session: "" };
 /**
  * A copy of a service definition whose request deserializers read strictly (see wireProblem) and
  * never throw: grpc-js would end the call INTERNAL. A request that cannot be read arrives at the
- * handler as whatever could be decoded of it, marked so that `malformedProblem` says what is wrong.
+ * handler as whatever could be decoded of it, marked so that `malformedProblem` says what is wrong;
+ * so does one over `maxMessageBytes`, but a Session `open` (a resume's lists every hold: the
+ * server's gRPC limit leaves room for it).
  */
-export function strictService<S extends ServiceDefinition>(service: S): S {
+export function strictService<S extends ServiceDefinition>(service: S, maxMessageBytes = Number.POSITIVE_INFINITY): S {
   const schema = loadMessageSchema();
   const strict: Record<string, unknown> = {};
   for (const [key, method] of Object.entries(service)) {
@@ -22,7 +24,8 @@ export function strictService<S extends ServiceDefinition>(service: S): S {
     const typeName = schema.requestTypes.get(method.path);
     if (!typeName) throw new Error(`strictService: no request type given for ${method.path}`);
     const root = ROOTS[rpc] ?? snakeCase(rpc);
-    strict[key] = { ...method, requestDeserialize: reader(schema, typeName, root, method.requestDeserialize) };
+    const read = reader(schema, typeName, root, method.requestDeserialize, maxMessageBytes);
+    strict[key] = { ...method, requestDeserialize: read };
   }
   return strict as S;
 }
@@ -51,8 +54,14 @@ export function malformedFailure(
   return { requestId, name, error: new ServerError("invalid-argument", problem) };
 }
 
-function reader<T>(schema: MessageSchema, typeName: string, root: string, decode: (bytes: Buffer) => T) {
-  const read = strictReader(schema, typeName, root, decode);
+function reader<T>(
+  schema: MessageSchema,
+  typeName: string,
+  root: string,
+  decode: (bytes: Buffer) => T,
+  maxMessageBytes: number,
+) {
+  const read = strictReader(schema, typeName, root, decode, maxMessageBytes);
   return (bytes: Buffer): T => {
     if (!DECODED.hasSubscribers) return read(bytes);
     const startedAt = process.hrtime.bigint();
@@ -62,7 +71,13 @@ function reader<T>(schema: MessageSchema, typeName: string, root: string, decode
   };
 }
 
-function strictReader<T>(schema: MessageSchema, typeName: string, root: string, decode: (bytes: Buffer) => T) {
+function strictReader<T>(
+  schema: MessageSchema,
+  typeName: string,
+  root: string,
+  decode: (bytes: Buffer) => T,
+  maxMessageBytes: number,
+) {
   return (bytes: Buffer): T => {
     const problem = wireProblem(schema, typeName, bytes, root);
     let decoded: T | undefined;
@@ -71,8 +86,16 @@ function strictReader<T>(schema: MessageSchema, typeName: string, root: string, 
     } catch (err) {
       return marked<T>({}, problem ?? `${root || "request"}: could not be read (${(err as Error).message})`);
     }
-    return problem === undefined ? decoded : marked<T>(decoded as object, problem);
+    const why = problem ?? oversized(bytes.length, root, decoded, maxMessageBytes);
+    return why === undefined ? decoded : marked<T>(decoded as object, why);
   };
+}
+
+/** Why a message of `length` bytes, read as `decoded`, is too large, or undefined; a Session `open` may be larger. */
+function oversized(length: number, root: string, decoded: unknown, maxMessageBytes: number): string | undefined {
+  if (length <= maxMessageBytes) return undefined;
+  if (root === "" && (decoded as { kind?: { $case?: string } }).kind?.$case === "open") return undefined;
+  return `${root || "request"}: ${length} bytes exceeds the maximum of ${maxMessageBytes} bytes (--max-message-bytes)`;
 }
 
 function marked<T>(request: object, problem: string): T {
