@@ -113,16 +113,35 @@ func TestUnsendableRequestFailsAloneOnTheSameSession(t *testing.T) {
 	}
 }
 
-// A coordinator whose --max-message-bytes is below the client's MaxRequestBytes ends the stream
-// RESOURCE_EXHAUSTED on a request over its limit: the session is gone, but the acquire fails with
-// that end once; it does not open session after session to ask again (each ended the same way).
-// With MaxRequestBytes set to the coordinator's limit, the client refuses the request itself.
+// A coordinator reads a message up to the largest open its limits allow (--max-locks-per-session
+// holds at the longest name and owner) and answers any other message past its --max-message-bytes
+// alone. Past what it reads at all, it ends the stream RESOURCE_EXHAUSTED: the session is gone, but
+// the acquire fails with that end once; it does not open session after session to ask again (each
+// ended the same way). With MaxRequestBytes set to the coordinator's limit, the client refuses the
+// request itself.
 func TestRequestOverTheCoordinatorsLimitFailsInsteadOfAskingAgain(t *testing.T) {
 	requireTools(t)
 	ctx := testContext(t)
-	coord := newCoordinator(t, "--max-message-bytes", "2048")
+	// One lock per session: its largest open (about 900 bytes) is below 2048, so it reads 2048 at most.
+	coord := newCoordinator(t, "--max-message-bytes", "2048", "--max-locks-per-session", "1")
 	value := make([]byte, 3000) // under the coordinator's max-value-bytes (4096), over its message limit
 
+	t.Run("room for an open: refused alone", func(t *testing.T) {
+		roomy := newCoordinator(t, "--max-message-bytes", "2048")
+		c := newClient(t, []string{roomy.address}, turnstile.Options{})
+		held, err := c.Acquire(ctx, lockName(t)+"-held", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessionID := c.SessionID()
+		_, err = c.Acquire(ctx, lockName(t), &turnstile.AcquireOptions{Value: value})
+		if reason(err) != turnstile.ReasonInvalidArgument || !strings.Contains(err.Error(), "exceeds the maximum of 2048 bytes (--max-message-bytes)") {
+			t.Fatalf("the acquire over the coordinator's limit: %v, want the coordinator's invalid-argument naming its 2048 bytes", err)
+		}
+		if !held.Valid() || c.SessionID() != sessionID {
+			t.Fatalf("the session or its lock was lost to the refused acquire: %v", held.Err())
+		}
+	})
 	t.Run("client limit above the coordinator's", func(t *testing.T) {
 		connected := make(chan turnstile.Event, 1024)
 		c := newClient(t, []string{coord.address}, turnstile.Options{OnEvent: func(e turnstile.Event) {
